@@ -1,0 +1,68 @@
+// Package mailsrc holds the mail sources behind one interface (IMAP,
+// Maildir, mbox, the embedded demo mailbox) and the MIME parsing that
+// translates raw mail into model types.
+package mailsrc
+
+import (
+	"context"
+	"errors"
+
+	"mailsift/model"
+)
+
+// ErrReadOnly is returned by sources that cannot write flags back (mbox, demo).
+var ErrReadOnly = errors.New("source is read-only")
+
+// Progress reports how far a sync has got.
+type Progress struct {
+	Account string
+	Mailbox string
+	// Phase is one of "list", "envelopes", "bodies", "flags", "expunge", "done".
+	Phase string
+	Done  int
+	Total int
+}
+
+// FlagChange sets or clears one flag on one message location.
+type FlagChange struct {
+	Loc  model.Location
+	Flag model.Flag
+	Set  bool
+}
+
+// Source is one account's mail, chosen by the account URL's scheme.
+type Source interface {
+	// Sync mirrors the source into sink: new mail, flag changes and
+	// expunges since the last sync (or everything, the first time).
+	Sync(ctx context.Context, sink Sink, progress func(Progress)) error
+	// PushFlags writes flag changes made in mailsift back to the source.
+	PushFlags(ctx context.Context, changes []FlagChange) error
+	// Watch blocks until ctx ends, calling changed whenever the source
+	// reports new mail or flag changes (IMAP IDLE, directory polling).
+	Watch(ctx context.Context, changed func()) error
+	// Close releases connections.
+	Close() error
+}
+
+// Sink is where a Source writes what it finds: the local store.
+type Sink interface {
+	// MailboxState returns the stored state of a mailbox (zero if unknown).
+	MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error)
+	// SetMailbox records a mailbox, its role and its state.
+	SetMailbox(ctx context.Context, mb model.Mailbox) error
+	// ResetMailbox forgets every location in a mailbox (UIDVALIDITY changed).
+	ResetMailbox(ctx context.Context, account, mailbox string) error
+	// PutMessages inserts or updates messages at their locations. A
+	// message with HasBody false stores the envelope; a later put with
+	// HasBody true fills the body in.
+	PutMessages(ctx context.Context, msgs []*model.Message) error
+	// SetFlags records flags reported by the source for existing locations.
+	SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error
+	// RemoveLocations deletes locations that left the source (expunge).
+	RemoveLocations(ctx context.Context, locs []model.Location) error
+	// Locations lists the stored locations of a mailbox with their flags.
+	Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
+	// MissingBodies lists up to limit locations of a mailbox whose body
+	// has not been fetched yet, newest first.
+	MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error)
+}
