@@ -1,5 +1,11 @@
 package model
 
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
 // SchemaVersion is the triage contract version, echoed in requests and responses.
 const SchemaVersion = "1.0"
 
@@ -22,19 +28,19 @@ const (
 
 // EmailAddress is the contract's address: email required, name optional.
 type EmailAddress struct {
-	Name  *string `json:"name,omitempty"`
+	Name  *string `json:"name"`
 	Email string  `json:"email"`
 }
 
 // EmailMessage is one message of a triage request.
 type EmailMessage struct {
 	MessageID string         `json:"message_id"`
-	ThreadID  *string        `json:"thread_id,omitempty"`
+	ThreadID  *string        `json:"thread_id"`
 	From      EmailAddress   `json:"from"`
 	To        []EmailAddress `json:"to"`
 	Cc        []EmailAddress `json:"cc"`
 	Bcc       []EmailAddress `json:"bcc"`
-	Date      *string        `json:"date,omitempty"`
+	Date      *string        `json:"date"`
 	Subject   string         `json:"subject"`
 	Body      string         `json:"body"`
 }
@@ -55,7 +61,9 @@ type ThreadInput struct {
 }
 
 // EmailTriageRequest is the request envelope. Exactly one of Single and
-// Thread is set, according to the payload's kind.
+// Thread is set, according to the payload's kind. On the wire the payload
+// is one object discriminated by "kind"; MarshalJSON and UnmarshalJSON
+// translate.
 type EmailTriageRequest struct {
 	SchemaVersion string
 	Single        *SingleEmailInput
@@ -90,4 +98,156 @@ type EmailTriageResponse struct {
 	SchemaVersion string            `json:"schema_version"`
 	RequestKind   string            `json:"request_kind"`
 	Result        EmailTriageResult `json:"result"`
+}
+
+func nonNilAddrs(a []EmailAddress) []EmailAddress {
+	if a == nil {
+		return []EmailAddress{}
+	}
+	return a
+}
+
+// MarshalJSON emits every contract field; absent lists become [] and absent
+// nullable values null.
+func (m EmailMessage) MarshalJSON() ([]byte, error) {
+	type plain EmailMessage
+	p := plain(m)
+	p.To, p.Cc, p.Bcc = nonNilAddrs(p.To), nonNilAddrs(p.Cc), nonNilAddrs(p.Bcc)
+	return json.Marshal(p)
+}
+
+// MarshalJSON emits to as [] rather than null when empty.
+func (d DraftReply) MarshalJSON() ([]byte, error) {
+	type plain DraftReply
+	p := plain(d)
+	p.To = nonNilAddrs(p.To)
+	return json.Marshal(p)
+}
+
+// MarshalJSON emits action_items as [] rather than null when empty.
+func (r EmailTriageResult) MarshalJSON() ([]byte, error) {
+	type plain EmailTriageResult
+	p := plain(r)
+	if p.ActionItems == nil {
+		p.ActionItems = []ActionItem{}
+	}
+	return json.Marshal(p)
+}
+
+// UnmarshalJSON decodes strictly, as ParseResult does.
+func (r *EmailTriageResult) UnmarshalJSON(data []byte) error {
+	v, err := ParseResult(data)
+	if err != nil {
+		return err
+	}
+	*r = *v
+	return nil
+}
+
+// UnmarshalJSON decodes strictly, as ParseResponse does.
+func (r *EmailTriageResponse) UnmarshalJSON(data []byte) error {
+	v, err := ParseResponse(data)
+	if err != nil {
+		return err
+	}
+	*r = *v
+	return nil
+}
+
+// errPayload is returned when a request has neither or both payload shapes.
+var errPayload = errors.New("model: triage request needs exactly one of Single and Thread")
+
+// MarshalJSON emits {"schema_version", "payload"} with the payload's kind
+// set from whichever of Single and Thread is present. An empty
+// SchemaVersion is written as SchemaVersion.
+func (r EmailTriageRequest) MarshalJSON() ([]byte, error) {
+	var payload any
+	switch {
+	case r.Single != nil && r.Thread == nil:
+		p := *r.Single
+		p.Kind = KindSingle
+		payload = p
+	case r.Thread != nil && r.Single == nil:
+		p := *r.Thread
+		p.Kind = KindThread
+		if p.Messages == nil {
+			p.Messages = []EmailMessage{}
+		}
+		payload = p
+	default:
+		return nil, errPayload
+	}
+	v := r.SchemaVersion
+	if v == "" {
+		v = SchemaVersion
+	}
+	return json.Marshal(struct {
+		SchemaVersion string `json:"schema_version"`
+		Payload       any    `json:"payload"`
+	}{v, payload})
+}
+
+// UnmarshalJSON decodes strictly, as ParseRequest does.
+func (r *EmailTriageRequest) UnmarshalJSON(data []byte) error {
+	v, err := ParseRequest(data)
+	if err != nil {
+		return err
+	}
+	*r = *v
+	return nil
+}
+
+// Kind returns the payload's discriminator, KindSingle or KindThread, or ""
+// when no payload is set.
+func (r *EmailTriageRequest) Kind() string {
+	switch {
+	case r.Single != nil:
+		return KindSingle
+	case r.Thread != nil:
+		return KindThread
+	}
+	return ""
+}
+
+// Validate checks a request built in Go against the contract, with the same
+// rules and error paths as ParseRequest. Kind fields may be left empty; a
+// Kind that contradicts the payload shape is an error.
+func (r *EmailTriageRequest) Validate() error {
+	if r.Single != nil && r.Single.Kind != "" && r.Single.Kind != KindSingle {
+		return verr("payload.kind", "%q set on a single-message payload", r.Single.Kind)
+	}
+	if r.Thread != nil && r.Thread.Kind != "" && r.Thread.Kind != KindThread {
+		return verr("payload.kind", "%q set on a thread payload", r.Thread.Kind)
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		if errors.Is(err, errPayload) {
+			return verr("payload", "set exactly one of Single and Thread")
+		}
+		return fmt.Errorf("model: encode triage request: %w", err)
+	}
+	_, err = ParseRequest(data)
+	return err
+}
+
+// Validate checks a result built in Go against the contract, with the same
+// rules and error paths as ParseResult (paths start at "result"). Nil
+// ActionItems counts as empty.
+func (r *EmailTriageResult) Validate() error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("model: encode triage result: %w", err)
+	}
+	_, err = ParseResult(data)
+	return err
+}
+
+// Validate checks a response built in Go, as ParseResponse does.
+func (r *EmailTriageResponse) Validate() error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("model: encode triage response: %w", err)
+	}
+	_, err = ParseResponse(data)
+	return err
 }
