@@ -1,0 +1,315 @@
+package mailsrc
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// maxHTMLStack bounds the element stacks kept while converting HTML, so
+// deeply nested or unclosed markup costs constant memory per element kind.
+const maxHTMLStack = 256
+
+// HTMLToText converts an HTML body to readable plain text: scripts,
+// styles, the head, comments and tracking pixels are dropped, block
+// elements become line breaks, lists become "- " items, table cells are
+// separated by " | ", links become `text <url>` and images with alt text
+// become `[image: alt]`. It only tokenizes; nothing is executed or fetched.
+// Malformed and hostile markup degrades to text, never to an error.
+func HTMLToText(src string) string {
+	z := html.NewTokenizer(strings.NewReader(src))
+	z.SetMaxBuf(0)
+	c := htmlConv{}
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return c.finish()
+		case html.TextToken:
+			if c.skip > 0 {
+				continue
+			}
+			c.text(string(z.Text()))
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			var attrs map[string]string
+			if hasAttr {
+				attrs = map[string]string{}
+				for {
+					k, v, more := z.TagAttr()
+					if _, dup := attrs[string(k)]; !dup && len(attrs) < 32 {
+						attrs[string(k)] = string(v)
+					}
+					if !more {
+						break
+					}
+				}
+			}
+			c.start(string(name), attrs, tt == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			c.end(string(name))
+		}
+	}
+}
+
+type htmlLink struct {
+	href  string
+	start int
+}
+
+// obuf is a byte buffer that can be trimmed in place.
+type obuf struct{ b []byte }
+
+func (o *obuf) WriteString(s string) { o.b = append(o.b, s...) }
+func (o *obuf) addByte(c byte)       { o.b = append(o.b, c) }
+func (o *obuf) Len() int             { return len(o.b) }
+func (o *obuf) String() string       { return string(o.b) }
+
+type htmlConv struct {
+	out   obuf
+	skip  int // inside script/style/head/title/template
+	pre   int
+	links []htmlLink
+	lists []int // -1 for unordered, else next number
+	cells int   // cells written in the current table row
+}
+
+// last returns the last byte written, or '\n' at the start.
+func (c *htmlConv) last() byte {
+	if len(c.out.b) == 0 {
+		return '\n'
+	}
+	return c.out.b[len(c.out.b)-1]
+}
+
+func (c *htmlConv) text(s string) {
+	if c.pre > 0 {
+		c.out.WriteString(s)
+		return
+	}
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		if len(s) > 0 && c.last() != ' ' && c.last() != '\n' {
+			c.out.addByte(' ')
+		}
+		return
+	}
+	if isSpaceByte(s[0]) && c.last() != ' ' && c.last() != '\n' {
+		c.out.addByte(' ')
+	}
+	c.out.WriteString(strings.Join(fields, " "))
+	if isSpaceByte(s[len(s)-1]) {
+		c.out.addByte(' ')
+	}
+}
+
+func isSpaceByte(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'
+}
+
+// newline ends the current line (once).
+func (c *htmlConv) newline() {
+	c.trimTrailingSpace()
+	if c.last() != '\n' {
+		c.out.addByte('\n')
+	}
+}
+
+// paragraph ends the current line and leaves one blank line.
+func (c *htmlConv) paragraph() {
+	c.newline()
+	if b := c.out.b; len(b) > 0 && !bytes.HasSuffix(b, []byte("\n\n")) {
+		c.out.addByte('\n')
+	}
+}
+
+func (c *htmlConv) trimTrailingSpace() {
+	c.out.b = bytes.TrimRight(c.out.b, " \t")
+}
+
+func (c *htmlConv) start(name string, attrs map[string]string, selfClosing bool) {
+	switch name {
+	case "script", "style", "head", "title", "template", "noscript", "object", "iframe", "svg":
+		if !selfClosing {
+			c.skip++
+		}
+		return
+	}
+	if c.skip > 0 {
+		return
+	}
+	switch name {
+	case "br":
+		c.trimTrailingSpace()
+		c.out.addByte('\n')
+	case "p", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "hr":
+		c.paragraph()
+		if name == "hr" {
+			c.out.WriteString("----\n")
+		}
+	case "div", "section", "article", "header", "footer", "center", "address", "dl", "dt", "dd", "form", "fieldset", "main", "nav", "aside", "figure", "caption":
+		c.newline()
+	case "pre":
+		c.paragraph()
+		c.pre++
+	case "ul", "ol":
+		c.newline()
+		if len(c.lists) < maxHTMLStack {
+			n := -1
+			if name == "ol" {
+				n = 1
+				if v, err := strconv.Atoi(attrs["start"]); err == nil && v > 0 && v < 1e6 {
+					n = v
+				}
+			}
+			c.lists = append(c.lists, n)
+		}
+	case "li":
+		c.newline()
+		depth := len(c.lists)
+		if depth > 1 {
+			c.out.WriteString(strings.Repeat("  ", min(depth-1, 8)))
+		}
+		if depth > 0 && c.lists[depth-1] > 0 {
+			c.out.WriteString(strconv.Itoa(c.lists[depth-1]) + ". ")
+			c.lists[depth-1]++
+		} else {
+			c.out.WriteString("- ")
+		}
+	case "tr":
+		c.newline()
+		c.cells = 0
+	case "td", "th":
+		if c.cells > 0 {
+			c.trimTrailingSpace()
+			c.out.WriteString(" | ")
+		}
+		c.cells++
+	case "a":
+		href := strings.TrimSpace(attrs["href"])
+		if len(c.links) < maxHTMLStack {
+			c.links = append(c.links, htmlLink{href: href, start: c.out.Len()})
+		}
+	case "img":
+		if hiddenImage(attrs) {
+			return
+		}
+		if alt := strings.TrimSpace(attrs["alt"]); alt != "" {
+			if c.last() != ' ' && c.last() != '\n' {
+				c.out.addByte(' ')
+			}
+			c.out.WriteString("[image: " + strings.Join(strings.Fields(truncate(alt, 200)), " ") + "]")
+		}
+	}
+}
+
+func (c *htmlConv) end(name string) {
+	switch name {
+	case "script", "style", "head", "title", "template", "noscript", "object", "iframe", "svg":
+		if c.skip > 0 {
+			c.skip--
+		}
+		return
+	}
+	if c.skip > 0 {
+		return
+	}
+	switch name {
+	case "p", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table":
+		c.paragraph()
+	case "div", "section", "article", "header", "footer", "center", "address", "dl", "dt", "dd", "form", "fieldset", "main", "nav", "aside", "figure", "caption", "li", "tr":
+		c.newline()
+	case "pre":
+		if c.pre > 0 {
+			c.pre--
+		}
+		c.paragraph()
+	case "ul", "ol":
+		if len(c.lists) > 0 {
+			c.lists = c.lists[:len(c.lists)-1]
+		}
+		c.newline()
+	case "a":
+		if len(c.links) == 0 {
+			return
+		}
+		l := c.links[len(c.links)-1]
+		c.links = c.links[:len(c.links)-1]
+		c.link(l)
+	}
+}
+
+// link appends the URL of a finished link after its text.
+func (c *htmlConv) link(l htmlLink) {
+	if l.href == "" || strings.HasPrefix(l.href, "#") {
+		return
+	}
+	start := min(l.start, len(c.out.b))
+	label := strings.TrimSpace(string(c.out.b[start:]))
+	lower := strings.ToLower(l.href)
+	switch {
+	case strings.HasPrefix(lower, "javascript:") || strings.HasPrefix(lower, "vbscript:") || strings.HasPrefix(lower, "data:"):
+		c.out.WriteString(" <script link removed>")
+		return
+	}
+	url := strings.Join(strings.Fields(l.href), "")
+	display := strings.TrimPrefix(url, "mailto:")
+	if label == url || label == display || strings.TrimSuffix(label, "/") == strings.TrimSuffix(url, "/") {
+		// The text already is the URL: show it once, bracketed.
+		c.out.b = bytes.TrimRight(c.out.b[:start], " ")
+		if c.last() != ' ' && c.last() != '\n' {
+			c.out.addByte(' ')
+		}
+		c.out.WriteString("<" + url + ">")
+		return
+	}
+	c.trimTrailingSpace()
+	if label == "" {
+		if c.last() != ' ' && c.last() != '\n' {
+			c.out.addByte(' ')
+		}
+		c.out.WriteString("<" + url + ">")
+		return
+	}
+	c.out.WriteString(" <" + url + ">")
+}
+
+// hiddenImage reports tracking pixels and invisible images.
+func hiddenImage(attrs map[string]string) bool {
+	w, h := strings.TrimSpace(attrs["width"]), strings.TrimSpace(attrs["height"])
+	tiny := func(v string) bool {
+		v = strings.TrimSuffix(v, "px")
+		return v == "0" || v == "1"
+	}
+	if tiny(w) || tiny(h) {
+		return true
+	}
+	style := strings.ReplaceAll(strings.ToLower(attrs["style"]), " ", "")
+	return strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden") ||
+		strings.Contains(style, "width:1px") || strings.Contains(style, "width:0")
+}
+
+// finish tidies the output: no trailing spaces, at most two blank lines.
+func (c *htmlConv) finish() string {
+	lines := strings.Split(c.out.String(), "\n")
+	var sb strings.Builder
+	blank := 0
+	for _, ln := range lines {
+		ln = strings.TrimRight(ln, " \t\u00a0")
+		if strings.TrimSpace(strings.ReplaceAll(ln, "\u00a0", " ")) == "" {
+			blank++
+			if blank > 2 || sb.Len() == 0 {
+				continue
+			}
+			sb.WriteByte('\n')
+			continue
+		}
+		blank = 0
+		sb.WriteString(ln)
+		sb.WriteByte('\n')
+	}
+	return sanitizeText(strings.TrimRight(sb.String(), "\n"))
+}

@@ -1,0 +1,504 @@
+package mailsrc
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/emersion/go-message"
+	_ "github.com/emersion/go-message/charset" // registers every charset go-message knows
+	"github.com/emersion/go-message/mail"
+	"github.com/emersion/go-message/textproto"
+
+	"mailsift/model"
+)
+
+// maxDepth bounds MIME nesting (multipart inside message/rfc822 inside
+// multipart ...) so hostile mail cannot exhaust the stack.
+const maxDepth = 40
+
+// maxParts bounds the number of MIME parts walked in one message.
+const maxParts = 2000
+
+// keptHeaders lists the headers Parse keeps in model.Message.Headers,
+// keyed by canonical MIME header name.
+var keptHeaders = [...]string{
+	"Authentication-Results",
+	"Arc-Authentication-Results",
+	"Received-Spf",
+	"Return-Path",
+	"List-Id",
+	"List-Unsubscribe",
+	"List-Unsubscribe-Post",
+	"List-Post",
+	"Precedence",
+	"Auto-Submitted",
+	"X-Spam-Flag",
+	"X-Spam-Status",
+	"X-Mailer",
+	"Organization",
+	"Content-Type",
+	"X-Priority",
+	"Importance",
+}
+
+// ErrNotMessage is returned (wrapped) by Parse and ParseHeader when the
+// input is not a mail message at all.
+var ErrNotMessage = errors.New("input is not a mail message")
+
+// Parse parses one raw RFC 5322 message into a model.Message with its
+// body decoded. Broken encodings, unknown charsets and malformed headers
+// degrade the result and are listed in Message.Problems; the only error
+// is input that is not a message at all (empty, or no header section).
+func Parse(raw []byte) (*model.Message, error) {
+	h, body, probs, err := splitMessage(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := envelope(h, raw, &probs)
+	m.HasBody = true
+	m.Raw = raw
+
+	w := walker{probs: probs}
+	w.walk(message.Header{Header: h}, body, "", 0, true)
+	m.Text = joinBlocks(w.text)
+	m.HTMLText = joinBlocks(w.html)
+	if len(w.fwd) > 0 {
+		fwd := strings.Join(w.fwd, "\n\n")
+		if m.Text != "" || m.HTMLText == "" {
+			m.Text = joinBlocks([]string{m.Text, fwd})
+		}
+		if m.HTMLText != "" {
+			m.HTMLText = joinBlocks([]string{m.HTMLText, fwd})
+		}
+	}
+	m.Attachments = w.atts
+	m.Problems = w.probs
+	return m, nil
+}
+
+// ParseHeader parses only the header section of raw (the body, if any, is
+// ignored) into an envelope-only model.Message with HasBody false, as
+// used for IMAP's first-pass fetch of header fields. Size and ContentHash
+// describe the bytes given; callers that know the full size overwrite it.
+func ParseHeader(raw []byte) (*model.Message, error) {
+	h, _, probs, err := splitMessage(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := envelope(h, raw, &probs)
+	m.Problems = probs
+	return m, nil
+}
+
+// AttachmentContent returns the filename and the decoded content of the
+// MIME part at path part (e.g. "2" or "1.2", as in model.Attachment.Part)
+// of the raw message.
+func AttachmentContent(raw []byte, part string) (filename string, data []byte, err error) {
+	h, body, _, err := splitMessage(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	w := walker{want: part}
+	w.walk(message.Header{Header: h}, body, "", 0, true)
+	if !w.found {
+		return "", nil, fmt.Errorf("mailsrc: attachment: no MIME part %q in message", part)
+	}
+	return w.foundName, w.foundData, nil
+}
+
+// splitMessage separates the header section from the body and parses the
+// header leniently: a leading mbox "From " line is skipped, lines that are
+// not header fields are dropped with a problem recorded.
+func splitMessage(raw []byte) (textproto.Header, []byte, []string, error) {
+	var probs []string
+	data := raw
+	if len(bytes.TrimSpace(data)) == 0 {
+		return textproto.Header{}, nil, nil, fmt.Errorf("mailsrc: parse: %w: input is empty", ErrNotMessage)
+	}
+	// An mbox separator line in front of the headers.
+	if bytes.HasPrefix(data, []byte("From ")) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	first = bytes.TrimRight(first, "\r")
+	if !isHeaderLine(first) {
+		return textproto.Header{}, nil, nil, fmt.Errorf("mailsrc: parse: %w: first line %q is not a header field (a message starts with headers like \"From: ...\")", ErrNotMessage, truncate(string(first), 60))
+	}
+
+	var h textproto.Header
+	var key string
+	var val []byte
+	flush := func() {
+		if key != "" {
+			h.Add(key, headerString(bytes.TrimSpace(val)))
+		}
+		key, val = "", nil
+	}
+	rest := data
+	var body []byte
+	dropped := 0
+	for len(rest) > 0 {
+		line, next, found := bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimRight(line, "\r")
+		if !found {
+			next = nil
+		}
+		if len(line) == 0 {
+			body = next
+			break
+		}
+		rest = next
+		if line[0] == ' ' || line[0] == '\t' {
+			if key != "" {
+				val = append(val, ' ')
+				val = append(val, bytes.TrimSpace(line)...)
+			}
+			continue
+		}
+		if isHeaderLine(line) {
+			flush()
+			i := bytes.IndexByte(line, ':')
+			key = string(bytes.TrimSpace(line[:i]))
+			val = append([]byte(nil), line[i+1:]...)
+			continue
+		}
+		flush()
+		dropped++
+	}
+	flush()
+	if dropped > 0 {
+		probs = append(probs, fmt.Sprintf("header: %d malformed header line(s) dropped", dropped))
+	}
+	return h, body, probs, nil
+}
+
+// isHeaderLine reports whether line looks like "Name: value".
+func isHeaderLine(line []byte) bool {
+	i := bytes.IndexByte(line, ':')
+	if i <= 0 {
+		return false
+	}
+	for _, c := range bytes.TrimRight(line[:i], " \t") {
+		if c < 33 || c > 126 {
+			return false
+		}
+	}
+	return len(bytes.TrimRight(line[:i], " \t")) > 0
+}
+
+// headerString turns raw header bytes into a string: UTF-8 as is
+// (RFC 6532), anything else read as Latin-1.
+func headerString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return latin1(b)
+}
+
+func latin1(b []byte) string {
+	var sb strings.Builder
+	sb.Grow(len(b) + len(b)/4)
+	for _, c := range b {
+		sb.WriteRune(rune(c))
+	}
+	return sb.String()
+}
+
+// envelope fills the header-derived fields of a message.
+func envelope(th textproto.Header, raw []byte, probs *[]string) *model.Message {
+	h := mail.Header{Header: message.Header{Header: th}}
+	sum := sha256.Sum256(raw)
+	m := &model.Message{
+		Size:        int64(len(raw)),
+		ContentHash: hex.EncodeToString(sum[:]),
+	}
+
+	id, err := h.MessageID()
+	if err != nil || id == "" {
+		id = lenientMsgID(h.Get("Message-Id"))
+	}
+	if id == "" {
+		id = m.ContentHash[:32] + "@mailsift.invalid"
+		if h.Get("Message-Id") != "" {
+			*probs = append(*probs, fmt.Sprintf("header: malformed Message-ID %q, synthesised %s", truncate(h.Get("Message-Id"), 80), id))
+		}
+	}
+	m.MessageID = id
+	m.InReplyTo = msgIDList(h, "In-Reply-To")
+	m.References = msgIDList(h, "References")
+
+	if froms := addressList(h, "From", probs); len(froms) > 0 {
+		m.From = froms[0]
+	} else if v := h.Get("From"); v != "" {
+		m.From = model.Address{Name: decodeWords(v)}
+		*probs = append(*probs, fmt.Sprintf("header: From %q has no address", truncate(v, 80)))
+	}
+	if s := addressList(h, "Sender", probs); len(s) > 0 {
+		m.Sender = s[0]
+	}
+	m.ReplyTo = addressList(h, "Reply-To", probs)
+	m.To = addressList(h, "To", probs)
+	m.Cc = addressList(h, "Cc", probs)
+	m.Bcc = addressList(h, "Bcc", probs)
+
+	m.Subject = sanitizeLine(decodeWords(h.Get("Subject")))
+	if strings.Contains(m.Subject, "=?") && strings.Contains(h.Get("Subject"), "=?") {
+		*probs = append(*probs, "header: Subject has a malformed encoded word, shown raw")
+	}
+	if strings.Contains(m.From.Name, "=?") {
+		*probs = append(*probs, "header: From has a malformed encoded word, shown raw")
+	}
+
+	if v := h.Get("Date"); v == "" {
+		*probs = append(*probs, "header: no Date")
+	} else if t, ok := parseDate(v); ok {
+		m.Date = t
+	} else {
+		*probs = append(*probs, fmt.Sprintf("header: unreadable Date %q", truncate(v, 80)))
+	}
+
+	for _, k := range keptHeaders {
+		vs := th.Values(k)
+		if len(vs) == 0 {
+			continue
+		}
+		if m.Headers == nil {
+			m.Headers = make(map[string][]string)
+		}
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = sanitizeLine(v)
+		}
+		m.Headers[canonicalKept(k)] = out
+	}
+	return m
+}
+
+// canonicalKept spells the kept header names as people write them.
+func canonicalKept(k string) string {
+	switch k {
+	case "Arc-Authentication-Results":
+		return "ARC-Authentication-Results"
+	case "Received-Spf":
+		return "Received-SPF"
+	}
+	return k
+}
+
+// decodeWords decodes RFC 2047 encoded words; malformed words or unknown
+// charsets leave the raw text.
+func decodeWords(s string) string {
+	if !strings.Contains(s, "=?") {
+		return s
+	}
+	d := mime.WordDecoder{CharsetReader: message.CharsetReader}
+	out, err := d.DecodeHeader(s)
+	if err != nil {
+		return s
+	}
+	return out
+}
+
+func msgIDList(h mail.Header, key string) []string {
+	v := h.Get(key)
+	if v == "" {
+		return nil
+	}
+	ids, err := h.MsgIDList(key)
+	if err == nil && len(ids) > 0 {
+		return ids
+	}
+	// Lenient: everything between angle brackets, else whitespace fields.
+	var out []string
+	for s := v; ; {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			break
+		}
+		if id := strings.TrimSpace(s[i+1 : i+j]); id != "" {
+			out = append(out, id)
+		}
+		s = s[i+j+1:]
+	}
+	if len(out) == 0 {
+		for _, f := range strings.Fields(v) {
+			if strings.Contains(f, "@") {
+				out = append(out, strings.Trim(f, "<>,;\""))
+			}
+		}
+	}
+	return out
+}
+
+func lenientMsgID(v string) string {
+	ids := msgIDList(mail.Header{Header: message.Header{Header: textproto.HeaderFromMap(map[string][]string{"X": {v}})}}, "X")
+	if len(ids) > 0 {
+		return ids[0]
+	}
+	return ""
+}
+
+// addressList parses an address header with go-message and falls back to
+// a lenient parser for odd syntax.
+func addressList(h mail.Header, key string, probs *[]string) []model.Address {
+	v := h.Get(key)
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	list, err := mail.ParseAddressList(v)
+	if err == nil {
+		out := make([]model.Address, 0, len(list))
+		for _, a := range list {
+			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: a.Address})
+		}
+		return out
+	}
+	out := lenientAddresses(v)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// lenientAddresses splits an address list on commas outside quotes and
+// angle brackets and takes `<addr>` or the first word with an '@'.
+func lenientAddresses(v string) []model.Address {
+	var parts []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && quoted:
+			i++
+		case c == '<' && !quoted:
+			depth++
+		case c == '>' && !quoted && depth > 0:
+			depth--
+		case (c == ',' || c == ';') && !quoted && depth == 0:
+			parts = append(parts, v[start:i])
+			start = i + 1
+		}
+	}
+	parts = append(parts, v[start:])
+	var out []model.Address
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		var a model.Address
+		if i := strings.LastIndexByte(p, '<'); i >= 0 {
+			j := strings.IndexByte(p[i:], '>')
+			if j < 0 {
+				j = len(p) - i
+			}
+			a.Email = strings.TrimSpace(p[i+1 : i+j])
+			a.Name = strings.TrimSpace(p[:i])
+		} else {
+			fields := strings.Fields(p)
+			for k, f := range fields {
+				if strings.Contains(f, "@") {
+					a.Email = strings.Trim(f, "()\"'")
+					rest := append(append([]string(nil), fields[:k]...), fields[k+1:]...)
+					a.Name = strings.TrimSpace(strings.Join(rest, " "))
+					break
+				}
+			}
+			if a.Email == "" {
+				a.Name = p
+			}
+		}
+		a.Name = strings.TrimSpace(strings.Trim(a.Name, "\"' "))
+		a.Name = strings.TrimSuffix(strings.TrimPrefix(a.Name, "("), ")")
+		a.Name = sanitizeLine(decodeWords(a.Name))
+		if a.Email == "" && a.Name == "" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// truncate shortens s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// sanitizeLine removes control characters (terminal escapes included)
+// and line breaks from a header-derived string.
+func sanitizeLine(s string) string {
+	return sanitize(s, false)
+}
+
+// sanitizeText removes control characters other than newline and tab,
+// and normalises CRLF to LF.
+func sanitizeText(s string) string {
+	return sanitize(s, true)
+}
+
+func sanitize(s string, keepNL bool) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n' && keepNL, r == '\t':
+			sb.WriteRune(r)
+		case r == '\n' || r == '\r' && !keepNL:
+			sb.WriteByte(' ')
+		case isControl(r):
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+// joinBlocks joins non-empty text blocks with a blank line.
+func joinBlocks(blocks []string) string {
+	var nonEmpty []string
+	for _, b := range blocks {
+		if b = strings.TrimRight(b, " \t\n"); strings.TrimSpace(b) != "" {
+			nonEmpty = append(nonEmpty, b)
+		}
+	}
+	return strings.Join(nonEmpty, "\n\n")
+}
+
+// readAllLimited reads r fully, returning what was read before an error.
+func readAllLimited(r io.Reader) ([]byte, error) {
+	return io.ReadAll(r)
+}

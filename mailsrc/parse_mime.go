@@ -1,0 +1,449 @@
+package mailsrc
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"mime"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/emersion/go-message"
+	"github.com/emersion/go-message/textproto"
+
+	"mailsift/model"
+)
+
+// walker walks the MIME tree of one message, collecting text, HTML text,
+// attachments and problems, or (when want is set) one part's content.
+type walker struct {
+	text  []string
+	html  []string
+	fwd   []string
+	atts  []model.Attachment
+	probs []string
+	parts int
+
+	want      string
+	found     bool
+	foundName string
+	foundData []byte
+}
+
+func (w *walker) problem(path, format string, args ...any) {
+	if w.want != "" {
+		return
+	}
+	w.probs = append(w.probs, "part "+displayPath(path)+": "+fmt.Sprintf(format, args...))
+}
+
+func displayPath(p string) string {
+	if p == "" {
+		return "1"
+	}
+	return p
+}
+
+func childPath(parent string, i int) string {
+	if parent == "" {
+		return strconv.Itoa(i)
+	}
+	return parent + "." + strconv.Itoa(i)
+}
+
+// walk handles one entity. path is the IMAP part path of the entity ("" for
+// the top-level message whose body is part "1" when not multipart). top is
+// true for the outermost entity of a message (top-level or rfc822 body).
+func (w *walker) walk(h message.Header, body []byte, path string, depth int, top bool) {
+	w.parts++
+	if depth > maxDepth || w.parts > maxParts {
+		w.problem(path, "MIME nesting too deep or too many parts, rest skipped")
+		return
+	}
+	mt, params, err := h.ContentType()
+	if err != nil || mt == "" {
+		if v := h.Get("Content-Type"); strings.TrimSpace(v) != "" {
+			// Salvage the media type before any broken parameter.
+			mt = strings.ToLower(strings.TrimSpace(strings.SplitN(v, ";", 2)[0]))
+			params = lenientParams(v)
+			if !strings.Contains(mt, "/") {
+				w.problem(path, "malformed Content-Type %q, read as text/plain", truncate(v, 60))
+				mt = "text/plain"
+			}
+		} else {
+			mt = "text/plain"
+		}
+	}
+	mt = strings.ToLower(mt)
+
+	if strings.HasPrefix(mt, "multipart/") {
+		w.multipart(body, params["boundary"], path, depth, mt == "multipart/alternative")
+		return
+	}
+	// A leaf's own part number: the top-level single part is "1".
+	leaf := path
+	if leaf == "" {
+		leaf = "1"
+	}
+
+	disp, dparams, err := h.ContentDisposition()
+	if err != nil {
+		if v := h.Get("Content-Disposition"); v != "" {
+			disp = strings.ToLower(strings.TrimSpace(strings.SplitN(v, ";", 2)[0]))
+			dparams = lenientParams(v)
+		}
+	}
+	disp = strings.ToLower(disp)
+	filename := decodeFilename(dparams["filename"])
+	if filename == "" {
+		filename = decodeFilename(params["name"])
+	}
+
+	if w.want != "" {
+		if leaf == w.want {
+			data, _ := w.decodeTransfer(h, body, leaf)
+			w.found, w.foundName, w.foundData = true, filename, data
+			return
+		}
+		if mt != "message/rfc822" && mt != "message/global" {
+			return
+		}
+	}
+
+	switch {
+	case mt == "message/rfc822" || mt == "message/global":
+		data, _ := w.decodeTransfer(h, body, leaf)
+		w.forwarded(data, leaf, depth)
+		return
+	case (mt == "text/plain" || mt == "text/html") && disp != "attachment":
+		data, _ := w.decodeTransfer(h, body, leaf)
+		s := w.decodeCharset(data, params["charset"], leaf)
+		if mt == "text/html" {
+			w.html = append(w.html, HTMLToText(s))
+		} else {
+			w.text = append(w.text, sanitizeText(s))
+		}
+		return
+	}
+
+	// Everything else is an attachment (or an inline non-text part).
+	data, _ := w.decodeTransfer(h, body, leaf)
+	cid := strings.Trim(strings.TrimSpace(h.Get("Content-Id")), "<>")
+	if filename == "" && mt == "text/calendar" {
+		filename = "invite.ics"
+	}
+	w.atts = append(w.atts, model.Attachment{
+		Filename:    sanitizeLine(filename),
+		ContentType: mt,
+		Size:        int64(len(data)),
+		ContentID:   sanitizeLine(cid),
+		Inline:      disp == "inline" || (disp == "" && cid != ""),
+		Part:        leaf,
+	})
+}
+
+func (w *walker) multipart(body []byte, boundary, path string, depth int, alternative bool) {
+	textStart, htmlStart := len(w.text), len(w.html)
+	if boundary == "" {
+		w.problem(path, "multipart without boundary, body skipped")
+		return
+	}
+	mr := textproto.NewMultipartReader(bytes.NewReader(body), boundary)
+	for i := 1; ; i++ {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			if i == 1 {
+				w.problem(path, "multipart has no parts (boundary %q not found)", truncate(boundary, 40))
+			}
+			return
+		}
+		if err != nil {
+			w.problem(path, "broken multipart structure: %v", err)
+			return
+		}
+		pb, err := io.ReadAll(p)
+		if err != nil {
+			w.problem(childPath(path, i), "truncated part: %v", err)
+		}
+		beforeText, beforeHTML := len(w.text), len(w.html)
+		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1, false)
+		if alternative {
+			// Alternatives say the same thing: keep the last (richest)
+			// plain text and the last HTML only.
+			if len(w.text) > beforeText && beforeText > textStart {
+				w.text = append(w.text[:textStart], w.text[beforeText:]...)
+			}
+			if len(w.html) > beforeHTML && beforeHTML > htmlStart {
+				w.html = append(w.html[:htmlStart], w.html[beforeHTML:]...)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// forwarded handles an encapsulated message: its text goes into the body
+// under a forwarded marker, its attachments are listed under its part path.
+func (w *walker) forwarded(data []byte, path string, depth int) {
+	th, body, probs, err := splitMessage(data)
+	if err != nil {
+		w.problem(path, "forwarded message unreadable: %v", err)
+		return
+	}
+	for _, p := range probs {
+		w.problem(path, "%s", p)
+	}
+	inner := walker{want: w.want, parts: w.parts}
+	// Inside message/rfc822 the body's parts are numbered below path; a
+	// non-multipart body is path.1.
+	h := message.Header{Header: th}
+	mt, _, _ := h.ContentType()
+	if strings.HasPrefix(strings.ToLower(mt), "multipart/") {
+		inner.walk(h, body, path, depth+1, true)
+	} else {
+		inner.walk(h, body, path+".1", depth+1, true)
+	}
+	w.parts = inner.parts
+	if w.want != "" {
+		if inner.found {
+			w.found, w.foundName, w.foundData = true, inner.foundName, inner.foundData
+		}
+		return
+	}
+	w.probs = append(w.probs, inner.probs...)
+	w.atts = append(w.atts, inner.atts...)
+
+	var sb strings.Builder
+	sb.WriteString("---------- Forwarded message ----------\n")
+	var dummy []string
+	env := envelope(th, data, &dummy)
+	if env.From.Email != "" || env.From.Name != "" {
+		sb.WriteString("From: " + env.From.String() + "\n")
+	}
+	if !env.Date.IsZero() {
+		sb.WriteString("Date: " + env.Date.Format(time.RFC1123Z) + "\n")
+	}
+	if env.Subject != "" {
+		sb.WriteString("Subject: " + env.Subject + "\n")
+	}
+	if len(env.To) > 0 {
+		names := make([]string, len(env.To))
+		for i, a := range env.To {
+			names[i] = a.String()
+		}
+		sb.WriteString("To: " + strings.Join(names, ", ") + "\n")
+	}
+	sb.WriteString("\n")
+	text := joinBlocks(inner.text)
+	if strings.TrimSpace(text) == "" {
+		text = joinBlocks(inner.html)
+	}
+	sb.WriteString(text)
+	w.fwd = append(w.fwd, sb.String())
+	w.fwd = append(w.fwd, inner.fwd...)
+}
+
+// decodeTransfer undoes the Content-Transfer-Encoding leniently.
+func (w *walker) decodeTransfer(h message.Header, body []byte, path string) ([]byte, bool) {
+	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Transfer-Encoding")))
+	switch enc {
+	case "", "7bit", "8bit", "binary":
+		return body, true
+	case "base64":
+		out, bad := decodeBase64(body)
+		if bad {
+			w.problem(path, "broken base64, decoded what was readable")
+		}
+		return out, !bad
+	case "quoted-printable":
+		out, bad := decodeQP(body)
+		if bad {
+			w.problem(path, "broken quoted-printable, invalid escapes kept as is")
+		}
+		return out, !bad
+	default:
+		w.problem(path, "unknown transfer encoding %q, shown undecoded", truncate(enc, 40))
+		return body, false
+	}
+}
+
+// decodeBase64 decodes base64 ignoring whitespace; on garbage it decodes
+// up to the first bad quantum and reports bad.
+func decodeBase64(body []byte) ([]byte, bool) {
+	clean := make([]byte, 0, len(body))
+	bad := false
+	for _, c := range body {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+			clean = append(clean, c)
+		case c == '=':
+			clean = append(clean, c)
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			bad = true
+		}
+	}
+	// Padding only at the end; drop anything after the first "=" run.
+	if i := bytes.IndexByte(clean, '='); i >= 0 {
+		j := i
+		for j < len(clean) && clean[j] == '=' {
+			j++
+		}
+		if j < len(clean) {
+			bad = true
+		}
+		clean = clean[:i]
+	}
+	if rem := len(clean) % 4; rem == 1 {
+		clean = clean[:len(clean)-1]
+		bad = true
+	}
+	out := make([]byte, base64.RawStdEncoding.DecodedLen(len(clean)))
+	n, err := base64.RawStdEncoding.Decode(out, clean)
+	if err != nil {
+		bad = true
+	}
+	return out[:n], bad
+}
+
+// decodeQP decodes quoted-printable; invalid escapes are kept literally.
+func decodeQP(body []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(body))
+	bad := false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '=' {
+			out = append(out, c)
+			continue
+		}
+		rest := body[i+1:]
+		// Soft line break, with optional trailing whitespace.
+		k := 0
+		for k < len(rest) && (rest[k] == ' ' || rest[k] == '\t') {
+			k++
+		}
+		if k < len(rest) && rest[k] == '\n' {
+			i += k + 1
+			continue
+		}
+		if k+1 < len(rest) && rest[k] == '\r' && rest[k+1] == '\n' {
+			i += k + 2
+			continue
+		}
+		if k == len(rest) {
+			i = len(body)
+			continue
+		}
+		if len(rest) >= 2 && isHex(rest[0]) && isHex(rest[1]) {
+			out = append(out, unhex(rest[0])<<4|unhex(rest[1]))
+			i += 2
+			continue
+		}
+		bad = true
+		out = append(out, '=')
+	}
+	return out, bad
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// decodeCharset converts text in the named charset to UTF-8. Unknown
+// charsets and invalid UTF-8 degrade visibly with a problem recorded.
+func (w *walker) decodeCharset(data []byte, cs, path string) string {
+	cs = strings.ToLower(strings.Trim(strings.TrimSpace(cs), "\"'"))
+	switch cs {
+	case "", "utf-8", "utf8", "us-ascii", "ascii":
+		if utf8.Valid(data) {
+			return string(data)
+		}
+		if cs == "" || cs == "us-ascii" || cs == "ascii" {
+			// 8-bit text labelled ASCII is nearly always Latin-1/CP1252.
+			w.problem(path, "8-bit text labelled %q, shown as Latin-1", orDefault(cs, "us-ascii"))
+			return latin1(data)
+		}
+		w.problem(path, "invalid UTF-8 in %q text, bad bytes replaced", cs)
+		return strings.ToValidUTF8(string(data), "\uFFFD")
+	}
+	if message.CharsetReader != nil {
+		if r, err := message.CharsetReader(cs, bytes.NewReader(data)); err == nil && r != nil {
+			out, err := io.ReadAll(r)
+			if err == nil {
+				return strings.ToValidUTF8(string(out), "\uFFFD")
+			}
+			w.problem(path, "charset %q decoding failed (%v), shown as UTF-8", cs, err)
+			return strings.ToValidUTF8(string(data), "\uFFFD")
+		}
+	}
+	if utf8.Valid(data) {
+		w.problem(path, "unknown charset %q, shown as UTF-8", cs)
+		return string(data)
+	}
+	w.problem(path, "unknown charset %q, shown as Latin-1", cs)
+	return latin1(data)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// decodeFilename decodes RFC 2047 words left in a filename (RFC 2231 is
+// already decoded by the parameter parser).
+func decodeFilename(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	s = decodeWords(s)
+	// Keep only the base name: mail may carry paths.
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// lenientParams salvages parameters from a Content-Type the strict parser
+// rejected.
+func lenientParams(v string) map[string]string {
+	params := map[string]string{}
+	_, rest, ok := strings.Cut(v, ";")
+	if !ok {
+		return params
+	}
+	for _, f := range strings.Split(rest, ";") {
+		k, val, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		val = strings.Trim(strings.TrimSpace(val), "\"")
+		if _, dup := params[k]; !dup {
+			params[k] = val
+		}
+	}
+	if _, p, err := mime.ParseMediaType("x/x;" + rest); err == nil {
+		for k, val := range p {
+			params[k] = val
+		}
+	}
+	return params
+}
