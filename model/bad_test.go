@@ -170,7 +170,7 @@ func TestBadPayloads(t *testing.T) {
 func TestBadPayloadsAreBuiltFromValidOnes(t *testing.T) {
 	for _, tc := range []struct{ parser, input string }{
 		{"request", tSingle(tAlice, tMsg(""))},
-		{"request", tThread(tMsg("") + "," + tMsg(`,"to":[` + tAlice + `],"cc":[],"bcc":[],"date":null,"thread_id":null,"subject":""`))},
+		{"request", tThread(tMsg("") + "," + tMsg(`,"to":[`+tAlice+`],"cc":[],"bcc":[],"date":null,"thread_id":null,"subject":""`))},
 		{"response", tResponse(tResult())},
 		{"response", tResponse(tResult("draft", "null", "action_items", "[]"))},
 		{"result", tResult()},
