@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"mailsift/model"
+)
+
+func openTest(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "mailsift.db"),
+		&Options{Principal: model.Address{Name: "Me", Email: "me@example.com"}})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// msg builds a full message with a body at INBOX/<key>.
+type msgOpt func(*model.Message)
+
+func inReplyTo(ids ...string) msgOpt {
+	return func(m *model.Message) { m.InReplyTo = ids[len(ids)-1:]; m.References = ids }
+}
+func at(d time.Duration) msgOpt          { return func(m *model.Message) { m.Date = t0.Add(d) } }
+func from(name, email string) msgOpt   { return func(m *model.Message) { m.From = model.Address{Name: name, Email: email} } }
+func inMailbox(mb string) msgOpt         { return func(m *model.Message) { m.Loc.Mailbox = mb } }
+func seen() msgOpt                       { return func(m *model.Message) { m.Flags.Seen = true } }
+func body(s string) msgOpt               { return func(m *model.Message) { m.Text = s } }
+func envelopeOnly() msgOpt               { return func(m *model.Message) { m.HasBody = false; m.ContentHash = ""; m.Text = "" } }
+func subject(s string) msgOpt            { return func(m *model.Message) { m.Subject = s } }
+func account(a string) msgOpt            { return func(m *model.Message) { m.Loc.Account = a } }
+func withKey(k string) msgOpt            { return func(m *model.Message) { m.Loc.Key = k } }
+
+func mkMsg(id, subj string, opts ...msgOpt) *model.Message {
+	m := &model.Message{
+		Loc:       model.Location{Account: "acct", Mailbox: "INBOX", Key: id},
+		MessageID: id,
+		From:      model.Address{Name: "Alice", Email: "alice@example.com"},
+		To:        []model.Address{{Name: "Me", Email: "me@example.com"}},
+		Date:      t0,
+		Subject:   subj,
+		Text:      "body of " + id,
+		HasBody:   true,
+		Size:      100,
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	if m.HasBody && m.ContentHash == "" {
+		sum := sha256.Sum256([]byte(m.MessageID + "\n" + m.Subject + "\n" + m.Text))
+		m.ContentHash = hex.EncodeToString(sum[:])
+	}
+	return m
+}
+
+func put(t *testing.T, s *Store, msgs ...*model.Message) {
+	t.Helper()
+	if err := s.PutMessages(context.Background(), msgs); err != nil {
+		t.Fatalf("PutMessages: %v", err)
+	}
+}
+
+func threadOf(t *testing.T, s *Store, mid string) int64 {
+	t.Helper()
+	id, err := s.ThreadIDForMessage(context.Background(), mid)
+	if err != nil {
+		t.Fatalf("ThreadIDForMessage(%q): %v", mid, err)
+	}
+	return id
+}
+
+func countRows(t *testing.T, s *Store, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.r.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}

@@ -1,0 +1,157 @@
+package store
+
+// migrations is the ordered list of schema migrations. Migration i (0-based)
+// brings the schema from user_version i to i+1; Open applies the missing ones
+// in one transaction each. Later features (drafts, approvals, outbox, audit)
+// keep their SQL in a const in their own file and append it to this list;
+// an applied migration is never edited.
+var migrations = []string{
+	// 1: mail mirror, threads, search, triage, overrides, flag queue.
+	`
+CREATE TABLE accounts (
+	name       TEXT PRIMARY KEY,
+	source_url TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE mailboxes (
+	account       TEXT NOT NULL,
+	name          TEXT NOT NULL,
+	role          TEXT NOT NULL DEFAULT '',
+	uidvalidity   INTEGER NOT NULL DEFAULT 0,
+	uidnext       INTEGER NOT NULL DEFAULT 0,
+	highestmodseq INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (account, name)
+);
+
+CREATE TABLE threads (
+	id             INTEGER PRIMARY KEY,
+	subject        TEXT NOT NULL DEFAULT '',
+	norm_subject   TEXT NOT NULL DEFAULT '',
+	latest         INTEGER NOT NULL DEFAULT 0,
+	count          INTEGER NOT NULL DEFAULT 0,
+	unread         INTEGER NOT NULL DEFAULT 0,
+	has_attachment INTEGER NOT NULL DEFAULT 0,
+	has_body       INTEGER NOT NULL DEFAULT 0,
+	from_name      TEXT NOT NULL DEFAULT '',
+	from_email     TEXT NOT NULL DEFAULT '',
+	participants   TEXT NOT NULL DEFAULT '[]',
+	content_hash   TEXT NOT NULL DEFAULT '',
+	triage_key     TEXT,
+	section        TEXT NOT NULL DEFAULT 'untriaged'
+);
+CREATE INDEX threads_section_latest ON threads(section, latest DESC, id DESC);
+CREATE INDEX threads_subject ON threads(norm_subject, latest);
+CREATE INDEX threads_triage_queue ON threads(has_body, unread, latest);
+
+CREATE TABLE messages (
+	id               INTEGER PRIMARY KEY,
+	message_id       TEXT NOT NULL,
+	content_hash     TEXT,
+	thread_id        INTEGER REFERENCES threads(id),
+	from_name        TEXT NOT NULL DEFAULT '',
+	from_email       TEXT NOT NULL DEFAULT '',
+	sender_json      TEXT NOT NULL DEFAULT '{}',
+	to_json          TEXT NOT NULL DEFAULT '[]',
+	cc_json          TEXT NOT NULL DEFAULT '[]',
+	bcc_json         TEXT NOT NULL DEFAULT '[]',
+	reply_to_json    TEXT NOT NULL DEFAULT '[]',
+	in_reply_to_json TEXT NOT NULL DEFAULT '[]',
+	references_json  TEXT NOT NULL DEFAULT '[]',
+	date             INTEGER NOT NULL DEFAULT 0,
+	subject          TEXT NOT NULL DEFAULT '',
+	norm_subject     TEXT NOT NULL DEFAULT '',
+	text             TEXT NOT NULL DEFAULT '',
+	html_text        TEXT NOT NULL DEFAULT '',
+	headers_json     TEXT NOT NULL DEFAULT '{}',
+	attachments_json TEXT NOT NULL DEFAULT '[]',
+	problems_json    TEXT NOT NULL DEFAULT '[]',
+	size             INTEGER NOT NULL DEFAULT 0,
+	has_body         INTEGER NOT NULL DEFAULT 0,
+	has_attachment   INTEGER NOT NULL DEFAULT 0,
+	-- search columns: sender and recipients as one text each
+	from_text        TEXT NOT NULL DEFAULT '',
+	to_text          TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash) WHERE content_hash IS NOT NULL;
+CREATE INDEX messages_message_id ON messages(message_id);
+CREATE INDEX messages_thread ON messages(thread_id, date);
+CREATE INDEX messages_date ON messages(date);
+
+CREATE TABLE raw_messages (
+	message INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+	raw     BLOB NOT NULL
+);
+
+CREATE TABLE locations (
+	account  TEXT NOT NULL,
+	mailbox  TEXT NOT NULL,
+	key      TEXT NOT NULL,
+	uid      INTEGER NOT NULL DEFAULT 0,
+	seen     INTEGER NOT NULL DEFAULT 0,
+	answered INTEGER NOT NULL DEFAULT 0,
+	flagged  INTEGER NOT NULL DEFAULT 0,
+	deleted  INTEGER NOT NULL DEFAULT 0,
+	draft    INTEGER NOT NULL DEFAULT 0,
+	keywords TEXT NOT NULL DEFAULT '[]',
+	message  INTEGER NOT NULL REFERENCES messages(id),
+	PRIMARY KEY (account, mailbox, key)
+);
+CREATE INDEX locations_message ON locations(message);
+
+CREATE TABLE message_refs (
+	message INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+	ref     TEXT NOT NULL,
+	PRIMARY KEY (message, ref)
+);
+CREATE INDEX message_refs_ref ON message_refs(ref);
+
+CREATE VIEW messages_fts_src AS
+	SELECT id, from_text, to_text, subject,
+	       CASE WHEN trim(text) <> '' THEN text ELSE html_text END AS body
+	FROM messages;
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+	from_text, to_text, subject, body,
+	content = 'messages_fts_src', content_rowid = 'id',
+	tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE triage (
+	thread_id        INTEGER NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+	cache_key        TEXT NOT NULL,
+	content_hash     TEXT NOT NULL,
+	result_json      TEXT NOT NULL,
+	source           TEXT NOT NULL DEFAULT '',
+	model            TEXT NOT NULL DEFAULT '',
+	intent           TEXT NOT NULL DEFAULT '',
+	urgency          TEXT NOT NULL DEFAULT '',
+	sentiment        TEXT NOT NULL DEFAULT '',
+	route            TEXT NOT NULL DEFAULT '',
+	confidence       REAL NOT NULL DEFAULT 0,
+	spam_reasons     TEXT NOT NULL DEFAULT '[]',
+	phishing_reasons TEXT NOT NULL DEFAULT '[]',
+	signals          TEXT NOT NULL DEFAULT '[]',
+	created_at       INTEGER NOT NULL,
+	PRIMARY KEY (thread_id, cache_key)
+);
+
+CREATE TABLE overrides (
+	thread_id INTEGER PRIMARY KEY REFERENCES threads(id) ON DELETE CASCADE,
+	category  TEXT NOT NULL,
+	at        INTEGER NOT NULL
+);
+CREATE INDEX overrides_at ON overrides(at);
+
+CREATE TABLE pending_flags (
+	id       INTEGER PRIMARY KEY,
+	account  TEXT NOT NULL,
+	mailbox  TEXT NOT NULL,
+	key      TEXT NOT NULL,
+	uid      INTEGER NOT NULL DEFAULT 0,
+	flag     TEXT NOT NULL,
+	value    INTEGER NOT NULL,
+	created  INTEGER NOT NULL
+);
+CREATE INDEX pending_flags_loc ON pending_flags(account, mailbox, key);
+`,
+}

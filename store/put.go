@@ -1,0 +1,685 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"mailsift/model"
+)
+
+// subjectWindow is how far apart in time a message without references may
+// be from a thread's latest activity and still join it by subject.
+const subjectWindow = 60 * 24 * time.Hour
+
+// writer carries one write transaction and the threads it touched.
+type writer struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	s     *Store
+	dirty map[int64]bool
+}
+
+func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
+	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}}
+}
+
+func (w *writer) exec(q string, args ...any) (sql.Result, error) {
+	return w.tx.ExecContext(w.ctx, q, args...)
+}
+
+func (w *writer) queryRow(q string, args ...any) *sql.Row {
+	return w.tx.QueryRowContext(w.ctx, q, args...)
+}
+
+// locKey returns the stored key of a location: Key, or the decimal UID
+// when a source left Key empty.
+func locKey(l model.Location) string {
+	if l.Key == "" && l.UID != 0 {
+		return strconv.FormatUint(uint64(l.UID), 10)
+	}
+	return l.Key
+}
+
+// PutMessages inserts or updates messages at their locations and threads
+// them. The same message (Message-ID and content hash) at two locations is
+// one message row. An envelope-only message (HasBody false, no content
+// hash) is keyed by its location until its body arrives; then it is
+// deduplicated against copies already stored.
+func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		accounts := map[string]bool{}
+		for _, m := range msgs {
+			if m == nil {
+				continue
+			}
+			if !accounts[m.Loc.Account] {
+				accounts[m.Loc.Account] = true
+				if _, err := w.exec(`INSERT OR IGNORE INTO accounts(name) VALUES(?)`, m.Loc.Account); err != nil {
+					return err
+				}
+			}
+			if err := w.put(m); err != nil {
+				return fmt.Errorf("message %q at %s/%s/%s: %w", m.MessageID, m.Loc.Account, m.Loc.Mailbox, locKey(m.Loc), err)
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: put messages: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) put(m *model.Message) error {
+	key := locKey(m.Loc)
+	if key == "" {
+		return errors.New("location has neither key nor uid")
+	}
+	mid := strings.TrimSpace(m.MessageID)
+	if mid == "" {
+		if m.ContentHash != "" {
+			mid = "mailsift-" + m.ContentHash
+		} else {
+			mid = "mailsift-loc-" + m.Loc.Account + "/" + m.Loc.Mailbox + "/" + key
+		}
+	}
+	hash := m.ContentHash
+
+	// What the location holds now.
+	var locMsg int64
+	var locHash sql.NullString
+	var locMID string
+	var locHasBody bool
+	err := w.queryRow(`SELECT l.message, m.content_hash, m.message_id, m.has_body FROM locations l
+		JOIN messages m ON m.id = l.message WHERE l.account = ? AND l.mailbox = ? AND l.key = ?`,
+		m.Loc.Account, m.Loc.Mailbox, key).Scan(&locMsg, &locHash, &locMID, &locHasBody)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+
+	var target int64
+	var targetHasBody bool
+	if hash != "" {
+		err := w.queryRow(`SELECT id, has_body FROM messages WHERE message_id = ? AND content_hash = ?`, mid, hash).Scan(&target, &targetHasBody)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	switch {
+	case target != 0:
+		// A copy of this exact message is stored already.
+		if !targetHasBody && m.HasBody {
+			if err := w.updateMessage(target, mid, m); err != nil {
+				return err
+			}
+		}
+	case locMsg != 0 && locMID == mid && (!locHash.Valid || hash == "" || locHash.String == hash):
+		// Same message at the same location: an envelope being refreshed,
+		// or its body arriving.
+		target = locMsg
+		if !locHasBody && (m.HasBody || !locHash.Valid) {
+			if err := w.updateMessage(target, mid, m); err != nil {
+				return err
+			}
+		}
+	default:
+		id, err := w.insertMessage(mid, m)
+		if err != nil {
+			return err
+		}
+		target = id
+	}
+	if err := w.setLocation(m.Loc, key, target, m.Flags, true); err != nil {
+		return err
+	}
+	if locMsg != 0 && locMsg != target {
+		if err := w.gcMessage(locMsg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return string(b)
+}
+
+func addrText(as ...model.Address) string {
+	var b strings.Builder
+	for _, a := range as {
+		if a.Name == "" && a.Email == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.String())
+	}
+	return b.String()
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func unixOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// messageArgs are the column values shared by insert and update, in the
+// order of messageCols.
+const messageCols = `from_name, from_email, sender_json, to_json, cc_json, bcc_json, reply_to_json,
+	in_reply_to_json, references_json, date, subject, norm_subject, text, html_text, headers_json,
+	attachments_json, problems_json, size, has_body, has_attachment, from_text, to_text`
+
+func messageArgs(m *model.Message) []any {
+	recips := append(append(append([]model.Address{}, m.To...), m.Cc...), m.Bcc...)
+	text, html := m.Text, m.HTMLText
+	headers := m.Headers
+	if headers == nil {
+		headers = map[string][]string{}
+	}
+	return []any{
+		m.From.Name, strings.ToLower(m.From.Email), mustJSON(m.Sender), mustJSON(nonNilAddrs(m.To)), mustJSON(nonNilAddrs(m.Cc)),
+		mustJSON(nonNilAddrs(m.Bcc)), mustJSON(nonNilAddrs(m.ReplyTo)), mustJSON(nonNilStrings(m.InReplyTo)),
+		mustJSON(nonNilStrings(m.References)), unixOrZero(m.Date), m.Subject, NormalizeSubject(m.Subject),
+		text, html, mustJSON(headers), mustJSON(nonNilAtt(m.Attachments)), mustJSON(nonNilStrings(m.Problems)),
+		m.Size, boolInt(m.HasBody), boolInt(len(m.Attachments) > 0), addrText(m.From), addrText(recips...),
+	}
+}
+
+func nonNilAddrs(a []model.Address) []model.Address {
+	if a == nil {
+		return []model.Address{}
+	}
+	return a
+}
+
+func nonNilStrings(a []string) []string {
+	if a == nil {
+		return []string{}
+	}
+	return a
+}
+
+func nonNilAtt(a []model.Attachment) []model.Attachment {
+	if a == nil {
+		return []model.Attachment{}
+	}
+	return a
+}
+
+func (w *writer) ftsDelete(id int64) error {
+	_, err := w.exec(`INSERT INTO messages_fts(messages_fts, rowid, from_text, to_text, subject, body)
+		SELECT 'delete', id, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
+	return err
+}
+
+func (w *writer) ftsInsert(id int64) error {
+	_, err := w.exec(`INSERT INTO messages_fts(rowid, from_text, to_text, subject, body)
+		SELECT id, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
+	return err
+}
+
+func (w *writer) insertMessage(mid string, m *model.Message) (int64, error) {
+	args := append([]any{mid, nullable(m.ContentHash)}, messageArgs(m)...)
+	res, err := w.exec(`INSERT INTO messages(message_id, content_hash, `+messageCols+`)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if err != nil {
+		return 0, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	if err := w.ftsInsert(id); err != nil {
+		return 0, err
+	}
+	if len(m.Raw) > 0 {
+		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.assignThread(id, 0, mid, m); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
+	if err := w.ftsDelete(id); err != nil {
+		return err
+	}
+	args := append([]any{nullable(m.ContentHash)}, messageArgs(m)...)
+	args = append(args, id)
+	_, err := w.exec(`UPDATE messages SET content_hash = COALESCE(?, content_hash), (`+messageCols+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, args...)
+	if err != nil {
+		return err
+	}
+	if err := w.ftsInsert(id); err != nil {
+		return err
+	}
+	if len(m.Raw) > 0 {
+		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
+			return err
+		}
+	}
+	var cur int64
+	if err := w.queryRow(`SELECT COALESCE(thread_id, 0) FROM messages WHERE id = ?`, id).Scan(&cur); err != nil {
+		return err
+	}
+	return w.assignThread(id, cur, mid, m)
+}
+
+// setLocation upserts a location pointing at message msg. The flags from
+// the source are overlaid with local changes still waiting in the queue:
+// a pending local change wins until the sync code acknowledges it.
+func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.Flags, withMessage bool) error {
+	f, err := w.overlayPending(loc.Account, loc.Mailbox, key, f)
+	if err != nil {
+		return err
+	}
+	kw := f.Keywords
+	if kw == nil {
+		kw = []string{}
+	}
+	_, err = w.exec(`INSERT INTO locations(account, mailbox, key, uid, seen, answered, flagged, deleted, draft, keywords, message)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(account, mailbox, key) DO UPDATE SET uid = excluded.uid, seen = excluded.seen,
+			answered = excluded.answered, flagged = excluded.flagged, deleted = excluded.deleted,
+			draft = excluded.draft, keywords = excluded.keywords, message = excluded.message`,
+		loc.Account, loc.Mailbox, key, int64(loc.UID), boolInt(f.Seen), boolInt(f.Answered), boolInt(f.Flagged),
+		boolInt(f.Deleted), boolInt(f.Draft), mustJSON(kw), msg)
+	if err != nil {
+		return err
+	}
+	return w.markMessageThread(msg)
+}
+
+func (w *writer) markMessageThread(msg int64) error {
+	var tid sql.NullInt64
+	err := w.queryRow(`SELECT thread_id FROM messages WHERE id = ?`, msg).Scan(&tid)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if tid.Valid {
+		w.dirty[tid.Int64] = true
+	}
+	return nil
+}
+
+func (w *writer) overlayPending(account, mailbox, key string, f model.Flags) (model.Flags, error) {
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT flag, value FROM pending_flags
+		WHERE account = ? AND mailbox = ? AND key = ? ORDER BY id`, account, mailbox, key)
+	if err != nil {
+		return f, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var flag string
+		var v bool
+		if err := rows.Scan(&flag, &v); err != nil {
+			return f, err
+		}
+		f = applyFlag(f, model.Flag(flag), v)
+	}
+	return f, rows.Err()
+}
+
+// applyFlag returns f with one flag set or cleared.
+func applyFlag(f model.Flags, flag model.Flag, set bool) model.Flags {
+	switch flag {
+	case model.FlagSeen:
+		f.Seen = set
+	case model.FlagAnswered:
+		f.Answered = set
+	case model.FlagFlagged:
+		f.Flagged = set
+	case model.FlagDeleted:
+		f.Deleted = set
+	case model.FlagDraft:
+		f.Draft = set
+	default:
+		var kw []string
+		found := false
+		for _, k := range f.Keywords {
+			if k == string(flag) {
+				found = true
+				if !set {
+					continue
+				}
+			}
+			kw = append(kw, k)
+		}
+		if set && !found {
+			kw = append(kw, string(flag))
+			sortStrings(kw)
+		}
+		f.Keywords = kw
+	}
+	return f
+}
+
+func sortStrings(a []string) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// gcMessage deletes a message row (with its search entry, references and
+// raw bytes) when no location points at it any more.
+func (w *writer) gcMessage(id int64) error {
+	var n int
+	if err := w.queryRow(`SELECT count(*) FROM locations WHERE message = ?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := w.markMessageThread(id); err != nil {
+		return err
+	}
+	if err := w.ftsDelete(id); err != nil {
+		return err
+	}
+	_, err := w.exec(`DELETE FROM messages WHERE id = ?`, id)
+	return err
+}
+
+// assignThread threads message id (currently in thread cur, 0 if none) by
+// JWZ grouping: messages linked by Message-ID through References and
+// In-Reply-To share a thread, in both directions, and a message linking
+// two threads merges them. A message with no references joins the most
+// recent thread with the same normalised subject active within
+// subjectWindow of its date.
+func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error {
+	refs := make([]string, 0, len(m.References)+len(m.InReplyTo))
+	seen := map[string]bool{mid: true}
+	for _, r := range append(append([]string{}, m.References...), m.InReplyTo...) {
+		r = strings.Trim(strings.TrimSpace(r), "<>")
+		if r == "" || seen[r] {
+			continue
+		}
+		seen[r] = true
+		refs = append(refs, r)
+	}
+	cands := map[int64]bool{}
+	if cur != 0 {
+		cands[cur] = true
+	}
+	addRows := func(q string, args ...any) error {
+		rows, err := w.tx.QueryContext(w.ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t sql.NullInt64
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			if t.Valid && t.Int64 != 0 {
+				cands[t.Int64] = true
+			}
+		}
+		return rows.Err()
+	}
+	for _, r := range refs {
+		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+			return err
+		}
+		// Parents present in the store, and siblings sharing the reference.
+		if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, r, id); err != nil {
+			return err
+		}
+		if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
+			WHERE r.ref = ? AND r.message <> ?`, r, id); err != nil {
+			return err
+		}
+	}
+	// Other copies of this message, and children that arrived first.
+	if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, mid, id); err != nil {
+		return err
+	}
+	if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
+		WHERE r.ref = ? AND r.message <> ?`, mid, id); err != nil {
+		return err
+	}
+	norm := NormalizeSubject(m.Subject)
+	date := unixOrZero(m.Date)
+	if len(cands) == 0 && len(refs) == 0 && norm != "" && date != 0 {
+		win := int64(subjectWindow / time.Second)
+		var t int64
+		err := w.queryRow(`SELECT id FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
+			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if t != 0 {
+			cands[t] = true
+		}
+	}
+	var keep int64
+	for t := range cands {
+		if keep == 0 || t < keep {
+			keep = t
+		}
+	}
+	if keep == 0 {
+		res, err := w.exec(`INSERT INTO threads(subject, norm_subject, latest) VALUES(?, ?, ?)`, m.Subject, norm, date)
+		if err != nil {
+			return err
+		}
+		if keep, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	}
+	for t := range cands {
+		if t != keep {
+			if err := w.mergeThread(keep, t); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE id = ?`, keep, id); err != nil {
+		return err
+	}
+	if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, keep); err != nil {
+		return err
+	}
+	w.dirty[keep] = true
+	return nil
+}
+
+// mergeThread moves every message of thread from into thread into and
+// deletes from. The user's override moves along when into has none;
+// triage results of from are dropped (the merged thread is new content).
+func (w *writer) mergeThread(into, from int64) error {
+	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
+		return err
+	}
+	if _, err := w.exec(`UPDATE OR IGNORE overrides SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
+		return err
+	}
+	if _, err := w.exec(`UPDATE threads SET latest = max(latest, (SELECT latest FROM threads WHERE id = ?)) WHERE id = ?`, from, into); err != nil {
+		return err
+	}
+	if _, err := w.exec(`DELETE FROM threads WHERE id = ?`, from); err != nil {
+		return err
+	}
+	delete(w.dirty, from)
+	w.dirty[into] = true
+	return nil
+}
+
+// finish recomputes the aggregates of every touched thread.
+func (w *writer) finish() error {
+	for id := range w.dirty {
+		if err := w.recomputeThread(id); err != nil {
+			return fmt.Errorf("recompute thread %d: %w", id, err)
+		}
+	}
+	w.dirty = map[int64]bool{}
+	return nil
+}
+
+// recomputeThread refreshes the cached aggregates of one thread (latest,
+// counts, sender, participants, content hash, section), deleting it when
+// it has no messages left.
+func (w *writer) recomputeThread(id int64) error {
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
+		m.norm_subject, m.from_name, m.from_email, m.has_body, m.has_attachment,
+		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)
+		FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		mid, hash, subject, norm, fromName, fromEmail string
+		date                                          int64
+		body, att, unread                             bool
+	}
+	var ms []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.mid, &r.hash, &r.date, &r.subject, &r.norm, &r.fromName, &r.fromEmail, &r.body, &r.att, &r.unread); err != nil {
+			rows.Close()
+			return err
+		}
+		ms = append(ms, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ms) == 0 {
+		_, err := w.exec(`DELETE FROM threads WHERE id = ?`, id)
+		return err
+	}
+	var latest int64
+	unread := 0
+	var att, body bool
+	subject, norm := "", ""
+	h := sha256.New()
+	var parts []string
+	seenPart := map[string]bool{}
+	for _, r := range ms {
+		latest = max(latest, r.date)
+		if r.unread {
+			unread++
+		}
+		att = att || r.att
+		body = body || r.body
+		if subject == "" && strings.TrimSpace(r.subject) != "" {
+			subject, norm = r.subject, r.norm
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", r.mid, r.hash)
+		p := r.fromName
+		if p == "" {
+			p = r.fromEmail
+		}
+		if p != "" && !seenPart[strings.ToLower(p)] && len(parts) < 20 {
+			seenPart[strings.ToLower(p)] = true
+			parts = append(parts, p)
+		}
+	}
+	from := ms[len(ms)-1]
+	if w.s.principal != "" {
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].fromEmail != w.s.principal {
+				from = ms[i]
+				break
+			}
+		}
+	}
+	if parts == nil {
+		parts = []string{}
+	}
+	_, err = w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
+		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?
+		WHERE id = ?`, subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName, from.fromEmail,
+		mustJSON(parts), hex.EncodeToString(h.Sum(nil)), id)
+	if err != nil {
+		return err
+	}
+	return w.updateSection(id)
+}
+
+// updateSection recomputes where a thread is shown: the user's override,
+// else the latest triage (spam or phishing go to quarantine), else
+// untriaged.
+func (w *writer) updateSection(id int64) error {
+	var override string
+	err := w.queryRow(`SELECT category FROM overrides WHERE thread_id = ?`, id).Scan(&override)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var key sql.NullString
+	var resJSON string
+	err = w.queryRow(`SELECT cache_key, result_json FROM triage WHERE thread_id = ?
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, id).Scan(&key, &resJSON)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	sec := SectionUntriaged
+	if key.Valid {
+		var res model.EmailTriageResult
+		if err := json.Unmarshal([]byte(resJSON), &res); err == nil {
+			sec = sectionOf(res)
+		}
+	}
+	if override != "" {
+		sec = Section(override)
+	}
+	_, err = w.exec(`UPDATE threads SET section = ?, triage_key = ? WHERE id = ?`, string(sec), key, id)
+	return err
+}
+
+func sectionOf(res model.EmailTriageResult) Section {
+	if res.IsSpam || res.IsPhishing {
+		return SectionQuarantine
+	}
+	switch res.Category {
+	case model.CategoryUrgent:
+		return SectionUrgent
+	case model.CategoryActionable:
+		return SectionActionable
+	case model.CategoryInformational:
+		return SectionInformational
+	case model.CategoryLowPriority:
+		return SectionLowPriority
+	}
+	return SectionUntriaged
+}

@@ -1,0 +1,194 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"mailsift/model"
+)
+
+// SetFlags records flags reported by the source for existing locations.
+// A flag with a local change still queued keeps the local value until
+// the change is acknowledged (AckFlagChanges). Unknown locations are
+// ignored.
+func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error {
+	if len(flags) == 0 {
+		return nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		for loc, f := range flags {
+			key := locKey(loc)
+			var msg int64
+			err := w.queryRow(`SELECT message FROM locations WHERE account = ? AND mailbox = ? AND key = ?`,
+				loc.Account, loc.Mailbox, key).Scan(&msg)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := w.setLocation(loc, key, msg, f, false); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: set flags: %w", err)
+	}
+	return nil
+}
+
+// RemoveLocations deletes locations that left the source (expunge). A
+// message with no location left is deleted with its search entry.
+func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error {
+	if len(locs) == 0 {
+		return nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		for _, loc := range locs {
+			key := locKey(loc)
+			var msg int64
+			err := w.queryRow(`DELETE FROM locations WHERE account = ? AND mailbox = ? AND key = ? RETURNING message`,
+				loc.Account, loc.Mailbox, key).Scan(&msg)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := w.exec(`DELETE FROM pending_flags WHERE account = ? AND mailbox = ? AND key = ?`,
+				loc.Account, loc.Mailbox, key); err != nil {
+				return err
+			}
+			if err := w.markMessageThread(msg); err != nil {
+				return err
+			}
+			if err := w.gcMessage(msg); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: remove locations: %w", err)
+	}
+	return nil
+}
+
+// ResetMailbox forgets every location in a mailbox (its UIDVALIDITY
+// changed), drops flag changes queued for it, deletes messages left
+// without a location and zeroes the mailbox state so the next sync
+// starts over.
+func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		rows, err := tx.QueryContext(ctx, `DELETE FROM locations WHERE account = ? AND mailbox = ? RETURNING message`, account, mailbox)
+		if err != nil {
+			return err
+		}
+		var msgs []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			msgs = append(msgs, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM pending_flags WHERE account = ? AND mailbox = ?`, account, mailbox); err != nil {
+			return err
+		}
+		if _, err := w.exec(`UPDATE mailboxes SET uidvalidity = 0, uidnext = 0, highestmodseq = 0
+			WHERE account = ? AND name = ?`, account, mailbox); err != nil {
+			return err
+		}
+		for _, id := range msgs {
+			if err := w.markMessageThread(id); err != nil {
+				return err
+			}
+			if err := w.gcMessage(id); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: reset mailbox %s/%s: %w", account, mailbox, err)
+	}
+	return nil
+}
+
+// Locations lists the stored locations of a mailbox with their flags.
+func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT key, uid, seen, answered, flagged, deleted, draft, keywords
+		FROM locations WHERE account = ? AND mailbox = ?`, account, mailbox)
+	if err != nil {
+		return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
+	}
+	defer rows.Close()
+	out := map[model.Location]model.Flags{}
+	for rows.Next() {
+		loc := model.Location{Account: account, Mailbox: mailbox}
+		var uid int64
+		var f model.Flags
+		var kw string
+		if err := rows.Scan(&loc.Key, &uid, &f.Seen, &f.Answered, &f.Flagged, &f.Deleted, &f.Draft, &kw); err != nil {
+			return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
+		}
+		loc.UID = uint32(uid)
+		f.Keywords = decodeKeywords(kw)
+		out[loc] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
+	}
+	return out, nil
+}
+
+func decodeKeywords(s string) []string {
+	var kw []string
+	_ = json.Unmarshal([]byte(s), &kw)
+	if len(kw) == 0 {
+		return nil
+	}
+	return kw
+}
+
+// MissingBodies lists up to limit locations of a mailbox whose body has
+// not been fetched yet, newest first.
+func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT l.key, l.uid FROM locations l JOIN messages m ON m.id = l.message
+		WHERE l.account = ? AND l.mailbox = ? AND m.has_body = 0 ORDER BY m.date DESC, m.id DESC LIMIT ?`,
+		account, mailbox, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: missing bodies of %s/%s: %w", account, mailbox, err)
+	}
+	defer rows.Close()
+	var out []model.Location
+	for rows.Next() {
+		loc := model.Location{Account: account, Mailbox: mailbox}
+		var uid int64
+		if err := rows.Scan(&loc.Key, &uid); err != nil {
+			return nil, fmt.Errorf("store: missing bodies of %s/%s: %w", account, mailbox, err)
+		}
+		loc.UID = uint32(uid)
+		out = append(out, loc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: missing bodies of %s/%s: %w", account, mailbox, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,224 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"mailsift/mailsrc"
+	"mailsift/model"
+)
+
+// ErrNotFound is returned when a thread, message or record does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// Compile-time check that the store is a mail sink.
+var _ mailsrc.Sink = (*Store)(nil)
+
+// Options tune Open; nil means defaults.
+type Options struct {
+	// Logger receives debug and warning logs; nil discards them.
+	Logger *slog.Logger
+	// Principal is the user's own address: the thread list shows the
+	// latest sender who is not the principal.
+	Principal model.Address
+}
+
+// Store is the local SQLite mirror of mail, threads, triage results and
+// queues. It is safe for concurrent use: writes go through one connection,
+// reads through a pool.
+type Store struct {
+	w         *sql.DB // single writer connection
+	r         *sql.DB // read pool
+	log       *slog.Logger
+	principal string // lower-cased email of the principal
+	path      string
+}
+
+// Open opens (creating if needed) the SQLite store at path, creating the
+// parent directory with mode 0700, and applies pending migrations.
+func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: create directory %q: %w", dir, err)
+		}
+	}
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "foreign_keys(ON)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	wq := url.Values{}
+	for k, v := range q {
+		wq[k] = v
+	}
+	wq.Set("_txlock", "immediate")
+	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open %q: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	s := &Store{w: w, log: log, principal: strings.ToLower(opts.Principal.Email), path: path}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %q: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	r.SetMaxIdleConns(4)
+	s.r = r
+	return s, nil
+}
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	err1 := s.r.Close()
+	err2 := s.w.Close()
+	if err1 != nil {
+		return fmt.Errorf("store: close: %w", err1)
+	}
+	if err2 != nil {
+		return fmt.Errorf("store: close: %w", err2)
+	}
+	return nil
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// SchemaVersion returns the applied migration count (PRAGMA user_version).
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("store: read schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("store: read schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("store: database schema version %d is newer than this mailsift (%d): upgrade mailsift", v, len(migrations))
+	}
+	for i := v; i < len(migrations); i++ {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("store: migration %d: %w", i+1, err)
+		}
+		s.log.Debug("store: applied migration", "version", i+1)
+	}
+	return nil
+}
+
+// tx runs fn in one write transaction on the writer connection.
+func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// EnsureAccount records an account and its source URL (redacted by the
+// caller: no secrets).
+func (s *Store) EnsureAccount(ctx context.Context, name, sourceURL string) error {
+	_, err := s.w.ExecContext(ctx, `INSERT INTO accounts(name, source_url) VALUES(?, ?)
+		ON CONFLICT(name) DO UPDATE SET source_url = excluded.source_url`, name, sourceURL)
+	if err != nil {
+		return fmt.Errorf("store: ensure account %q: %w", name, err)
+	}
+	return nil
+}
+
+// Mailboxes lists the mailboxes of an account by name.
+func (s *Store) Mailboxes(ctx context.Context, account string) ([]model.Mailbox, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, role, uidvalidity, uidnext, highestmodseq
+		FROM mailboxes WHERE account = ? ORDER BY name`, account)
+	if err != nil {
+		return nil, fmt.Errorf("store: list mailboxes of %q: %w", account, err)
+	}
+	defer rows.Close()
+	var out []model.Mailbox
+	for rows.Next() {
+		mb := model.Mailbox{Account: account}
+		var role string
+		var uv, un, hm int64
+		if err := rows.Scan(&mb.Name, &role, &uv, &un, &hm); err != nil {
+			return nil, fmt.Errorf("store: list mailboxes of %q: %w", account, err)
+		}
+		mb.Role = model.Role(role)
+		mb.State = model.MailboxState{UIDValidity: uint32(uv), UIDNext: uint32(un), HighestModSeq: uint64(hm)}
+		out = append(out, mb)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list mailboxes of %q: %w", account, err)
+	}
+	return out, nil
+}
+
+// MailboxState returns the stored state of a mailbox (zero if unknown).
+func (s *Store) MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error) {
+	var uv, un, hm int64
+	err := s.r.QueryRowContext(ctx, `SELECT uidvalidity, uidnext, highestmodseq FROM mailboxes
+		WHERE account = ? AND name = ?`, account, mailbox).Scan(&uv, &un, &hm)
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.MailboxState{}, nil
+	}
+	if err != nil {
+		return model.MailboxState{}, fmt.Errorf("store: mailbox state %s/%s: %w", account, mailbox, err)
+	}
+	return model.MailboxState{UIDValidity: uint32(uv), UIDNext: uint32(un), HighestModSeq: uint64(hm)}, nil
+}
+
+// SetMailbox records a mailbox, its role and its state.
+func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO accounts(name) VALUES(?)`, mb.Account); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO mailboxes(account, name, role, uidvalidity, uidnext, highestmodseq)
+			VALUES(?, ?, ?, ?, ?, ?)
+			ON CONFLICT(account, name) DO UPDATE SET role = excluded.role, uidvalidity = excluded.uidvalidity,
+				uidnext = excluded.uidnext, highestmodseq = excluded.highestmodseq`,
+			mb.Account, mb.Name, string(mb.Role), int64(mb.State.UIDValidity), int64(mb.State.UIDNext), int64(mb.State.HighestModSeq))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: set mailbox %s/%s: %w", mb.Account, mb.Name, err)
+	}
+	return nil
+}

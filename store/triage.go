@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"mailsift/model"
+)
+
+// TriageRecord is one stored triage of a thread.
+type TriageRecord struct {
+	ThreadID int64
+	Result   model.EmailTriageResult
+	// Source is "ollama" or "deterministic".
+	Source string
+	// Model is the model name, e.g. "llama3.2:3b"; "" for deterministic.
+	Model string
+	// CacheKey identifies the triager: schema version + model + prompt
+	// version. One record is kept per thread and cache key.
+	CacheKey string
+	// ContentHash is the thread content hash the triage was computed on.
+	ContentHash string
+	// Beyond-contract extras.
+	Intent, Urgency, Sentiment, Route string
+	Confidence                        float64
+	// Reasons the UI shows.
+	SpamReasons, PhishingReasons, Signals []string
+	CreatedAt                             time.Time
+}
+
+// ThreadContentHash returns the hash over a thread's messages (Message-ID
+// and content hash, oldest first); it changes when a message arrives,
+// leaves or gets its body.
+func (s *Store) ThreadContentHash(ctx context.Context, threadID int64) (string, error) {
+	var h string
+	err := s.r.QueryRowContext(ctx, `SELECT content_hash FROM threads WHERE id = ?`, threadID).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("store: thread %d: %w", threadID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: thread %d content hash: %w", threadID, err)
+	}
+	return h, nil
+}
+
+// ThreadsNeedingTriage returns up to limit threads with at least one
+// fetched body and no triage record for cacheKey on their current content
+// hash: threads with unread messages first, then newest first.
+func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT t.id FROM threads t
+		WHERE t.has_body = 1 AND NOT EXISTS (SELECT 1 FROM triage tr
+			WHERE tr.thread_id = t.id AND tr.cache_key = ? AND tr.content_hash = t.content_hash)
+		ORDER BY (t.unread > 0) DESC, t.latest DESC, t.id DESC LIMIT ?`, cacheKey, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: threads needing triage: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: threads needing triage: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: threads needing triage: %w", err)
+	}
+	return out, nil
+}
+
+func jsonList(a []string) string {
+	if a == nil {
+		a = []string{}
+	}
+	return mustJSON(a)
+}
+
+// SaveTriage stores (replacing) the triage of a thread for rec.CacheKey and
+// moves the thread to its section unless the user overrode it. A zero
+// CreatedAt is set to now.
+func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error {
+	if rec.CacheKey == "" {
+		return fmt.Errorf("store: save triage of thread %d: empty cache key", rec.ThreadID)
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = time.Now()
+	}
+	res, err := json.Marshal(rec.Result)
+	if err != nil {
+		return fmt.Errorf("store: save triage of thread %d: %w", rec.ThreadID, err)
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		var n int
+		if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		_, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
+			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
+				result_json = excluded.result_json, source = excluded.source, model = excluded.model,
+				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
+				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
+				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
+			rec.ThreadID, rec.CacheKey, rec.ContentHash, string(res), rec.Source, rec.Model, rec.Intent, rec.Urgency,
+			rec.Sentiment, rec.Route, rec.Confidence, jsonList(rec.SpamReasons), jsonList(rec.PhishingReasons),
+			jsonList(rec.Signals), rec.CreatedAt.Unix())
+		if err != nil {
+			return err
+		}
+		return w.updateSection(rec.ThreadID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: save triage of thread %d: %w", rec.ThreadID, err)
+	}
+	return nil
+}
+
+// validOverride reports whether category can be a user override.
+func validOverride(category string) bool {
+	for _, c := range model.Categories {
+		if c == category {
+			return true
+		}
+	}
+	return category == string(SectionQuarantine)
+}
+
+// SetOverride sets the user's bucket for a thread (one of the four triage
+// categories, or "quarantine"); "" clears it. Overrides survive triage.
+func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error {
+	if category != "" && !validOverride(category) {
+		return fmt.Errorf("store: override thread %d: unknown category %q (want one of %s, or quarantine)",
+			threadID, category, strings.Join(model.Categories, ", "))
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		var n int
+		if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, threadID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		var err error
+		if category == "" {
+			_, err = w.exec(`DELETE FROM overrides WHERE thread_id = ?`, threadID)
+		} else {
+			_, err = w.exec(`INSERT INTO overrides(thread_id, category, at) VALUES(?, ?, ?)
+				ON CONFLICT(thread_id) DO UPDATE SET category = excluded.category, at = excluded.at`,
+				threadID, category, time.Now().UnixNano())
+		}
+		if err != nil {
+			return err
+		}
+		return w.updateSection(threadID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: override thread %d: %w", threadID, err)
+	}
+	return nil
+}
+
+// Override is one user override, for few-shot examples and review.
+type Override struct {
+	ThreadID int64
+	Subject  string
+	From     model.Address
+	Category string
+	At       time.Time
+}
+
+// RecentOverrides returns the n most recent overrides, newest first.
+func (s *Store) RecentOverrides(ctx context.Context, n int) ([]Override, error) {
+	if n <= 0 {
+		n = -1
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT o.thread_id, t.subject, t.from_name, t.from_email, o.category, o.at
+		FROM overrides o JOIN threads t ON t.id = o.thread_id ORDER BY o.at DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("store: recent overrides: %w", err)
+	}
+	defer rows.Close()
+	var out []Override
+	for rows.Next() {
+		var o Override
+		var at int64
+		if err := rows.Scan(&o.ThreadID, &o.Subject, &o.From.Name, &o.From.Email, &o.Category, &at); err != nil {
+			return nil, fmt.Errorf("store: recent overrides: %w", err)
+		}
+		o.At = time.Unix(0, at)
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: recent overrides: %w", err)
+	}
+	return out, nil
+}
