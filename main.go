@@ -1,0 +1,318 @@
+// Command mailsift is a keyboard-driven terminal mail assistant: it mirrors mail into a
+// local store, triages threads with a local Ollama model and drafts replies that are
+// sent only after explicit confirmation.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"mailsift/config"
+)
+
+// command is one subcommand. run receives the arguments after the subcommand name.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, g *globals, args []string) int
+}
+
+// commands returns the subcommand table. To add a command, write cmdNAME in
+// cmd_NAME.go and (if it was a stub) delete the stub from cmd_stub.go; the table
+// does not change.
+func commands() []command {
+	return []command{
+		{"init", "write a commented config file (0600) from flags or prompts", cmdInit},
+		{"doctor", "check config, credentials, servers, Ollama and the store", cmdDoctor},
+		{"sync", "mirror the configured accounts into the local store", cmdSync},
+		{"search", "full-text search of the local store", cmdSearch},
+		{"triage", "triage threads headlessly; --json prints contract v1.0 results", cmdTriage},
+		{"mcp", "serve the mailbox over MCP (stdio)", cmdMCP},
+		{"serve", "serve the triage contract over HTTP on 127.0.0.1", cmdServe},
+		{"outbox", "inspect queued sends", cmdOutbox},
+		{"audit", "inspect the audit log", cmdAudit},
+		{"help", "show help for mailsift or a command", cmdHelp},
+	}
+}
+
+// globals holds the global flags and the process environment handed to every command.
+type globals struct {
+	ConfigPath  string
+	Source      string
+	PasswordCmd string
+	DataDir     string
+	Demo        bool
+	Version     bool
+
+	Stdout io.Writer
+	Stderr io.Writer
+	Stdin  io.Reader
+	Env    func(string) string
+
+	logger  *slog.Logger
+	logFile *os.File
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program minus process setup; args exclude the program name.
+// It returns the exit code: 0 success, 1 failure, 2 usage error or not built.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	g := &globals{Stdin: stdin, Stdout: stdout, Stderr: stderr, Env: env}
+	defer g.closeLog()
+
+	fs := g.flagSet("", "[global flags] [command] [flags]")
+	fs.Usage = func() { g.mainUsage(fs.Output()) }
+	if code, ok := g.parseLeading(fs, args); !ok {
+		return code
+	}
+	if g.Version {
+		fmt.Fprintln(stdout, "mailsift", version())
+		return 0
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return cmdTUI(ctx, g, nil)
+	}
+	name := rest[0]
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, g, rest[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "mailsift: unknown command %q\n\n", name)
+	g.mainUsage(stderr)
+	return 2
+}
+
+// mainUsage prints the top-level usage.
+func (g *globals) mainUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: mailsift [global flags] [command] [flags]\n\n")
+	fmt.Fprintf(w, "Without a command, mailsift opens the TUI (the demo mailbox if there is no config).\n\n")
+	fmt.Fprintf(w, "commands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nglobal flags (valid before or after the command):\n")
+	tmp := &globals{}
+	fs := tmp.flagSet("", "")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprintf(w, "\nRun 'mailsift COMMAND --help' for a command's flags.\n")
+}
+
+// flagSet returns a FlagSet for command name with the global flags registered, so
+// they are accepted after the command too. synopsis follows "mailsift NAME" in usage.
+func (g *globals) flagSet(name, synopsis string) *flag.FlagSet {
+	full := "mailsift"
+	if name != "" {
+		full += " " + name
+	}
+	fs := flag.NewFlagSet(full, flag.ContinueOnError)
+	fs.StringVar(&g.ConfigPath, "config", g.ConfigPath, "config `FILE` (default $XDG_CONFIG_HOME/mailsift/config.toml)")
+	fs.StringVar(&g.Source, "source", g.Source, "use one ad-hoc account from this source `URL` instead of the config's accounts")
+	fs.StringVar(&g.PasswordCmd, "password-cmd", g.PasswordCmd, "`CMD` printing the password for --source (default: env MAILSIFT_PASSWORD)")
+	fs.StringVar(&g.DataDir, "data-dir", g.DataDir, "data `DIR` for the store and log (default $XDG_DATA_HOME/mailsift)")
+	fs.BoolVar(&g.Demo, "demo", g.Demo, "use the embedded demo mailbox")
+	if name == "" {
+		fs.BoolVar(&g.Version, "version", false, "print the version and exit")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s %s\n", full, synopsis)
+		if s := summaryOf(name); s != "" {
+			fmt.Fprintf(fs.Output(), "\n%s\n", s)
+		}
+		fmt.Fprintf(fs.Output(), "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func summaryOf(name string) string {
+	for _, c := range commands() {
+		if c.name == name {
+			return c.summary
+		}
+	}
+	return ""
+}
+
+// parseLeading parses flags up to the first non-flag argument (the command name).
+// ok is false when the caller must return code.
+func (g *globals) parseLeading(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	var errBuf strings.Builder
+	fs.SetOutput(&errBuf)
+	err := fs.Parse(args)
+	return g.parseResult(fs, err, errBuf.String())
+}
+
+// parse parses a command's flags, allowing flags and positional arguments to be
+// interleaved ("search foo --data-dir x"); "--" ends flag parsing. Positional
+// arguments are returned. ok is false when the caller must return code: 0 after
+// --help (usage on stdout), 2 after a bad flag (usage on stderr).
+func (g *globals) parse(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	var errBuf strings.Builder
+	fs.SetOutput(&errBuf)
+	var tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
+	for {
+		err := fs.Parse(args)
+		if code, ok := g.parseResult(fs, err, errBuf.String()); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return append(positional, tail...), 0, true
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func (g *globals) parseResult(fs *flag.FlagSet, err error, msg string) (int, bool) {
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(g.Stdout)
+		fs.Usage()
+		return 0, false
+	default:
+		fmt.Fprintf(g.Stderr, "%s: %v\n", fs.Name(), err)
+		fs.SetOutput(g.Stderr)
+		fs.Usage()
+		_ = msg // the flag package's own message duplicates err
+		return 2, false
+	}
+}
+
+// loadConfig loads the configuration for the global flags: --demo uses the demo
+// mailbox, --source one ad-hoc account, else the config file; with no config file at
+// the default path it falls back to the demo mailbox and sets cfg.NoConfig.
+func (g *globals) loadConfig() (*config.Config, error) {
+	opts := config.LoadOptions{
+		Path:        g.ConfigPath,
+		Env:         g.Env,
+		DataDir:     g.DataDir,
+		Source:      g.Source,
+		PasswordCmd: g.PasswordCmd,
+		Demo:        g.Demo,
+	}
+	cfg, err := config.Load(opts)
+	if errors.Is(err, config.ErrNoConfig) {
+		opts.Demo = true
+		cfg, err = config.Load(opts)
+		if err != nil {
+			return nil, err
+		}
+		cfg.NoConfig = true
+		return cfg, nil
+	}
+	return cfg, err
+}
+
+// noConfigHint is shown when the demo mailbox was chosen because no config exists.
+const noConfigHint = "no config: showing the demo mailbox — run `mailsift init` to configure"
+
+// dataDir returns --data-dir or the default data directory.
+func (g *globals) dataDir() (string, error) {
+	if g.DataDir != "" {
+		return g.DataDir, nil
+	}
+	return config.DefaultDataDir(g.Env)
+}
+
+// Logger returns the logger writing to <data-dir>/mailsift.log, opening it on first
+// use (directory 0700, file 0600). It never logs to the terminal: if the file cannot
+// be opened, logs are discarded and the reason is returned once as err.
+func (g *globals) Logger() (*slog.Logger, error) {
+	if g.logger != nil {
+		return g.logger, nil
+	}
+	g.logger = slog.New(slog.DiscardHandler)
+	dir, err := g.dataDir()
+	if err != nil {
+		return g.logger, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return g.logger, fmt.Errorf("log: create %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(config.LogPath(dir), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return g.logger, fmt.Errorf("log: open %s: %w", config.LogPath(dir), err)
+	}
+	g.logFile = f
+	g.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return g.logger, nil
+}
+
+func (g *globals) closeLog() {
+	if g.logFile != nil {
+		g.logFile.Close()
+		g.logFile = nil
+	}
+}
+
+// notBuilt is the body of a stub command: it handles --help and otherwise reports
+// that the command does not exist yet.
+func (g *globals) notBuilt(name string, args []string) int {
+	fs := g.flagSet(name, "[flags]")
+	if _, code, ok := g.parse(fs, args); !ok {
+		return code
+	}
+	fmt.Fprintf(g.Stderr, "mailsift %s: not built yet (see issues)\n", name)
+	return 2
+}
+
+func cmdHelp(ctx context.Context, g *globals, args []string) int {
+	fs := g.flagSet("help", "[command]")
+	pos, code, ok := g.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		g.mainUsage(g.Stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == pos[0] && c.name != "help" {
+			return c.run(ctx, g, []string{"--help"})
+		}
+	}
+	if pos[0] == "help" {
+		g.mainUsage(g.Stdout)
+		return 0
+	}
+	fmt.Fprintf(g.Stderr, "mailsift help: unknown command %q\n\n", pos[0])
+	g.mainUsage(g.Stderr)
+	return 2
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
