@@ -30,15 +30,19 @@ type msgOpt func(*model.Message)
 func inReplyTo(ids ...string) msgOpt {
 	return func(m *model.Message) { m.InReplyTo = ids[len(ids)-1:]; m.References = ids }
 }
-func at(d time.Duration) msgOpt          { return func(m *model.Message) { m.Date = t0.Add(d) } }
-func from(name, email string) msgOpt   { return func(m *model.Message) { m.From = model.Address{Name: name, Email: email} } }
-func inMailbox(mb string) msgOpt         { return func(m *model.Message) { m.Loc.Mailbox = mb } }
-func seen() msgOpt                       { return func(m *model.Message) { m.Flags.Seen = true } }
-func body(s string) msgOpt               { return func(m *model.Message) { m.Text = s } }
-func envelopeOnly() msgOpt               { return func(m *model.Message) { m.HasBody = false; m.ContentHash = ""; m.Text = "" } }
-func subject(s string) msgOpt            { return func(m *model.Message) { m.Subject = s } }
-func account(a string) msgOpt            { return func(m *model.Message) { m.Loc.Account = a } }
-func withKey(k string) msgOpt            { return func(m *model.Message) { m.Loc.Key = k } }
+func at(d time.Duration) msgOpt { return func(m *model.Message) { m.Date = t0.Add(d) } }
+func from(name, email string) msgOpt {
+	return func(m *model.Message) { m.From = model.Address{Name: name, Email: email} }
+}
+func inMailbox(mb string) msgOpt { return func(m *model.Message) { m.Loc.Mailbox = mb } }
+func seen() msgOpt               { return func(m *model.Message) { m.Flags.Seen = true } }
+func body(s string) msgOpt       { return func(m *model.Message) { m.Text = s } }
+func envelopeOnly() msgOpt {
+	return func(m *model.Message) { m.HasBody = false; m.ContentHash = ""; m.Text = "" }
+}
+func subject(s string) msgOpt { return func(m *model.Message) { m.Subject = s } }
+func account(a string) msgOpt { return func(m *model.Message) { m.Loc.Account = a } }
+func withKey(k string) msgOpt { return func(m *model.Message) { m.Loc.Key = k } }
 
 func mkMsg(id, subj string, opts ...msgOpt) *model.Message {
 	m := &model.Message{
