@@ -1,0 +1,240 @@
+package bayes
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Model is a trained multinomial naive Bayes model: per-token counts in
+// spam and ham, over a vocabulary cut to the most informative tokens.
+type Model struct {
+	// Source says what the model was trained on, for doctor and reports.
+	Source string `json:"source"`
+	// SpamDocs and HamDocs count training messages per class.
+	SpamDocs int `json:"spam_docs"`
+	HamDocs  int `json:"ham_docs"`
+	// SpamTotal and HamTotal count token occurrences per class (kept
+	// vocabulary only).
+	SpamTotal int `json:"spam_total"`
+	HamTotal  int `json:"ham_total"`
+	// Tokens maps a token to its [spam, ham] occurrence counts.
+	Tokens map[string][2]int `json:"tokens"`
+	// Threshold is the spam probability at or above which a message is spam.
+	Threshold float64 `json:"threshold"`
+}
+
+// Read decodes a gzipped JSON model.
+func Read(r io.Reader) (*Model, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("bayes: read model: %w", err)
+	}
+	defer zr.Close()
+	var m Model
+	if err := json.NewDecoder(zr).Decode(&m); err != nil {
+		return nil, fmt.Errorf("bayes: decode model: %w", err)
+	}
+	if m.SpamDocs == 0 || m.HamDocs == 0 || len(m.Tokens) == 0 {
+		return nil, errors.New("bayes: model is empty")
+	}
+	if m.Threshold <= 0 || m.Threshold >= 1 {
+		m.Threshold = 0.9
+	}
+	return &m, nil
+}
+
+// Write encodes the model as gzipped JSON.
+func (m *Model) Write(w io.Writer) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(zw).Encode(m); err != nil {
+		return fmt.Errorf("bayes: encode model: %w", err)
+	}
+	return zw.Close()
+}
+
+// UserCounts are the user's own spam / not-spam marks, added on top of
+// the shipped model. It is what is persisted per user.
+type UserCounts struct {
+	SpamDocs  int               `json:"spam_docs"`
+	HamDocs   int               `json:"ham_docs"`
+	SpamTotal int               `json:"spam_total"`
+	HamTotal  int               `json:"ham_total"`
+	Tokens    map[string][2]int `json:"tokens"`
+}
+
+// FeedbackStore persists the user's marks. The JSON file store below is
+// the default; the SQLite store can implement it later.
+type FeedbackStore interface {
+	LoadFeedback() (*UserCounts, error)
+	SaveFeedback(*UserCounts) error
+}
+
+// FileFeedback keeps the user's marks in a JSON file (e.g.
+// <data-dir>/bayes-user.json).
+type FileFeedback string
+
+// LoadFeedback reads the file; a missing file is no feedback yet.
+func (f FileFeedback) LoadFeedback() (*UserCounts, error) {
+	b, err := os.ReadFile(string(f))
+	if errors.Is(err, os.ErrNotExist) {
+		return &UserCounts{Tokens: map[string][2]int{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bayes: read feedback: %w", err)
+	}
+	var u UserCounts
+	if err := json.Unmarshal(b, &u); err != nil {
+		return nil, fmt.Errorf("bayes: feedback file %s is corrupt (delete it to start over): %w", string(f), err)
+	}
+	if u.Tokens == nil {
+		u.Tokens = map[string][2]int{}
+	}
+	return &u, nil
+}
+
+// SaveFeedback writes the file atomically (temp file + rename), 0600.
+func (f FileFeedback) SaveFeedback(u *UserCounts) error {
+	b, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(string(f))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("bayes: save feedback: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".bayes-user-*.json")
+	if err != nil {
+		return fmt.Errorf("bayes: save feedback: %w", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("bayes: save feedback: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("bayes: save feedback: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), string(f)); err != nil {
+		return fmt.Errorf("bayes: save feedback: %w", err)
+	}
+	return nil
+}
+
+// alpha is the Laplace smoothing constant.
+const alpha = 1.0
+
+// Classifier scores messages with a base model plus the user's marks.
+// It is safe for concurrent use.
+type Classifier struct {
+	base *Model
+	mu   sync.RWMutex
+	user *UserCounts
+}
+
+// NewClassifier returns a classifier over base with the user's marks
+// (nil for none).
+func NewClassifier(base *Model, user *UserCounts) *Classifier {
+	if user == nil {
+		user = &UserCounts{}
+	}
+	if user.Tokens == nil {
+		user.Tokens = map[string][2]int{}
+	}
+	return &Classifier{base: base, user: user}
+}
+
+// Threshold is the spam probability at or above which a message is spam.
+func (c *Classifier) Threshold() float64 { return c.base.Threshold }
+
+// SpamProbability returns P(spam | tokens) in [0,1]. Tokens outside the
+// vocabulary (base or user) are ignored.
+func (c *Classifier) SpamProbability(tokens []string) float64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	b, u := c.base, c.user
+	vocab := float64(len(b.Tokens) + len(u.Tokens))
+	spamDocs := float64(b.SpamDocs + u.SpamDocs)
+	hamDocs := float64(b.HamDocs + u.HamDocs)
+	spamDen := math.Log(float64(b.SpamTotal+u.SpamTotal) + alpha*vocab)
+	hamDen := math.Log(float64(b.HamTotal+u.HamTotal) + alpha*vocab)
+	score := math.Log(spamDocs) - math.Log(hamDocs)
+	for _, t := range tokens {
+		bc, inBase := b.Tokens[t]
+		var uc [2]int
+		inUser := false
+		if len(u.Tokens) > 0 {
+			uc, inUser = u.Tokens[t]
+		}
+		if !inBase && !inUser {
+			continue
+		}
+		s := float64(bc[0]+uc[0]) + alpha
+		h := float64(bc[1]+uc[1]) + alpha
+		score += (math.Log(s) - spamDen) - (math.Log(h) - hamDen)
+	}
+	// logistic of the log-odds, guarded against overflow
+	if score > 40 {
+		return 1
+	}
+	if score < -40 {
+		return 0
+	}
+	return 1 / (1 + math.Exp(-score))
+}
+
+// Learn adds one message's tokens as spam (or ham) from the user's mark.
+// Marking the same message twice counts twice: callers mark once per
+// change of the user's verdict (use Unlearn to undo a previous mark).
+func (c *Classifier) Learn(tokens []string, spam bool) { c.adjust(tokens, spam, 1) }
+
+// Unlearn removes a previous Learn of the same tokens and class.
+func (c *Classifier) Unlearn(tokens []string, spam bool) { c.adjust(tokens, spam, -1) }
+
+func (c *Classifier) adjust(tokens []string, spam bool, d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := 1
+	if spam {
+		i = 0
+		c.user.SpamDocs += d
+		c.user.SpamTotal += d * len(tokens)
+	} else {
+		c.user.HamDocs += d
+		c.user.HamTotal += d * len(tokens)
+	}
+	for _, t := range tokens {
+		v := c.user.Tokens[t]
+		v[i] += d
+		if v[0] <= 0 && v[1] <= 0 {
+			delete(c.user.Tokens, t)
+			continue
+		}
+		c.user.Tokens[t] = v
+	}
+}
+
+// Feedback returns a copy of the user's marks, to persist.
+func (c *Classifier) Feedback() *UserCounts {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	u := *c.user
+	u.Tokens = make(map[string][2]int, len(c.user.Tokens))
+	for k, v := range c.user.Tokens {
+		u.Tokens[k] = v
+	}
+	return &u
+}
+
+// Base returns the shipped model (read-only).
+func (c *Classifier) Base() *Model { return c.base }

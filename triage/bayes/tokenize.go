@@ -1,0 +1,97 @@
+// Package bayes is mailsift's learned spam score: a multinomial naive
+// Bayes classifier over words of the subject, body and sender domain,
+// trained on the SpamAssassin public corpus (groups spam-1 and easy-ham-1
+// only), shipped small as an embedded model, and adjusted by the user's
+// own spam / not-spam marks.
+package bayes
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxBodyBytes is how much of a body is tokenized; spam decides early.
+const MaxBodyBytes = 16 << 10
+
+// Tokenize returns the classifier's tokens for one message: body words,
+// subject words prefixed "s:", and the sender's domain prefixed "d:".
+// Words are lower-cased letter/digit runs of 2 to 24 bytes; pure numbers
+// longer than 4 digits collapse to "#num".
+func Tokenize(subject, body, fromDomain string) []string {
+	if len(body) > MaxBodyBytes {
+		body = body[:MaxBodyBytes]
+	}
+	toks := make([]string, 0, len(body)/6+8)
+	toks = AppendWords(toks, subject, "s:")
+	toks = AppendWords(toks, body, "")
+	if fromDomain != "" {
+		toks = append(toks, "d:"+strings.ToLower(fromDomain))
+	}
+	return toks
+}
+
+// AppendWords appends the words of s, each with prefix, to toks: the
+// same words Tokenize uses.
+func AppendWords(toks []string, s, prefix string) []string {
+	start := -1
+	digits := true
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := s[start:end]
+		start = -1
+		if len(w) < 2 || len(w) > 24 {
+			return
+		}
+		if digits && len(w) > 4 {
+			w = "#num"
+		}
+		toks = append(toks, prefix+lower(w))
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || c == '$' {
+				if start < 0 {
+					start = i
+					digits = true
+				}
+				if c > '9' || c < '0' {
+					digits = false
+				}
+			} else {
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+				digits = true
+			}
+			if !unicode.IsDigit(r) {
+				digits = false
+			}
+		} else {
+			flush(i)
+		}
+		i += n
+	}
+	flush(len(s))
+	return toks
+}
+
+// lower lower-cases w, allocating only when needed.
+func lower(w string) string {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return strings.ToLower(w)
+		}
+	}
+	return w
+}

@@ -1,0 +1,226 @@
+package triage
+
+import (
+	"fmt"
+	"strings"
+
+	"mailsift/model"
+)
+
+// Sources of a triage outcome.
+const (
+	SourceOllama        = "ollama"
+	SourceDeterministic = "deterministic"
+)
+
+// Extras are the beyond-contract fields stored with a triage (and served
+// by the MCP triage_message tool).
+type Extras struct {
+	// Intent is what the sender wants: "phishing", "spam", "newsletter",
+	// "notification", "meeting", "request", "question", "fyi" or "conversation".
+	Intent string `json:"intent"`
+	// Urgency is "low", "medium" or "high".
+	Urgency string `json:"urgency"`
+	// Sentiment is "negative", "neutral" or "positive".
+	Sentiment string `json:"sentiment"`
+	// Confidence in the category, in [0,1].
+	Confidence float64 `json:"confidence"`
+	// Route suggests where the thread goes: "quarantine", "respond-now",
+	// "reply", "calendar", "read", "read-later".
+	Route string `json:"route"`
+}
+
+// Outcome is one triage: the contract result plus what mailsift keeps
+// beside it.
+type Outcome struct {
+	Result model.EmailTriageResult
+	// Source is SourceOllama or SourceDeterministic.
+	Source string
+	// Model is the Ollama model ("" for deterministic).
+	Model string
+	// FallbackReason says why a deterministic result replaced the model's
+	// ("" when the model answered or deterministic was asked for).
+	FallbackReason string
+	Extras         Extras
+	// SpamReasons and PhishingReasons back the flags, for the UI.
+	SpamReasons, PhishingReasons []string
+	Signals                      []Signal
+	// PromptTokens is Ollama's prompt_eval_count of the accepted answer;
+	// Attempts counts chat calls made.
+	PromptTokens, Attempts int
+}
+
+// Deterministic triages a thread (messages oldest first) for principal
+// with the shipped spam model and no model call.
+func Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
+	return NewAnalyzer(nil).Deterministic(msgs, principal)
+}
+
+// Deterministic triages a thread (messages oldest first) from signals alone.
+func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
+	an := a.analyze(msgs, principal)
+	o := &Outcome{Source: SourceDeterministic, Signals: an.signals}
+	r := &o.Result
+	r.ActionItems = []model.ActionItem{}
+
+	phishing := an.phishScore >= 3.5 && an.lure
+	spam := !an.replied && (an.spamProb >= a.threshold() || (an.spamPhrases >= 2 && an.spamProb >= 0.5))
+	if phishing {
+		spam = true // phishing is unsolicited mail too
+	}
+	r.IsPhishing, r.IsSpam = phishing, spam
+	for _, s := range an.signals {
+		switch {
+		case phishing && phishingKinds[s.Kind]:
+			o.PhishingReasons = append(o.PhishingReasons, s.Reason)
+		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase):
+			o.SpamReasons = append(o.SpamReasons, s.Reason)
+		}
+	}
+	if spam && len(o.SpamReasons) == 0 {
+		if phishing {
+			o.SpamReasons = append(o.SpamReasons, "phishing attempt")
+		} else {
+			o.SpamReasons = append(o.SpamReasons, fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb))
+		}
+	}
+
+	direct := an.addressed && (an.questions > 0 || an.requests > 0)
+	switch {
+	case phishing || spam:
+		r.Category = model.CategoryLowPriority
+	case an.bulk && !direct:
+		r.Category = model.CategoryLowPriority
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && direct):
+		r.Category = model.CategoryUrgent
+	case an.calendar || direct || (an.addressed && len(an.items) > 0):
+		r.Category = model.CategoryActionable
+	default:
+		r.Category = model.CategoryInformational
+	}
+	if !phishing && !spam && r.Category != model.CategoryLowPriority {
+		r.ActionItems = append(r.ActionItems, an.items...)
+		if an.calendar && len(r.ActionItems) == 0 {
+			r.ActionItems = append(r.ActionItems, model.ActionItem{Description: "Respond to the meeting invitation"})
+		}
+	}
+	r.Summary = summary(msgs, an)
+	o.Extras = extras(r, an)
+	return o
+}
+
+func (a *Analyzer) threshold() float64 {
+	if a.spam == nil {
+		return 2 // never
+	}
+	return a.spam.Threshold()
+}
+
+// summary is extractive: subject, sender, message count and the first
+// meaningful sentence of the latest message from others.
+func summary(msgs []*model.Message, an *analysis) string {
+	if len(msgs) == 0 {
+		return "Empty thread."
+	}
+	subject := strings.TrimSpace(msgs[0].Subject)
+	for _, m := range msgs {
+		if s := strings.TrimSpace(m.Subject); s != "" {
+			subject = s
+			break
+		}
+	}
+	if subject == "" {
+		subject = "(no subject)"
+	}
+	latest := msgs[len(msgs)-1]
+	if an.latest >= 0 {
+		latest = msgs[an.latest]
+	}
+	sender := latest.From.Name
+	if sender == "" {
+		sender = latest.From.Email
+	}
+	var sb strings.Builder
+	sb.WriteString(truncateRunes(subject, 100))
+	if sender != "" {
+		sb.WriteString(" — from ")
+		sb.WriteString(truncateRunes(sender, 60))
+	}
+	if n := len(msgs); n > 1 {
+		fmt.Fprintf(&sb, " (%d messages)", n)
+	}
+	if an.firstLine != "" {
+		sb.WriteString(": ")
+		sb.WriteString(truncateRunes(an.firstLine, 200))
+	} else {
+		sb.WriteString(".")
+	}
+	return sb.String()
+}
+
+// extras derives intent, urgency, sentiment, confidence and route.
+func extras(r *model.EmailTriageResult, an *analysis) Extras {
+	e := Extras{Urgency: "low", Sentiment: "neutral"}
+	switch {
+	case r.IsPhishing:
+		e.Intent = "phishing"
+	case r.IsSpam:
+		e.Intent = "spam"
+	case an.bulk:
+		e.Intent = "newsletter"
+	case an.automated:
+		e.Intent = "notification"
+	case an.calendar || an.meeting && an.questions > 0:
+		e.Intent = "meeting"
+	case an.requests > 0:
+		e.Intent = "request"
+	case an.questions > 0:
+		e.Intent = "question"
+	case an.replied:
+		e.Intent = "conversation"
+	default:
+		e.Intent = "fyi"
+	}
+	switch r.Category {
+	case model.CategoryUrgent:
+		e.Urgency = "high"
+	case model.CategoryActionable:
+		e.Urgency = "medium"
+	}
+	switch {
+	case an.negative > an.positive:
+		e.Sentiment = "negative"
+	case an.positive > an.negative:
+		e.Sentiment = "positive"
+	}
+	switch {
+	case r.IsPhishing || r.IsSpam:
+		e.Route = "quarantine"
+	case r.Category == model.CategoryUrgent:
+		e.Route = "respond-now"
+	case r.Category == model.CategoryActionable && (an.calendar || e.Intent == "meeting"):
+		e.Route = "calendar"
+	case r.Category == model.CategoryActionable:
+		e.Route = "reply"
+	case r.Category == model.CategoryInformational:
+		e.Route = "read"
+	default:
+		e.Route = "read-later"
+	}
+	// Confidence: how many independent signals back the decision.
+	c := 0.45
+	switch {
+	case r.IsPhishing:
+		c = 0.6 + 0.05*min(an.phishScore, 7)
+	case r.IsSpam:
+		c = 0.5 + 0.4*an.spamProb
+	case an.bulk:
+		c = 0.75
+	case an.calendar || an.soonDeadline && an.requests+an.questions > 0:
+		c = 0.7
+	case an.requests+an.questions > 0:
+		c = 0.6
+	}
+	e.Confidence = min(max(c, 0), 0.95)
+	return e
+}

@@ -1,0 +1,184 @@
+package triage
+
+import (
+	"mailsift/triage/bayes"
+)
+
+// phraseKind groups phrases by what they indicate.
+type phraseKind uint8
+
+const (
+	pkInjection phraseKind = iota
+	pkCredential
+	pkPayment
+	pkUrgency
+	pkMeeting
+	pkRequest
+	pkPositive
+	pkNegative
+	pkSpammy
+	numPhraseKinds
+)
+
+// phraseLists are matched word by word over lower-cased words (1-letter
+// words such as "a" and "i" are not words for the tokenizer, so phrases
+// omit them).
+var phraseLists = [numPhraseKinds][]string{
+	pkInjection: {
+		"ignore previous instructions", "ignore all previous instructions", "ignore the previous instructions",
+		"ignore prior instructions", "ignore all prior instructions", "ignore your instructions", "ignore the above",
+		"ignore all above", "ignore your rules", "ignore the rules", "ignore all rules", "ignore your previous",
+		"disregard previous instructions", "disregard all previous", "disregard the above", "disregard your instructions",
+		"disregard all prior", "forget your instructions", "forget all previous", "new instructions", "system prompt",
+		"you are now", "as an ai", "you are an ai", "language model", "mark this as urgent", "mark this email as",
+		"mark this message as", "mark this as", "mark as urgent", "classify this as", "classify this email",
+		"categorize this as", "categorise this as", "set the category", "set category", "is_spam", "is_phishing",
+		"do not flag", "reply with your", "forward this email to", "forward this message to",
+		"forward all emails", "forward all messages", "send me the contents", "assistant must", "the assistant should",
+		"ai assistant", "triage this as", "treat this as urgent", "override the", "end of mail", "end of email",
+	},
+	pkCredential: {
+		"verify your account", "verify your identity", "confirm your identity", "confirm your account",
+		"confirm your password", "enter your password", "update your password", "your password will expire",
+		"password expires", "login credentials", "sign in to verify", "log in to verify", "verify your login",
+		"validate your account", "account will be suspended", "account has been suspended", "account will be closed",
+		"account has been locked", "account is locked", "unusual activity", "unusual sign in", "suspicious activity",
+		"security alert", "social security number", "bank account details", "card details", "credit card number",
+		"update your payment", "update your billing", "payment information", "verify your payment", "reactivate your account",
+		"restore access", "mailbox is full", "mailbox quota", "re validate", "revalidate",
+	},
+	pkPayment: {
+		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
+		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
+		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice", "change of bank details",
+		"new bank details", "updated bank details", "payment to the new account",
+	},
+	pkUrgency: {
+		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",
+		"within 24 hours", "within 48 hours", "within hours", "final notice", "final warning", "last chance",
+		"expires today", "time sensitive", "time critical", "critical", "emergency", "deadline today", "eod today",
+		"end of day today", "today", "tonight", "before noon", "outage", "down for", "production is down",
+	},
+	pkMeeting: {
+		"meeting", "meet", "call", "calendar", "invite", "invitation", "reschedule", "schedule", "agenda",
+		"zoom", "teams meeting", "google meet", "hop on", "sync up", "catch up", "are you available",
+		"are you free", "does that work", "does this work", "works for you", "work for you", "time slot", "rsvp",
+		"conference call", "standup", "1:1", "one on one",
+	},
+	pkRequest: {
+		"please", "can you", "could you", "would you", "will you", "kindly", "let me know", "need you to",
+		"need your", "your approval", "your feedback", "your input", "your review", "please review", "please confirm",
+		"please send", "please sign", "action required", "required action", "waiting for your", "get back to me",
+		"respond by", "reply by", "sign off", "approve",
+	},
+	pkPositive: {
+		"thanks", "thank you", "great", "glad", "appreciate", "congratulations", "congrats", "awesome", "happy",
+		"excellent", "wonderful", "well done", "good news", "pleased", "delighted", "love",
+	},
+	pkNegative: {
+		"unfortunately", "problem", "issue", "issues", "disappointed", "frustrated", "angry", "broken", "failed",
+		"failure", "complaint", "sorry", "concern", "concerned", "unacceptable", "bad news", "delay", "delayed",
+		"cancelled", "canceled", "error", "outage", "refund", "escalate", "escalation",
+	},
+	pkSpammy: {
+		"you have won", "you won", "winner", "lottery", "claim your prize", "claim your reward", "free money",
+		"risk free", "100 free", "no cost", "earn money", "work from home", "make money", "cheap", "viagra",
+		"cialis", "unsubscribe here", "limited time offer", "special promotion", "click below", "click here",
+		"million dollars", "inheritance", "beneficiary", "nigeria", "dear friend", "dear beneficiary", "this is not spam",
+	},
+}
+
+// phraseIndex is the compiled phrase lists: phrases by first word.
+type phraseIndex map[string][]compiledPhrase
+
+type compiledPhrase struct {
+	words []string
+	kind  phraseKind
+	text  string
+}
+
+func compilePhrases() phraseIndex {
+	idx := phraseIndex{}
+	for k, list := range phraseLists {
+		for _, p := range list {
+			w := bayes.AppendWords(nil, p, "")
+			if len(w) == 0 {
+				continue
+			}
+			idx[w[0]] = append(idx[w[0]], compiledPhrase{words: w, kind: phraseKind(k), text: p})
+		}
+	}
+	return idx
+}
+
+// phraseHit is one matched phrase at word position pos.
+type phraseHit struct {
+	kind phraseKind
+	text string
+	pos  int
+	n    int
+}
+
+// match finds phrase hits in words. Injection phrases are matched first
+// and their words are not used for any other kind, so "mark this as
+// urgent" counts as an injection attempt and not as urgency.
+func (idx phraseIndex) match(words []string) []phraseHit {
+	var hits []phraseHit
+	masked := -1 // words before this index belong to an injection hit
+	for i := 0; i < len(words); i++ {
+		cands := idx[words[i]]
+		if len(cands) == 0 {
+			continue
+		}
+		// injection first, longest first (lists are short)
+		best := -1
+		for ci, c := range cands {
+			if c.kind != pkInjection || !hasWordsAt(words, i, c.words) {
+				continue
+			}
+			if best < 0 || len(c.words) > len(cands[best].words) {
+				best = ci
+			}
+		}
+		if best >= 0 {
+			c := cands[best]
+			hits = append(hits, phraseHit{kind: c.kind, text: c.text, pos: i, n: len(c.words)})
+			masked = i + len(c.words)
+			continue
+		}
+		if i < masked {
+			continue
+		}
+		for _, c := range cands {
+			if c.kind == pkInjection || !hasWordsAt(words, i, c.words) {
+				continue
+			}
+			hits = append(hits, phraseHit{kind: c.kind, text: c.text, pos: i, n: len(c.words)})
+		}
+	}
+	return hits
+}
+
+func hasWordsAt(words []string, i int, p []string) bool {
+	if i+len(p) > len(words) {
+		return false
+	}
+	for j, w := range p {
+		if words[i+j] != w {
+			return false
+		}
+	}
+	return true
+}
+
+// containsInjection says whether s contains an injection phrase; used to
+// keep such sentences out of summaries and action items.
+func (idx phraseIndex) containsInjection(s string) bool {
+	words := bayes.AppendWords(nil, s, "")
+	for _, h := range idx.match(words) {
+		if h.kind == pkInjection {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,466 @@
+package triage
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"mailsift/model"
+	"mailsift/triage/bayes"
+)
+
+// SignalKind names one deterministic signal.
+type SignalKind string
+
+// Signal kinds. Phishing kinds back is_phishing, spam kinds back is_spam;
+// the rest steer the category and the prompt.
+const (
+	SigAuthFail           SignalKind = "auth-fail"
+	SigReplyToMismatch    SignalKind = "reply-to-mismatch"
+	SigReturnPathMismatch SignalKind = "return-path-mismatch"
+	SigLookalikeDomain    SignalKind = "lookalike-domain"
+	SigPunycodeDomain     SignalKind = "punycode-domain"
+	SigDisplayNameSpoof   SignalKind = "display-name-spoof"
+	SigLinkMismatch       SignalKind = "link-mismatch"
+	SigIPLink             SignalKind = "ip-link"
+	SigCredentialRequest  SignalKind = "credential-request"
+	SigPaymentRequest     SignalKind = "payment-request"
+	SigUrgency            SignalKind = "urgency"
+	SigSpamScore          SignalKind = "spam-score"
+	SigSpamPhrase         SignalKind = "spam-phrase"
+	SigBulk               SignalKind = "bulk"
+	SigAutomated          SignalKind = "automated"
+	SigCalendar           SignalKind = "calendar"
+	SigMeeting            SignalKind = "meeting"
+	SigPrincipalTo        SignalKind = "principal-to"
+	SigPrincipalCc        SignalKind = "principal-cc"
+	SigPrincipalReplied   SignalKind = "principal-replied"
+	SigDeadline           SignalKind = "deadline"
+	SigQuestion           SignalKind = "question"
+	SigRequest            SignalKind = "request"
+	SigInjection          SignalKind = "prompt-injection"
+)
+
+// Signal is one deterministic finding about a thread. Reason is a short
+// sentence for the UI ("Reply-To goes to evil.example, not paypal.com").
+type Signal struct {
+	Kind   SignalKind `json:"kind"`
+	Reason string     `json:"reason"`
+	// Message is the index of the message in the thread (oldest first).
+	Message int `json:"message"`
+	// Value is the matched text: a domain, a phrase, a due hint as written.
+	Value string `json:"value,omitempty"`
+	// Weight is the signal's contribution to the phishing score (phishing
+	// kinds) or its strength.
+	Weight float64 `json:"weight,omitempty"`
+}
+
+// String renders "kind: reason".
+func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
+
+// phishingKinds are the kinds that back is_phishing.
+var phishingKinds = map[SignalKind]bool{
+	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
+	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
+	SigCredentialRequest: true, SigPaymentRequest: true,
+}
+
+// lureKinds are phishing kinds that ask the reader to do something risky or
+// disguise where a link goes; is_phishing needs at least one.
+var lureKinds = map[SignalKind]bool{
+	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
+	SigCredentialRequest: true, SigPaymentRequest: true,
+}
+
+// Analyzer computes deterministic signals and the offline triage. It is
+// safe for concurrent use; build one and share it.
+type Analyzer struct {
+	phrases phraseIndex
+	spam    *bayes.Classifier
+}
+
+// NewAnalyzer returns an analyzer scoring spam with c (nil: the shipped
+// model without user marks).
+func NewAnalyzer(c *bayes.Classifier) *Analyzer {
+	if c == nil {
+		if m, err := bayes.Default(); err == nil {
+			c = bayes.NewClassifier(m, nil)
+		}
+	}
+	return &Analyzer{phrases: compilePhrases(), spam: c}
+}
+
+// Classifier returns the spam classifier (nil if none), e.g. to learn
+// from the user's marks.
+func (a *Analyzer) Classifier() *bayes.Classifier { return a.spam }
+
+// analysis is everything the deterministic triage derives from a thread.
+type analysis struct {
+	signals      []Signal
+	phishScore   float64
+	lure         bool
+	spamProb     float64
+	spamPhrases  int
+	bulk         bool
+	automated    bool
+	calendar     bool
+	meeting      bool
+	addressed    bool // principal in To (or no recipients known) of the latest message from others
+	ccOnly       bool
+	replied      bool // the principal wrote in the thread
+	urgency      int
+	soonDeadline bool
+	injection    bool
+	positive     int
+	negative     int
+	items        []model.ActionItem
+	questions    int
+	requests     int
+	latest       int // index of the latest message not from the principal (-1 none)
+	firstLine    string
+}
+
+// Signals returns the deterministic signals of a thread (messages oldest
+// first) for principal, using the shipped spam model.
+func Signals(msgs []*model.Message, principal model.Address) []Signal {
+	return NewAnalyzer(nil).Signals(msgs, principal)
+}
+
+// Signals returns the deterministic signals of a thread (oldest first).
+func (a *Analyzer) Signals(msgs []*model.Message, principal model.Address) []Signal {
+	return a.analyze(msgs, principal).signals
+}
+
+var authFailRe = regexp.MustCompile(`\b(spf|dkim|dmarc)=(fail|softfail|permerror)\b`)
+
+func sameAddr(a, b string) bool { return a != "" && strings.EqualFold(a, b) }
+
+func addrIn(list []model.Address, email string) bool {
+	for _, x := range list {
+		if sameAddr(x.Email, email) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *analysis {
+	an := &analysis{latest: -1}
+	pDomain := domainOf(principal.Email)
+	add := func(s Signal) {
+		an.signals = append(an.signals, s)
+	}
+	for i, m := range msgs {
+		if sameAddr(m.From.Email, principal.Email) {
+			an.replied = true
+			continue
+		}
+		an.latest = i
+	}
+	if an.replied {
+		add(Signal{Kind: SigPrincipalReplied, Reason: "you have written in this thread", Message: -1})
+	}
+	seenDomain := map[string]bool{}
+	for i, m := range msgs {
+		if sameAddr(m.From.Email, principal.Email) {
+			continue
+		}
+		a.headerSignals(an, i, m, pDomain, seenDomain, add)
+		a.bodySignals(an, i, m, pDomain, seenDomain, add, i == an.latest)
+	}
+	if an.latest >= 0 {
+		m := msgs[an.latest]
+		switch {
+		case principal.Email == "" || addrIn(m.To, principal.Email) || (len(m.To) == 0 && len(m.Cc) == 0):
+			an.addressed = true
+			add(Signal{Kind: SigPrincipalTo, Reason: "you are a direct recipient (To)", Message: an.latest})
+		case addrIn(m.Cc, principal.Email):
+			an.ccOnly = true
+			add(Signal{Kind: SigPrincipalCc, Reason: "you are only in Cc", Message: an.latest})
+		}
+		// Spam score on the latest message from others, as trained.
+		if a.spam != nil && !an.replied {
+			toks := bayes.Tokenize(m.Subject, m.Body(), domainOf(m.From.Email))
+			an.spamProb = a.spam.SpamProbability(toks)
+			if an.spamProb >= a.spam.Threshold() {
+				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
+			}
+		}
+	}
+	for _, s := range an.signals {
+		if phishingKinds[s.Kind] {
+			an.phishScore += s.Weight
+		}
+		if lureKinds[s.Kind] {
+			an.lure = true
+		}
+	}
+	if an.urgency > 0 {
+		an.phishScore += 0.5
+	}
+	return an
+}
+
+// headerSignals checks authentication results, Reply-To/Return-Path,
+// sender domains, display names and bulk headers.
+func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain string, seen map[string]bool, add func(Signal)) {
+	from := domainOf(m.From.Email)
+	fromReg := regDomain(from)
+	// Authentication-Results
+	var fails []string
+	for _, h := range []string{"Authentication-Results", "ARC-Authentication-Results"} {
+		for _, v := range m.Headers[h] {
+			for _, f := range authFailRe.FindAllStringSubmatch(strings.ToLower(v), -1) {
+				fails = append(fails, f[1]+"="+f[2])
+			}
+		}
+	}
+	if v := strings.ToLower(strings.TrimSpace(m.Header("Received-SPF"))); strings.HasPrefix(v, "fail") || strings.HasPrefix(v, "softfail") {
+		fails = append(fails, "spf="+strings.Fields(v)[0])
+	}
+	if len(fails) > 0 {
+		fails = dedupe(fails)
+		w := 1.0
+		for _, f := range fails {
+			if strings.HasPrefix(f, "dmarc=") {
+				w = 2
+			}
+		}
+		if len(fails) > 1 {
+			w = 2
+		}
+		add(Signal{Kind: SigAuthFail, Reason: "sender authentication failed (" + strings.Join(fails, ", ") + ")", Message: i, Value: strings.Join(fails, ","), Weight: w})
+	}
+	// Reply-To to another domain
+	for _, rt := range m.ReplyTo {
+		d := domainOf(rt.Email)
+		if d != "" && fromReg != "" && regDomain(d) != fromReg {
+			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
+			break
+		}
+	}
+	if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
+		if d := domainOf(rp); d != "" && regDomain(d) != fromReg {
+			add(Signal{Kind: SigReturnPathMismatch, Reason: fmt.Sprintf("bounces go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 0.5})
+		}
+	}
+	if from != "" && !seen[from] {
+		seen[from] = true
+		a.domainSignals(from, "the sender's domain", i, pDomain, add)
+	}
+	// Display name naming a brand while the address is elsewhere.
+	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
+		for _, b := range brands {
+			if len(b.name) >= 5 && strings.Contains(name, b.name) && !isRealBrandDomain(fromReg, b.real) {
+				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q but writes from %s", m.From.Name, from), Message: i, Value: from, Weight: 2.5})
+				break
+			}
+		}
+	}
+	// Bulk and automated mail.
+	prec := strings.ToLower(m.Header("Precedence"))
+	switch {
+	case m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || prec == "bulk" || prec == "list" || prec == "junk":
+		if !an.bulk {
+			add(Signal{Kind: SigBulk, Reason: "sent to a mailing list or in bulk (List-Id/List-Unsubscribe/Precedence)", Message: i})
+		}
+		an.bulk = true
+	case m.Header("Auto-Submitted") != "" && !strings.EqualFold(m.Header("Auto-Submitted"), "no"):
+		if !an.automated {
+			add(Signal{Kind: SigAutomated, Reason: "sent automatically (Auto-Submitted)", Message: i})
+		}
+		an.automated = true
+	}
+	// Calendar invitations.
+	cal := strings.Contains(strings.ToLower(m.Header("Content-Type")), "text/calendar")
+	for _, at := range m.Attachments {
+		if strings.HasPrefix(strings.ToLower(at.ContentType), "text/calendar") || strings.HasSuffix(strings.ToLower(at.Filename), ".ics") {
+			cal = true
+		}
+	}
+	if cal && !an.calendar {
+		an.calendar = true
+		add(Signal{Kind: SigCalendar, Reason: "contains a calendar invitation", Message: i})
+	}
+}
+
+// domainSignals flags punycode and lookalike domains.
+func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, add func(Signal)) {
+	if strings.Contains(host, "xn--") {
+		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5})
+	}
+	if imitated, ok := lookalike(host, pDomain); ok {
+		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3})
+	}
+}
+
+// bodySignals checks links and phrases of one message.
+func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain string, seen map[string]bool, add func(Signal), latest bool) {
+	body := m.Body()
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	own := ownText(body)
+	// Links
+	var ipDone, mismatchDone bool
+	for _, l := range findLinks(body, 50) {
+		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
+			ipDone = true
+			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2})
+		}
+		if !seen[l.Host] {
+			seen[l.Host] = true
+			a.domainSignals(l.Host, "a link's domain", i, pDomain, add)
+		}
+		if !mismatchDone && l.Text != "" {
+			hreg := regDomain(l.Host)
+			for _, d := range domainsIn(l.Text) {
+				if regDomain(d) != hreg {
+					mismatchDone = true
+					add(Signal{Kind: SigLinkMismatch, Reason: fmt.Sprintf("a link shows %s but goes to %s", d, l.Host), Message: i, Value: l.Host, Weight: 2.5})
+					break
+				}
+			}
+		}
+	}
+	// Phrases over subject and own text.
+	words := bayes.AppendWords(nil, m.Subject, "")
+	words = bayes.AppendWords(words, own, "")
+	var counts [numPhraseKinds]int
+	var first [numPhraseKinds]string
+	for _, h := range a.phrases.match(words) {
+		if counts[h.kind] == 0 {
+			first[h.kind] = h.text
+		}
+		counts[h.kind]++
+	}
+	if counts[pkInjection] > 0 {
+		an.injection = true
+		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})
+	}
+	if counts[pkCredential] > 0 {
+		w := 2.0
+		if counts[pkCredential] > 1 {
+			w = 3
+		}
+		add(Signal{Kind: SigCredentialRequest, Reason: fmt.Sprintf("asks for credentials or account verification (%q)", first[pkCredential]), Message: i, Value: first[pkCredential], Weight: w})
+	}
+	if counts[pkPayment] > 0 {
+		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
+	}
+	if counts[pkSpammy] > 0 {
+		an.spamPhrases += counts[pkSpammy]
+		add(Signal{Kind: SigSpamPhrase, Reason: fmt.Sprintf("uses typical spam wording (%q)", first[pkSpammy]), Message: i, Value: first[pkSpammy], Weight: float64(counts[pkSpammy])})
+	}
+	if !latest {
+		return
+	}
+	if counts[pkUrgency] > 0 {
+		an.urgency = counts[pkUrgency]
+		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
+	}
+	if counts[pkMeeting] > 0 {
+		an.meeting = true
+		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
+	}
+	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
+	a.sentenceSignals(an, i, m, own, add)
+}
+
+var (
+	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
+	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end of (?:the )?day|today|tonight|this morning|this afternoon|within the hour|within \d+ hours?|right away|immediately|tomorrow)\b`)
+	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
+	requestRe  = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you|will you|would you mind|can we|could we|let me know|i need you to|we need you to|i'd like you to|make sure)\b`)
+)
+
+// sentenceSignals finds questions, requests and deadlines in the latest
+// message from others, and turns them into action items.
+func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own string, add func(Signal)) {
+	sender := m.From.Name
+	if sender == "" {
+		sender = m.From.Email
+	}
+	if f := strings.Fields(sender); len(f) > 0 {
+		sender = f[0]
+	}
+	var deadlineDone, soonDone bool
+	for _, s := range sentences(own, 40) {
+		if a.phrases.containsInjection(s) {
+			continue
+		}
+		s = greetingRe.ReplaceAllString(s, "")
+		if s == "" {
+			continue
+		}
+		if an.firstLine == "" && len(s) > 12 {
+			an.firstLine = s
+		}
+		q := strings.HasSuffix(s, "?")
+		r := requestRe.MatchString(s)
+		var due *string
+		if mm := deadlineRe.FindStringSubmatch(s); mm != nil {
+			d := strings.TrimSpace(mm[1])
+			due = &d
+			if !deadlineDone {
+				deadlineDone = true
+				add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+			}
+		} else if mm := soonRe.FindStringSubmatch(s); mm != nil && (q || r) {
+			d := mm[1]
+			due = &d
+		}
+		if due != nil && soonRe.MatchString(*due) && !soonDone {
+			soonDone = true
+			an.soonDeadline = true
+		}
+		if !q && !r {
+			continue
+		}
+		if q {
+			an.questions++
+		}
+		if r {
+			an.requests++
+		}
+		if len(an.items) < 5 {
+			an.items = append(an.items, model.ActionItem{Description: actionText(s, sender, q && !r), DueHint: due})
+		}
+	}
+	if an.questions > 0 {
+		add(Signal{Kind: SigQuestion, Reason: fmt.Sprintf("asks %d question(s)", an.questions), Message: i})
+	}
+	if an.requests > 0 {
+		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("makes %d request(s)", an.requests), Message: i})
+	}
+}
+
+var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
+
+// actionText turns a request or question into an imperative description.
+func actionText(s, sender string, question bool) string {
+	if question && !requestPrefixRe.MatchString(s) {
+		return truncateRunes("Answer "+sender+": "+s, 160)
+	}
+	t := requestPrefixRe.ReplaceAllString(s, "")
+	t = strings.TrimRight(t, "?.! ")
+	if t == "" {
+		t = s
+	}
+	r := []rune(t)
+	r[0] = []rune(strings.ToUpper(string(r[0])))[0]
+	return truncateRunes(string(r), 160)
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,399 @@
+package triage
+
+import (
+	"net"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+	"golang.org/x/net/publicsuffix"
+)
+
+// maxAnalyzed caps how much of one body the deterministic triage reads.
+const maxAnalyzed = 16 << 10
+
+// ownText returns the author's own text of a body: quoted lines,
+// attribution lines, Outlook originals, forwards and signatures dropped.
+// It is a fast line scanner for the deterministic path (the prompt uses
+// mailsrc.StripQuotes, which knows more languages).
+func ownText(body string) string {
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	if !strings.Contains(body, "\n>") && !strings.HasPrefix(body, ">") &&
+		!strings.Contains(body, "wrote:") && !strings.Contains(body, "\n--") &&
+		!strings.Contains(body, "-----") && !strings.Contains(body, "Sent from my") {
+		return body
+	}
+	var sb strings.Builder
+	sb.Grow(len(body))
+	rest := body
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		t := strings.TrimRight(line, " \t\r")
+		switch {
+		case strings.HasPrefix(t, ">"):
+			continue
+		case t == "--" || strings.HasPrefix(t, "Sent from my "):
+			return sb.String()
+		case strings.HasPrefix(t, "-----") && (strings.Contains(t, "Original Message") || strings.Contains(t, "Forwarded")):
+			return sb.String()
+		case strings.HasSuffix(t, "wrote:") && len(t) < 200:
+			continue
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// sentences splits text into trimmed sentences (at . ! ? and blank or
+// line-ending boundaries), at most max of them.
+func sentences(text string, max int) []string {
+	var out []string
+	start := 0
+	emit := func(end int) {
+		s := strings.Join(strings.Fields(text[start:end]), " ")
+		start = end
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	for i := 0; i < len(text) && len(out) < max; i++ {
+		c := text[i]
+		switch c {
+		case '.', '!', '?':
+			// end of sentence if followed by space/end (not "e.g." inside a word or a URL)
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\r' || text[i+1] == '\t' {
+				emit(i + 1)
+			}
+		case '\n':
+			// a blank line or a line that looks like a list item ends a sentence
+			if i+1 < len(text) && (text[i+1] == '\n' || text[i+1] == '-' || text[i+1] == '*' || text[i+1] == '\r') {
+				emit(i + 1)
+			}
+		}
+	}
+	if len(out) < max {
+		emit(len(text))
+	}
+	return out
+}
+
+// domainOf returns the lower-cased domain of an email address.
+func domainOf(email string) string {
+	i := strings.LastIndexByte(email, '@')
+	if i < 0 {
+		return ""
+	}
+	return strings.ToLower(strings.Trim(email[i+1:], "<> ."))
+}
+
+// regDomain returns the registrable domain (eTLD+1) of host, or host.
+func regDomain(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "" || net.ParseIP(host) != nil {
+		return host
+	}
+	if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+		return d
+	}
+	return host
+}
+
+// link is one URL found in a body, with the text shown for it if the
+// body came from HTML ("text <url>").
+type link struct {
+	URL  string
+	Host string
+	Text string
+}
+
+// findLinks returns up to max links of text.
+func findLinks(text string, max int) []link {
+	var out []link
+	low := text
+	// URLs' schemes are ASCII; search case-insensitively only when needed.
+	hasUpper := strings.Contains(text, "HTTP") || strings.Contains(text, "Http")
+	if hasUpper {
+		low = strings.ToLower(text)
+	}
+	pos := 0
+	for len(out) < max {
+		i := strings.Index(low[pos:], "http")
+		if i < 0 {
+			break
+		}
+		i += pos
+		rest := low[i:]
+		var skip int
+		switch {
+		case strings.HasPrefix(rest, "https://"):
+			skip = 8
+		case strings.HasPrefix(rest, "http://"):
+			skip = 7
+		default:
+			pos = i + 4
+			continue
+		}
+		end := i + skip
+		for end < len(text) && !isURLEnd(text[end]) {
+			end++
+		}
+		raw := strings.TrimRight(text[i:end], ".,;:!?)'\"")
+		pos = end
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		l := link{URL: raw, Host: strings.ToLower(u.Hostname())}
+		if i >= 2 && text[i-1] == '<' && text[i-2] == ' ' {
+			// HTML-derived "text <url>": the text runs back to the line start
+			// or the previous link's closing '>'.
+			from := strings.LastIndexAny(text[:i-2], "\n>")
+			t := strings.TrimSpace(text[from+1 : i-2])
+			if len(t) > 120 {
+				t = t[len(t)-120:]
+			}
+			l.Text = t
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func isURLEnd(c byte) bool {
+	return c <= ' ' || c == '>' || c == '<' || c == '"' || c == '\'' || c == ']' || c == '|'
+}
+
+// domainsIn returns domain-looking words in s (e.g. "www.paypal.com",
+// "https://paypal.com/login"), lower-cased, hosts only.
+func domainsIn(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(s) {
+		w = strings.ToLower(strings.Trim(w, "()[]<>\"'.,;:!?"))
+		if i := strings.Index(w, "://"); i >= 0 {
+			w = w[i+3:]
+		}
+		if i := strings.IndexAny(w, "/?#"); i >= 0 {
+			w = w[:i]
+		}
+		if strings.ContainsRune(w, '@') || !strings.Contains(w, ".") {
+			continue
+		}
+		labels := strings.Split(w, ".")
+		tld := labels[len(labels)-1]
+		if len(tld) < 2 || len(tld) > 6 || !isAlpha(tld) || len(labels[0]) == 0 {
+			continue
+		}
+		if _, icann := publicsuffix.PublicSuffix(w); !icann {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func isAlpha(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// brands are well-known names phishing imitates, with their real
+// registrable domains.
+var brands = []struct {
+	name string
+	real []string
+}{
+	{"paypal", []string{"paypal.com", "paypal.me"}},
+	{"microsoft", []string{"microsoft.com", "live.com", "outlook.com", "office.com", "office365.com", "microsoftonline.com"}},
+	{"office365", []string{"office.com", "office365.com", "microsoft.com"}},
+	{"outlook", []string{"outlook.com", "live.com", "microsoft.com"}},
+	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com"}},
+	{"gmail", []string{"gmail.com", "google.com"}},
+	{"apple", []string{"apple.com", "icloud.com"}},
+	{"icloud", []string{"icloud.com", "apple.com"}},
+	{"amazon", []string{"amazon.com", "amazon.co.uk", "amazon.de", "amazon.fr", "amazonaws.com"}},
+	{"netflix", []string{"netflix.com"}},
+	{"facebook", []string{"facebook.com", "facebookmail.com", "fb.com"}},
+	{"instagram", []string{"instagram.com"}},
+	{"linkedin", []string{"linkedin.com"}},
+	{"dropbox", []string{"dropbox.com"}},
+	{"docusign", []string{"docusign.com", "docusign.net"}},
+	{"chase", []string{"chase.com"}},
+	{"wellsfargo", []string{"wellsfargo.com"}},
+	{"bankofamerica", []string{"bankofamerica.com", "bofa.com"}},
+	{"citibank", []string{"citibank.com", "citi.com"}},
+	{"hsbc", []string{"hsbc.com", "hsbc.co.uk"}},
+	{"barclays", []string{"barclays.com", "barclays.co.uk"}},
+	{"fedex", []string{"fedex.com"}},
+	{"dhl", []string{"dhl.com", "dhl.de"}},
+	{"ups", []string{"ups.com"}},
+	{"usps", []string{"usps.com"}},
+	{"irs", []string{"irs.gov"}},
+	{"coinbase", []string{"coinbase.com"}},
+	{"github", []string{"github.com"}},
+	{"adobe", []string{"adobe.com"}},
+	{"ebay", []string{"ebay.com"}},
+}
+
+// homoglyphs maps characters commonly swapped into lookalike domains to
+// the letter they imitate.
+var homoglyphs = map[rune]string{
+	'0': "o", '1': "l", '3': "e", '4': "a", '5': "s", '7': "t", '8': "b",
+	'а': "a", 'е': "e", 'о': "o", 'р': "p", 'с': "c", 'у': "y", 'х': "x", 'і': "i", 'ј': "j", 'ӏ': "l",
+	'ԁ': "d", 'ɡ': "g", 'ո': "n", 'ս': "u", 'ᴠ': "v", 'ѡ': "w", 'ı': "i", 'ł': "l",
+	'à': "a", 'á': "a", 'â': "a", 'ä': "a", 'å': "a", 'è': "e", 'é': "e", 'ê': "e", 'ë': "e",
+	'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ò': "o", 'ó': "o", 'ô': "o", 'ö': "o", 'ù': "u", 'ú': "u", 'û': "u", 'ü': "u",
+}
+
+// skeleton maps a label to the letters it imitates: homoglyphs replaced,
+// "rn" read as "m", "vv" as "w", hyphens dropped.
+func skeleton(label string) string {
+	var sb strings.Builder
+	for _, r := range label {
+		if s, ok := homoglyphs[r]; ok {
+			sb.WriteString(s)
+		} else if r != '-' {
+			sb.WriteRune(unicode.ToLower(r))
+		}
+	}
+	s := sb.String()
+	s = strings.ReplaceAll(s, "rn", "m")
+	s = strings.ReplaceAll(s, "vv", "w")
+	return s
+}
+
+// levenshtein is the edit distance between a and b (bytes), capped at 3.
+func levenshtein(a, b string) int {
+	if d := len(a) - len(b); d > 2 || d < -2 {
+		return 3
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], 3)
+}
+
+// unicodeHost decodes a punycode host for display; on error the host.
+func unicodeHost(host string) string {
+	u, err := idna.Lookup.ToUnicode(host)
+	if err != nil {
+		if u2, err2 := idna.Punycode.ToUnicode(host); err2 == nil {
+			return u2
+		}
+		return host
+	}
+	return u
+}
+
+// lookalike says whether host imitates one of the protected names (a
+// brand, or the principal's own domain): it returns the imitated domain.
+func lookalike(host, principalDomain string) (imitated string, ok bool) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if strings.Contains(host, "xn--") {
+		host = unicodeHost(host)
+	}
+	reg := regDomain(host)
+	if reg == "" {
+		return "", false
+	}
+	label := reg
+	if i := strings.IndexByte(reg, '.'); i > 0 {
+		label = reg[:i]
+	}
+	sk := skeleton(label)
+	// the principal's own domain
+	if principalDomain != "" {
+		pReg := regDomain(principalDomain)
+		if pReg != reg {
+			pLabel := pReg
+			if i := strings.IndexByte(pReg, '.'); i > 0 {
+				pLabel = pReg[:i]
+			}
+			if len(pLabel) >= 4 && (skeleton(pLabel) == sk || levenshtein(pLabel, label) == 1) {
+				return pReg, true
+			}
+		}
+	}
+	for _, b := range brands {
+		brand, real := b.name, b.real
+		if isRealBrandDomain(reg, real) {
+			continue
+		}
+		switch {
+		case sk == brand && label != brand:
+			return real[0], true // homoglyph: paypa1, rnicrosoft
+		case label == brand:
+			// brand.tk, paypal.co-login.com's registrable part "paypal.xyz"
+			if len(brand) >= 5 {
+				return real[0], true
+			}
+		case len(brand) >= 5 && levenshtein(label, brand) == 1:
+			return real[0], true // one typo: paypall, amazom
+		case len(brand) >= 5 && strings.Contains(sk, brand) && (strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
+			return real[0], true // paypal-secure, apple-id-verify
+		}
+	}
+	// brand name as a subdomain of an unrelated domain: paypal.com.evil.net
+	if sub := strings.TrimSuffix(host, reg); sub != "" {
+		for _, b := range brands {
+			brand, real := b.name, b.real
+			if len(brand) >= 5 && strings.Contains(sub, brand+".") && !isRealBrandDomain(reg, real) {
+				return real[0], true
+			}
+		}
+	}
+	return "", false
+}
+
+func isRealBrandDomain(reg string, real []string) bool {
+	for _, r := range real {
+		if reg == r {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// truncateRunes shortens s to at most n runes, adding "…" when cut.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
