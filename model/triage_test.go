@@ -291,3 +291,23 @@ func FuzzParseResult(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseRequestThread(b *testing.B) {
+	data := readTestdata(b, "request_thread.json")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseRequest(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseResult(b *testing.B) {
+	data := []byte(tResult())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseResult(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
