@@ -1,0 +1,449 @@
+// Package imap mirrors an IMAP account into a mailsrc.Sink with
+// github.com/emersion/go-imap/v2: envelopes first so the inbox shows at
+// once, bodies afterwards newest first, then incremental syncs driven by
+// UIDVALIDITY, UIDNEXT and (where the server has it) CONDSTORE.
+//
+// go-imap v2 calls take no context: every operation closes its connection
+// when its context ends and reports ctx.Err().
+package imap
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-sasl"
+
+	"mailsift/mailsrc"
+)
+
+// TLSMode says how the connection to the server is protected.
+type TLSMode int
+
+// The TLS modes.
+const (
+	// TLSImplicit connects with TLS from the first byte (imaps, port 993).
+	TLSImplicit TLSMode = iota
+	// TLSStartTLS connects in clear text and upgrades with STARTTLS,
+	// failing if the server does not offer it (imap, port 143).
+	TLSStartTLS
+	// TLSInsecurePlain uses no encryption at all. It is refused for any
+	// host that is not a loopback address (tests, local Dovecot).
+	TLSInsecurePlain
+)
+
+// String returns the mode's name as used in configuration.
+func (m TLSMode) String() string {
+	switch m {
+	case TLSImplicit:
+		return "implicit"
+	case TLSStartTLS:
+		return "starttls"
+	case TLSInsecurePlain:
+		return "insecure-plain"
+	}
+	return fmt.Sprintf("TLSMode(%d)", int(m))
+}
+
+// Config describes one IMAP account.
+type Config struct {
+	Host string
+	// Port defaults to 993 for TLSImplicit and 143 otherwise.
+	Port     string
+	Username string
+	TLS      TLSMode
+	// Password returns the password, or the OAuth token for the
+	// "xoauth2" and "oauthbearer" mechanisms. It is called for every
+	// login and its result is never logged.
+	Password func(ctx context.Context) (string, error)
+	// Auth is the login mechanism: "" or "login" (IMAP LOGIN command),
+	// "plain" (SASL PLAIN), "xoauth2" or "oauthbearer".
+	Auth string
+	// TLSConfig, if set, is used for TLS (tests pass their own CA).
+	// InsecureSkipVerify is refused unless Host is a loopback address.
+	TLSConfig *tls.Config
+	// Folders lists the mailboxes to sync; empty means all subscribed
+	// mailboxes (all mailboxes if the server reports no subscriptions).
+	Folders []string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Dial opens the TCP connection; nil uses a net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// BatchSize is the number of envelopes fetched per command (default 1000).
+	BatchSize int
+	// BodyBatchSize is the number of full messages fetched per command
+	// (default 100).
+	BodyBatchSize int
+}
+
+// ErrAuthFailed is wrapped by errors caused by the server rejecting the
+// credentials. Callers should not retry these without user action.
+var ErrAuthFailed = errors.New("authentication failed")
+
+// maxIdleReuse is how long an idle pooled connection is trusted to be
+// still alive before it is replaced by a fresh one.
+const maxIdleReuse = 5 * time.Minute
+
+// Source is one IMAP account. It implements mailsrc.Source and is safe
+// for concurrent use: operations other than Watch share one connection
+// and run one at a time; Watch uses its own connection.
+type Source struct {
+	account string
+	cfg     Config
+	log     *slog.Logger
+
+	// sem serialises use of the pooled connection; it is a channel so
+	// that waiting for it can be abandoned when the context ends.
+	sem  chan struct{}
+	conn *conn // guarded by sem
+}
+
+var _ mailsrc.Source = (*Source)(nil)
+
+// New returns the IMAP source for account. It does no IO.
+func New(account string, cfg Config) *Source {
+	if cfg.Port == "" {
+		if cfg.TLS == TLSImplicit {
+			cfg.Port = "993"
+		} else {
+			cfg.Port = "143"
+		}
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 1000
+	}
+	if cfg.BodyBatchSize <= 0 {
+		cfg.BodyBatchSize = 100
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	log = log.With("account", account, "host", cfg.Host)
+	return &Source{account: account, cfg: cfg, log: log, sem: make(chan struct{}, 1)}
+}
+
+// conn is one logged-in connection and what we know about its state.
+type conn struct {
+	c         *imapclient.Client
+	caps      imap.CapSet
+	selected  string // mailbox currently selected, "" if none
+	condstore bool   // selected with CONDSTORE
+	lastUsed  time.Time
+}
+
+func (c *conn) has(cp imap.Cap) bool { return c.caps.Has(cp) }
+
+func (c *conn) hasIdle() bool { return c.has(imap.CapIdle) || c.has(imap.CapIMAP4rev2) }
+
+func (c *conn) hasCondStore() bool { return c.has(imap.CapCondStore) || c.has(imap.CapQResync) }
+
+func (c *conn) closed() bool {
+	select {
+	case <-c.c.Closed():
+		return true
+	default:
+		return false
+	}
+}
+
+// Close releases the pooled connection. Watch connections end with
+// their context.
+func (s *Source) Close() error {
+	s.sem <- struct{}{}
+	defer func() { <-s.sem }()
+	if s.conn != nil {
+		c := s.conn
+		s.conn = nil
+		_ = c.c.Logout().Wait()
+		_ = c.c.Close()
+	}
+	return nil
+}
+
+// isLoopback reports whether host names this machine's loopback interface.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *Source) addr() string { return net.JoinHostPort(s.cfg.Host, s.cfg.Port) }
+
+// checkConfig refuses configurations that would leak credentials.
+func (s *Source) checkConfig() error {
+	if s.cfg.Host == "" {
+		return errors.New("imap: no host configured")
+	}
+	if s.cfg.Password == nil {
+		return fmt.Errorf("imap: no password source configured for %s; set password_cmd", s.cfg.Username)
+	}
+	loop := isLoopback(s.cfg.Host)
+	switch s.cfg.TLS {
+	case TLSImplicit, TLSStartTLS:
+	case TLSInsecurePlain:
+		if !loop {
+			return fmt.Errorf("imap: refusing unencrypted connection to non-loopback host %s; use imaps:// or STARTTLS", s.cfg.Host)
+		}
+	default:
+		return fmt.Errorf("imap: unknown TLS mode %d", int(s.cfg.TLS))
+	}
+	if s.cfg.TLSConfig != nil && s.cfg.TLSConfig.InsecureSkipVerify && !loop {
+		return fmt.Errorf("imap: refusing to skip TLS certificate verification for non-loopback host %s", s.cfg.Host)
+	}
+	return nil
+}
+
+func (s *Source) tlsConfig() *tls.Config {
+	var tc *tls.Config
+	if s.cfg.TLSConfig != nil {
+		tc = s.cfg.TLSConfig.Clone()
+	} else {
+		tc = &tls.Config{}
+	}
+	if tc.ServerName == "" {
+		tc.ServerName = strings.Trim(s.cfg.Host, "[]")
+	}
+	if tc.MinVersion == 0 {
+		tc.MinVersion = tls.VersionTLS12
+	}
+	return tc
+}
+
+// connect dials, protects and logs in a new connection. The context
+// bounds the whole handshake.
+func (s *Source) connect(ctx context.Context, handler *imapclient.UnilateralDataHandler) (*conn, error) {
+	if err := s.checkConfig(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dial := s.cfg.Dial
+	if dial == nil {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		dial = d.DialContext
+	}
+	raw, err := dial(ctx, "tcp", s.addr())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("imap: connect to %s: %w", s.addr(), err)
+	}
+	// Until login completes, the context ending closes the socket.
+	stop := context.AfterFunc(ctx, func() { raw.Close() })
+	c, err := s.handshake(ctx, raw, handler)
+	if !stop() {
+		if c != nil {
+			c.c.Close()
+		}
+		raw.Close()
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s *Source) handshake(ctx context.Context, raw net.Conn, handler *imapclient.UnilateralDataHandler) (*conn, error) {
+	opts := &imapclient.Options{UnilateralDataHandler: handler, TLSConfig: s.tlsConfig()}
+	var (
+		cl  *imapclient.Client
+		err error
+	)
+	switch s.cfg.TLS {
+	case TLSImplicit:
+		tc := tls.Client(raw, opts.TLSConfig)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, fmt.Errorf("imap: TLS handshake with %s: %w", s.addr(), err)
+		}
+		cl = imapclient.New(tc, opts)
+	case TLSStartTLS:
+		cl, err = imapclient.NewStartTLS(raw, opts)
+		if err != nil {
+			var ie *imap.Error
+			if errors.As(err, &ie) {
+				return nil, fmt.Errorf("imap: server %s does not offer STARTTLS (%s); use imaps:// or fix the server", s.addr(), ie.Text)
+			}
+			return nil, fmt.Errorf("imap: STARTTLS with %s: %w", s.addr(), err)
+		}
+	default:
+		cl = imapclient.New(raw, opts)
+	}
+	if err := cl.WaitGreeting(); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("imap: greeting from %s: %w", s.addr(), err)
+	}
+	c := &conn{c: cl, lastUsed: time.Now()}
+	if cl.State() != imap.ConnStateAuthenticated {
+		if err := s.login(ctx, c); err != nil {
+			cl.Close()
+			return nil, err
+		}
+	}
+	caps, err := cl.Capability().Wait()
+	if err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("imap: capability: %w", err)
+	}
+	c.caps = caps
+	return c, nil
+}
+
+func (s *Source) login(ctx context.Context, c *conn) error {
+	if c.c.Caps().Has(imap.CapLoginDisabled) && s.cfg.TLS == TLSInsecurePlain {
+		return fmt.Errorf("imap: server %s disables login on unencrypted connections; use imaps:// or STARTTLS", s.addr())
+	}
+	secret, err := s.cfg.Password(ctx)
+	if err != nil {
+		return fmt.Errorf("imap: get password for %s: %w", s.cfg.Username, err)
+	}
+	switch strings.ToLower(s.cfg.Auth) {
+	case "", "login":
+		err = c.c.Login(s.cfg.Username, secret).Wait()
+	case "plain":
+		err = c.c.Authenticate(sasl.NewPlainClient("", s.cfg.Username, secret))
+	case "xoauth2":
+		err = c.c.Authenticate(&xoauth2Client{user: s.cfg.Username, token: secret})
+	case "oauthbearer":
+		err = c.c.Authenticate(sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{
+			Username: s.cfg.Username, Token: secret, Host: s.cfg.Host,
+		}))
+	default:
+		return fmt.Errorf("imap: unknown auth mechanism %q (want plain, login, xoauth2 or oauthbearer)", s.cfg.Auth)
+	}
+	if err != nil {
+		var ie *imap.Error
+		if errors.As(err, &ie) {
+			text := redact(ie.Text, secret)
+			return fmt.Errorf("imap: login to %s as %s failed: %s; check password_cmd: %w", s.cfg.Host, s.cfg.Username, text, ErrAuthFailed)
+		}
+		return fmt.Errorf("imap: login to %s as %s: %s", s.cfg.Host, s.cfg.Username, redact(err.Error(), secret))
+	}
+	return nil
+}
+
+// redact removes the secret from text (some servers echo input).
+func redact(text, secret string) string {
+	if secret == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, secret, "[redacted]")
+}
+
+// xoauth2Client is the SASL XOAUTH2 mechanism (Google, Microsoft), which
+// go-sasl does not provide.
+type xoauth2Client struct {
+	user, token string
+}
+
+func (x *xoauth2Client) Start() (string, []byte, error) {
+	return "XOAUTH2", []byte("user=" + x.user + "\x01auth=Bearer " + x.token + "\x01\x01"), nil
+}
+
+// Next answers the server's error challenge with an empty response, after
+// which the server fails the exchange with its error text.
+func (x *xoauth2Client) Next(challenge []byte) ([]byte, error) {
+	return []byte{}, nil
+}
+
+// withConn runs fn on the pooled connection (dialling one if needed),
+// closing the connection if ctx ends meanwhile.
+func (s *Source) withConn(ctx context.Context, fn func(c *conn) error) error {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.sem }()
+
+	c := s.conn
+	if c != nil && (c.closed() || time.Since(c.lastUsed) > maxIdleReuse) {
+		c.c.Close()
+		c, s.conn = nil, nil
+	}
+	if c == nil {
+		var err error
+		c, err = s.connect(ctx, nil)
+		if err != nil {
+			return err
+		}
+		s.conn = c
+	}
+	stop := context.AfterFunc(ctx, func() { c.c.Close() })
+	err := fn(c)
+	c.lastUsed = time.Now()
+	if !stop() {
+		s.conn = nil
+		c.c.Close()
+		if err != nil {
+			return ctx.Err()
+		}
+		return nil
+	}
+	if err != nil && !isServerError(err) {
+		// The connection is in an unknown state: drop it.
+		s.conn = nil
+		c.c.Close()
+	}
+	return err
+}
+
+// isServerError reports whether err is a tagged NO/BAD reply, after
+// which the connection is still usable.
+func isServerError(err error) bool {
+	var ie *imap.Error
+	return errors.As(err, &ie)
+}
+
+// selectMailbox selects name unless it is already selected.
+func (s *Source) selectMailbox(c *conn, name string, readOnly bool) (*imap.SelectData, error) {
+	opts := &imap.SelectOptions{ReadOnly: readOnly, CondStore: c.hasCondStore()}
+	data, err := c.c.Select(name, opts).Wait()
+	if err != nil {
+		c.selected = ""
+		return nil, fmt.Errorf("imap: select %q: %w", name, err)
+	}
+	c.selected = name
+	c.condstore = opts.CondStore
+	return data, nil
+}
+
+// Capabilities logs in and returns the server's capabilities, sorted,
+// for `mailsift doctor`.
+func (s *Source) Capabilities(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.withConn(ctx, func(c *conn) error {
+		for cp := range c.caps {
+			out = append(out, string(cp))
+		}
+		return nil
+	})
+	sortStrings(out)
+	return out, err
+}
+
+// CheckLogin connects and logs in, returning nil if the credentials and
+// TLS settings work. It always uses a fresh connection.
+func (s *Source) CheckLogin(ctx context.Context) error {
+	c, err := s.connect(ctx, nil)
+	if err != nil {
+		return err
+	}
+	_ = c.c.Logout().Wait()
+	c.c.Close()
+	return nil
+}

@@ -1,0 +1,266 @@
+package imap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"mailsift/mailsrc"
+	"mailsift/model"
+)
+
+// PushFlags writes flag changes back with UID STORE +FLAGS.SILENT /
+// -FLAGS.SILENT, one command per mailbox, flag and direction. On error
+// nothing is known to be acknowledged: the caller keeps the changes
+// queued and retries (re-applying a flag is harmless).
+func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) error {
+	type key struct {
+		flag model.Flag
+		set  bool
+	}
+	byBox := make(map[string]map[key]*imap.UIDSet)
+	for _, ch := range changes {
+		if ch.Loc.Account != s.account {
+			return fmt.Errorf("imap: flag change for account %q sent to account %q", ch.Loc.Account, s.account)
+		}
+		if ch.Loc.UID == 0 {
+			return fmt.Errorf("imap: flag change for %q has no UID", ch.Loc.Mailbox)
+		}
+		m := byBox[ch.Loc.Mailbox]
+		if m == nil {
+			m = make(map[key]*imap.UIDSet)
+			byBox[ch.Loc.Mailbox] = m
+		}
+		k := key{ch.Flag, ch.Set}
+		if m[k] == nil {
+			m[k] = &imap.UIDSet{}
+		}
+		m[k].AddNum(imap.UID(ch.Loc.UID))
+	}
+	if len(byBox) == 0 {
+		return nil
+	}
+	boxes := make([]string, 0, len(byBox))
+	for b := range byBox {
+		boxes = append(boxes, b)
+	}
+	sort.Strings(boxes)
+	return s.withConn(ctx, func(c *conn) error {
+		for _, box := range boxes {
+			if c.selected != box || c.closed() {
+				if _, err := s.selectMailbox(c, box, false); err != nil {
+					return err
+				}
+			}
+			for k, set := range byBox[box] {
+				op := imap.StoreFlagsDel
+				if k.set {
+					op = imap.StoreFlagsAdd
+				}
+				store := &imap.StoreFlags{Op: op, Silent: true, Flags: []imap.Flag{imap.Flag(k.flag)}}
+				if err := c.c.Store(*set, store, nil).Close(); err != nil {
+					return fmt.Errorf("imap: store flags in %q: %w", box, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Append uploads raw into mailbox with flags and internal date, and
+// returns its UID if the server reports it (UIDPLUS), else 0. The
+// drafts engineer uses it to file sent mail and drafts.
+func (s *Source) Append(ctx context.Context, mailbox string, flags []model.Flag, date time.Time, raw []byte) (uint32, error) {
+	var uid uint32
+	err := s.withConn(ctx, func(c *conn) error {
+		cmd := c.c.Append(mailbox, int64(len(raw)), &imap.AppendOptions{Flags: flagsToIMAP(flags), Time: date})
+		if _, err := cmd.Write(raw); err != nil {
+			cmd.Close()
+			return fmt.Errorf("imap: append to %q: %w", mailbox, err)
+		}
+		if err := cmd.Close(); err != nil {
+			return fmt.Errorf("imap: append to %q: %w", mailbox, err)
+		}
+		data, err := cmd.Wait()
+		if err != nil {
+			return fmt.Errorf("imap: append to %q: %w", mailbox, err)
+		}
+		uid = uint32(data.UID)
+		return nil
+	})
+	return uid, err
+}
+
+// FindByMessageID reports whether mailbox holds a message with the given
+// Message-ID (with or without angle brackets), via UID SEARCH HEADER.
+// The drafts engineer uses it to settle unknown send outcomes.
+func (s *Source) FindByMessageID(ctx context.Context, mailbox, messageID string) (bool, error) {
+	id := strings.TrimSpace(messageID)
+	if id == "" {
+		return false, errors.New("imap: find by Message-ID: empty Message-ID")
+	}
+	if !strings.HasPrefix(id, "<") {
+		id = "<" + id + ">"
+	}
+	var found bool
+	err := s.withConn(ctx, func(c *conn) error {
+		if _, err := s.selectMailbox(c, mailbox, false); err != nil {
+			return err
+		}
+		crit := &imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: id}}}
+		data, err := c.c.UIDSearch(crit, nil).Wait()
+		if err != nil {
+			return fmt.Errorf("imap: search %q for Message-ID: %w", mailbox, err)
+		}
+		found = len(data.AllUIDs()) > 0
+		return nil
+	})
+	return found, err
+}
+
+// Watch timings.
+const (
+	idleRestart  = 29 * time.Minute
+	pollInterval = 2 * time.Minute
+	backoffStart = time.Second
+	backoffCap   = 5 * time.Minute
+)
+
+// Watch keeps a connection with INBOX selected in IDLE (or polls with
+// NOOP when the server has no IDLE) and calls changed after the server
+// reports new mail, expunges or flag changes, and after reconnecting.
+// Lost connections are re-established with exponential backoff and
+// jitter; a rejected login ends Watch at once with that error. Watch
+// returns ctx.Err() when ctx ends.
+func (s *Source) Watch(ctx context.Context, changed func()) error {
+	backoff := backoffStart
+	first := true
+	for {
+		start := time.Now()
+		err := s.watchOnce(ctx, changed, !first)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, ErrAuthFailed) || isConfigError(err) {
+			return err
+		}
+		first = false
+		if time.Since(start) > 2*backoffCap {
+			backoff = backoffStart
+		}
+		wait := backoff/2 + rand.N(backoff/2+1)
+		s.log.Warn("imap watch connection lost, reconnecting", "err", err, "in", wait.Round(time.Millisecond))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(backoff*2, backoffCap)
+	}
+}
+
+// isConfigError reports errors that retrying cannot fix.
+func isConfigError(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "refusing") || strings.Contains(err.Error(), "password source"))
+}
+
+func (s *Source) watchOnce(ctx context.Context, changed func(), reconnected bool) error {
+	notify := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case notify <- struct{}{}:
+		default:
+		}
+	}
+	handler := &imapclient.UnilateralDataHandler{
+		Expunge: func(uint32) { poke() },
+		Mailbox: func(d *imapclient.UnilateralDataMailbox) {
+			if d.NumMessages != nil {
+				poke()
+			}
+		},
+		Fetch: func(msg *imapclient.FetchMessageData) {
+			for msg.Next() != nil {
+			}
+			poke()
+		},
+	}
+	c, err := s.connect(ctx, handler)
+	if err != nil {
+		return err
+	}
+	defer c.c.Close()
+	stop := context.AfterFunc(ctx, func() { c.c.Close() })
+	defer stop()
+
+	if _, err := c.c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		return fmt.Errorf("imap: select %q: %w", "INBOX", err)
+	}
+	if reconnected {
+		changed()
+	}
+	for {
+		if !c.hasIdle() {
+			t := time.NewTimer(pollInterval)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-c.c.Closed():
+				t.Stop()
+				return errors.New("imap: connection closed")
+			case <-t.C:
+			}
+			if err := c.c.Noop().Wait(); err != nil {
+				return fmt.Errorf("imap: noop: %w", err)
+			}
+			select {
+			case <-notify:
+				changed()
+			default:
+			}
+			continue
+		}
+		idle, err := c.c.Idle()
+		if err != nil {
+			return fmt.Errorf("imap: idle: %w", err)
+		}
+		t := time.NewTimer(idleRestart)
+		got := false
+		select {
+		case <-ctx.Done():
+		case <-c.c.Closed():
+		case <-notify:
+			got = true
+		case <-t.C:
+		}
+		t.Stop()
+		cerr := idle.Close()
+		if werr := idle.Wait(); werr != nil && cerr == nil {
+			cerr = werr
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if cerr != nil {
+			return fmt.Errorf("imap: idle: %w", cerr)
+		}
+		select {
+		case <-c.c.Closed():
+			return errors.New("imap: connection closed by server")
+		default:
+		}
+		if got {
+			changed()
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package imap
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+
+	"mailsift/mailsrc"
+	"mailsift/model"
+)
+
+// scenario is one behaviour checked against every server kind.
+type scenario struct {
+	name string
+	run  func(t *testing.T, ts *testServer)
+}
+
+// runSuite runs every scenario against a fresh server from newServer.
+func runSuite(t *testing.T, newServer newServerFunc) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			sc.run(t, newServer(t))
+		})
+	}
+}
+
+func TestMemServerSuite(t *testing.T) { runSuite(t, newMemServer) }
+
+func mustSync(t *testing.T, s *Source, sink mailsrc.Sink) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Sync(ctx, sink, nil); err != nil {
+		t.Fatalf("Sync() = %v", err)
+	}
+}
+
+var scenarios = []scenario{
+	{"first sync", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		a.create("Sent")
+		u1 := a.append("INBOX", readFixture(t, "attachment.eml"))
+		u2 := a.append("INBOX", readFixture(t, "latin1.eml"), imap.FlagSeen)
+		u3 := a.append("INBOX", testMessage(3, "weekly news"), imap.FlagFlagged, "$Label1")
+		s1 := a.append("Sent", testMessage(4, "my reply"), imap.FlagSeen)
+
+		sink := newFakeSink()
+		var phases []string
+		src := ts.source(t, nil)
+		if err := src.Sync(context.Background(), sink, func(p mailsrc.Progress) {
+			if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+				phases = append(phases, p.Phase)
+			}
+		}); err != nil {
+			t.Fatalf("Sync() = %v", err)
+		}
+		inbox := sink.inBox("acct", "INBOX")
+		if len(inbox) != 3 {
+			t.Fatalf("INBOX has %d messages in sink, want 3", len(inbox))
+		}
+		m1 := inbox[uint32(u1)]
+		if m1 == nil || !m1.HasBody || m1.Subject != "Quarterly report attached" || m1.MessageID != "report-1@example.com" {
+			t.Fatalf("message 1 = %+v, want body and envelope of attachment.eml", m1)
+		}
+		if !strings.Contains(m1.Text, "report is attached") || len(m1.Attachments) != 1 || m1.Attachments[0].Filename != "report.pdf" {
+			t.Errorf("message 1 body %q attachments %+v", m1.Text, m1.Attachments)
+		}
+		if m1.Flags.Seen {
+			t.Errorf("message 1 is \\Seen in sink; want unseen")
+		}
+		m2 := inbox[uint32(u2)]
+		if m2 == nil || m2.Subject != "Grüße aus Köln" || !m2.Flags.Seen || m2.From.Name != "Jörg Müller" {
+			t.Errorf("message 2 = %+v, want decoded Latin-1 subject, \\Seen", m2)
+		}
+		if m2 != nil && (len(m2.InReplyTo) != 1 || m2.InReplyTo[0] != "report-1@example.com") {
+			t.Errorf("message 2 In-Reply-To = %v", m2.InReplyTo)
+		}
+		m3 := inbox[uint32(u3)]
+		if m3 == nil || !m3.Flags.Flagged || m3.Flags.Seen || len(m3.Flags.Keywords) != 1 || !strings.EqualFold(m3.Flags.Keywords[0], "$Label1") {
+			t.Errorf("message 3 flags = %+v", m3)
+		}
+		if m3 != nil && m3.Header("List-Id") != "<news.example.com>" {
+			t.Errorf("message 3 List-Id = %q", m3.Header("List-Id"))
+		}
+		sent := sink.inBox("acct", "Sent")
+		if sent[uint32(s1)] == nil || !sent[uint32(s1)].HasBody {
+			t.Errorf("Sent message missing: %v", sent)
+		}
+		if mb, ok := sink.mailbox("acct", "Sent"); !ok || mb.Role != model.RoleSent {
+			t.Errorf("Sent mailbox = %+v, want role sent", mb)
+		}
+		if mb, _ := sink.mailbox("acct", "INBOX"); mb.Role != model.RoleInbox || mb.State.UIDValidity == 0 || mb.State.UIDNext <= uint32(u3) {
+			t.Errorf("INBOX mailbox = %+v, want role inbox and state", mb)
+		}
+		if len(sink.bodyFirst) != 0 {
+			t.Errorf("bodies stored before envelopes for %v", sink.bodyFirst)
+		}
+		if want := []string{"list", "flags", "envelopes"}; len(phases) < 3 || strings.Join(phases[:3], ",") != strings.Join(want, ",") {
+			t.Errorf("phases = %v, want to start with %v", phases, want)
+		}
+		// Fetching must not have set \Seen on the server (BODY.PEEK).
+		if fl := a.flags("INBOX", u1); hasFlag(fl, imap.FlagSeen) {
+			t.Errorf("server flags of message 1 after sync = %v, want no \\Seen", fl)
+		}
+	}},
+	{"new mail", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		for i := range 3 {
+			a.append("INBOX", testMessage(i, "old"))
+		}
+		sink := newFakeSink()
+		src := ts.source(t, nil)
+		mustSync(t, src, sink)
+		n1 := a.append("INBOX", testMessage(10, "new one"))
+		n2 := a.append("INBOX", testMessage(11, "new two"))
+		mustSync(t, src, sink)
+		inbox := sink.inBox("acct", "INBOX")
+		if len(inbox) != 5 {
+			t.Fatalf("INBOX has %d messages, want 5", len(inbox))
+		}
+		for l, n := range sink.envPuts {
+			want := 1
+			if n != want {
+				t.Errorf("envelope of %v put %d times, want %d (only new mail refetched)", l, n, want)
+			}
+		}
+		for _, u := range []imap.UID{n1, n2} {
+			if m := inbox[uint32(u)]; m == nil || !m.HasBody || !strings.HasPrefix(m.Subject, "new") {
+				t.Errorf("new message %d = %+v", u, m)
+			}
+		}
+	}},
+	{"flag changes from server", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		u1 := a.append("INBOX", testMessage(1, "one"))
+		u2 := a.append("INBOX", testMessage(2, "two"), imap.FlagFlagged, imap.FlagSeen)
+		sink := newFakeSink()
+		src := ts.source(t, nil)
+		mustSync(t, src, sink)
+		a.store("INBOX", u1, imap.StoreFlagsAdd, imap.FlagSeen, imap.FlagAnswered)
+		a.store("INBOX", u2, imap.StoreFlagsDel, imap.FlagFlagged)
+		mustSync(t, src, sink)
+		inbox := sink.inBox("acct", "INBOX")
+		if f := inbox[uint32(u1)].Flags; !f.Seen || !f.Answered {
+			t.Errorf("message 1 flags = %+v, want seen+answered", f)
+		}
+		if f := inbox[uint32(u2)].Flags; f.Flagged || !f.Seen {
+			t.Errorf("message 2 flags = %+v, want seen, not flagged", f)
+		}
+	}},
+	{"push flags", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		a.create("Archive")
+		u1 := a.append("INBOX", testMessage(1, "one"))
+		u2 := a.append("INBOX", testMessage(2, "two"), imap.FlagSeen)
+		u3 := a.append("Archive", testMessage(3, "three"))
+		src := ts.source(t, nil)
+		l := func(box string, u imap.UID) model.Location { return loc("acct", box, u) }
+		err := src.PushFlags(context.Background(), []mailsrc.FlagChange{
+			{Loc: l("INBOX", u1), Flag: model.FlagFlagged, Set: true},
+			{Loc: l("INBOX", u1), Flag: model.FlagSeen, Set: true},
+			{Loc: l("INBOX", u2), Flag: model.FlagSeen, Set: false},
+			{Loc: l("Archive", u3), Flag: "$Junk", Set: true},
+		})
+		if err != nil {
+			t.Fatalf("PushFlags() = %v", err)
+		}
+		if fl := a.flags("INBOX", u1); !hasFlag(fl, imap.FlagFlagged) || !hasFlag(fl, imap.FlagSeen) {
+			t.Errorf("server flags of 1 = %v, want \\Flagged \\Seen", fl)
+		}
+		if fl := a.flags("INBOX", u2); hasFlag(fl, imap.FlagSeen) {
+			t.Errorf("server flags of 2 = %v, want no \\Seen", fl)
+		}
+		if fl := a.flags("Archive", u3); !hasFlag(fl, "$Junk") {
+			t.Errorf("server flags of 3 = %v, want $Junk", fl)
+		}
+		err = src.PushFlags(context.Background(), []mailsrc.FlagChange{{Loc: l("Gone", 1), Flag: model.FlagSeen, Set: true}})
+		if err == nil || !strings.Contains(err.Error(), `"Gone"`) {
+			t.Errorf("PushFlags to missing mailbox = %v, want error naming it", err)
+		}
+	}},
+	{"expunge", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		u1 := a.append("INBOX", testMessage(1, "one"))
+		u2 := a.append("INBOX", testMessage(2, "two"))
+		sink := newFakeSink()
+		src := ts.source(t, nil)
+		mustSync(t, src, sink)
+		a.expunge("INBOX", u1)
+		mustSync(t, src, sink)
+		inbox := sink.inBox("acct", "INBOX")
+		if _, ok := inbox[uint32(u1)]; ok || len(inbox) != 1 || inbox[uint32(u2)] == nil {
+			t.Errorf("after expunge sink has %d messages (u1 present %v), want only %d", len(inbox), ok, u2)
+		}
+	}},
+	{"uidvalidity reset", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		a.create("Work")
+		a.append("Work", testMessage(1, "work one"))
+		a.append("Work", testMessage(2, "work two"))
+		sink := newFakeSink()
+		src := ts.source(t, nil)
+		mustSync(t, src, sink)
+		before, _ := sink.mailbox("acct", "Work")
+		a.delete("Work")
+		a.create("Work")
+		u := a.append("Work", testMessage(3, "work three"))
+		mustSync(t, src, sink)
+		after, _ := sink.mailbox("acct", "Work")
+		if before.State.UIDValidity == after.State.UIDValidity {
+			t.Fatalf("server kept UIDVALIDITY %d after delete+create", after.State.UIDValidity)
+		}
+		work := sink.inBox("acct", "Work")
+		if sink.resets != 1 || len(work) != 1 || work[uint32(u)] == nil || work[uint32(u)].Subject != "work three" {
+			t.Errorf("after reset: resets=%d work=%v, want exactly the new message", sink.resets, work)
+		}
+	}},
+	{"dropped connection mid-sync", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		const n = 40
+		for i := range n {
+			a.append("INBOX", testMessage(i, "bulk"))
+		}
+		sink := newFakeSink()
+		var failures int
+		for limit := int64(1500); ; limit *= 2 {
+			d := &cutDialer{limit: limit}
+			src := ts.source(t, func(c *Config) { c.Dial = d.dial; c.BatchSize = 7; c.BodyBatchSize = 5 })
+			err := src.Sync(context.Background(), sink, nil)
+			src.Close()
+			if err == nil {
+				break
+			}
+			failures++
+			if limit > 1<<24 {
+				t.Fatalf("sync never completed: %v", err)
+			}
+		}
+		if failures < 2 {
+			t.Errorf("connection was cut %d times, want several (test too weak)", failures)
+		}
+		inbox := sink.inBox("acct", "INBOX")
+		ids := make(map[string]bool)
+		for _, m := range inbox {
+			if !m.HasBody {
+				t.Errorf("message %d has no body after completed sync", m.Loc.UID)
+			}
+			if ids[m.MessageID] {
+				t.Errorf("duplicate message %s", m.MessageID)
+			}
+			ids[m.MessageID] = true
+		}
+		if len(inbox) != n {
+			t.Errorf("sink has %d messages, want %d", len(inbox), n)
+		}
+	}},
+	{"wrong password", func(t *testing.T, ts *testServer) {
+		var calls atomic.Int64
+		src := ts.source(t, func(c *Config) {
+			c.Password = func(context.Context) (string, error) { calls.Add(1); return "wrong-password-123", nil }
+		})
+		before := int64(0)
+		if ts.logins != nil {
+			before = ts.logins.Load()
+		}
+		err := src.Sync(context.Background(), newFakeSink(), nil)
+		if err == nil || !errors.Is(err, ErrAuthFailed) {
+			t.Fatalf("Sync() = %v, want ErrAuthFailed", err)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "login to") || !strings.Contains(msg, "as "+ts.user+" failed") || !strings.Contains(msg, "check password_cmd") {
+			t.Errorf("error %q does not say what failed and how to fix it", msg)
+		}
+		if strings.Contains(msg, "wrong-password-123") {
+			t.Errorf("error %q leaks the password", msg)
+		}
+		// Watch must give up at once instead of retrying.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := src.Watch(ctx, func() {}); !errors.Is(err, ErrAuthFailed) {
+			t.Errorf("Watch() = %v, want ErrAuthFailed", err)
+		}
+		if calls.Load() != 2 {
+			t.Errorf("password asked %d times for one Sync and one Watch, want 2", calls.Load())
+		}
+		if ts.logins != nil {
+			if got := ts.logins.Load() - before; got != 2 {
+				t.Errorf("server saw %d login attempts, want 2 (one each)", got)
+			}
+		}
+	}},
+	{"context cancellation", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		for i := range 20 {
+			a.append("INBOX", testMessage(i, "slow"))
+		}
+		d := &cutDialer{limit: 3000, stall: true}
+		src := ts.source(t, func(c *Config) { c.Dial = d.dial; c.BatchSize = 5 })
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- src.Sync(ctx, newFakeSink(), nil) }()
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Sync() after cancel = %v, want context.Canceled", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Sync() did not return within 5s of cancellation")
+		}
+	}},
+	{"idle notification", func(t *testing.T, ts *testServer) {
+		src := ts.source(t, nil)
+		a := ts.admin(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		changed := make(chan struct{}, 10)
+		done := make(chan error, 1)
+		go func() { done <- src.Watch(ctx, func() { changed <- struct{}{} }) }()
+		deadline := time.After(15 * time.Second)
+		tick := time.NewTicker(300 * time.Millisecond)
+		defer tick.Stop()
+		i := 0
+	loop:
+		for {
+			select {
+			case <-changed:
+				break loop
+			case <-tick.C:
+				a.append("INBOX", testMessage(i, "ping"))
+				i++
+			case err := <-done:
+				t.Fatalf("Watch() returned early: %v", err)
+			case <-deadline:
+				t.Fatal("changed() not called within 15s of appending mail")
+			}
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Watch() = %v, want context.Canceled", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Watch() did not return after cancel")
+		}
+	}},
+	{"append and find by message-id", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		a.create("Sent")
+		src := ts.source(t, nil)
+		raw := []byte(strings.ReplaceAll(testMessage(7, "sent by mailsift"), "\n", "\n"))
+		uid, err := src.Append(context.Background(), "Sent", []model.Flag{model.FlagSeen}, time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), raw)
+		if err != nil {
+			t.Fatalf("Append() = %v", err)
+		}
+		if uid == 0 {
+			t.Errorf("Append() uid = 0, want the UIDPLUS uid")
+		} else if fl := a.flags("Sent", imap.UID(uid)); !hasFlag(fl, imap.FlagSeen) {
+			t.Errorf("appended flags = %v, want \\Seen", fl)
+		}
+		found, err := src.FindByMessageID(context.Background(), "Sent", "msg-7-sent-by-mailsift@example.com")
+		if err != nil || !found {
+			t.Errorf("FindByMessageID(existing) = %v, %v; want true", found, err)
+		}
+		found, err = src.FindByMessageID(context.Background(), "Sent", "<nope@example.com>")
+		if err != nil || found {
+			t.Errorf("FindByMessageID(missing) = %v, %v; want false", found, err)
+		}
+	}},
+}

@@ -1,0 +1,514 @@
+package imap
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"mailsift/mailsrc"
+	"mailsift/model"
+)
+
+// headerFields are the header fields fetched in the envelope pass: what
+// threading, the inbox list and the deterministic triage signals need.
+var headerFields = []string{
+	"Message-ID", "References", "In-Reply-To", "From", "Sender", "To", "Cc", "Bcc",
+	"Reply-To", "Date", "Subject", "MIME-Version", "Content-Type",
+	"List-Id", "List-Unsubscribe", "List-Unsubscribe-Post", "List-Post",
+	"Authentication-Results", "ARC-Authentication-Results", "Received-SPF", "Return-Path",
+	"Precedence", "Auto-Submitted", "X-Spam-Flag", "X-Spam-Status", "X-Priority",
+	"Importance", "Organization", "X-Mailer",
+}
+
+func headerSection() *imap.FetchItemBodySection {
+	return &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, HeaderFields: headerFields, Peek: true}
+}
+
+// allUIDs is the UID set 1:*.
+var allUIDs = imap.UIDSet{{Start: 1, Stop: 0}}
+
+// mailboxInfo is one mailbox to sync.
+type mailboxInfo struct {
+	name  string
+	delim rune
+	role  model.Role
+}
+
+// Sync mirrors the account into sink: for every mailbox new envelopes,
+// flag changes and expunges first, then the missing bodies, newest
+// first. A sync interrupted at any point can simply be run again.
+func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
+	if progress == nil {
+		progress = func(mailsrc.Progress) {}
+	}
+	return s.withConn(ctx, func(c *conn) error { return s.sync(ctx, c, sink, progress) })
+}
+
+func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
+	progress(mailsrc.Progress{Account: s.account, Phase: "list"})
+	boxes, err := s.listMailboxes(c)
+	if err != nil {
+		return err
+	}
+	statuses := s.statuses(c, boxes)
+
+	var errs []error
+	synced := boxes[:0:0]
+	for _, mb := range boxes {
+		stored, err := sink.MailboxState(ctx, s.account, mb.name)
+		if err != nil {
+			return fmt.Errorf("imap: state of %q: %w", mb.name, err)
+		}
+		if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: mb.name, Role: mb.role, State: stored}); err != nil {
+			return fmt.Errorf("imap: record mailbox %q: %w", mb.name, err)
+		}
+		if err := s.syncMailbox(ctx, c, sink, mb, stored, statuses[mb.name], progress); err != nil {
+			if isServerError(err) && ctx.Err() == nil {
+				s.log.Warn("mailbox sync failed", "mailbox", mb.name, "err", err)
+				errs = append(errs, err)
+				continue
+			}
+			return err
+		}
+		synced = append(synced, mb)
+	}
+	for _, mb := range synced {
+		if err := s.fetchBodies(ctx, c, sink, mb, progress); err != nil {
+			if isServerError(err) && ctx.Err() == nil {
+				s.log.Warn("body fetch failed", "mailbox", mb.name, "err", err)
+				errs = append(errs, err)
+				continue
+			}
+			return err
+		}
+	}
+	progress(mailsrc.Progress{Account: s.account, Phase: "done"})
+	return errors.Join(errs...)
+}
+
+// listMailboxes lists the selectable mailboxes to sync, INBOX first.
+func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, error) {
+	opts := &imap.ListOptions{}
+	rev2 := c.has(imap.CapIMAP4rev2)
+	if c.has(imap.CapSpecialUse) || rev2 {
+		opts.ReturnSpecialUse = true
+	}
+	if c.has(imap.CapListExtended) || rev2 {
+		opts.ReturnSubscribed = true
+	}
+	list, err := c.c.List("", "*", opts).Collect()
+	if err != nil {
+		return nil, fmt.Errorf("imap: list mailboxes: %w", err)
+	}
+	var all, subscribed []mailboxInfo
+	for _, l := range list {
+		noSelect, sub := false, false
+		for _, a := range l.Attrs {
+			switch strings.ToLower(string(a)) {
+			case `\noselect`, `\nonexistent`:
+				noSelect = true
+			case `\subscribed`:
+				sub = true
+			}
+		}
+		if noSelect {
+			continue
+		}
+		mb := mailboxInfo{name: l.Mailbox, delim: l.Delim, role: roleFromList(l.Mailbox, l.Delim, l.Attrs)}
+		all = append(all, mb)
+		if sub || mb.role == model.RoleInbox {
+			subscribed = append(subscribed, mb)
+		}
+	}
+	chosen := all
+	switch {
+	case len(s.cfg.Folders) > 0:
+		chosen = nil
+		for _, want := range s.cfg.Folders {
+			found := false
+			for _, mb := range all {
+				if mb.name == want || (strings.EqualFold(want, "INBOX") && mb.role == model.RoleInbox) {
+					chosen = append(chosen, mb)
+					found = true
+					break
+				}
+			}
+			if !found {
+				s.log.Warn("configured folder not on server", "mailbox", want)
+			}
+		}
+	case len(subscribed) > 1 || (len(subscribed) == 1 && subscribed[0].role != model.RoleInbox):
+		chosen = subscribed
+	}
+	sort.SliceStable(chosen, func(i, j int) bool {
+		ii, jj := chosen[i].role == model.RoleInbox, chosen[j].role == model.RoleInbox
+		if ii != jj {
+			return ii
+		}
+		return chosen[i].name < chosen[j].name
+	})
+	return chosen, nil
+}
+
+// statuses asks STATUS for every mailbox, pipelined, when the server has
+// CONDSTORE (without it STATUS cannot tell that nothing changed). Errors
+// just leave a mailbox out: it is then fully checked.
+func (s *Source) statuses(c *conn, boxes []mailboxInfo) map[string]*imap.StatusData {
+	if !c.hasCondStore() {
+		return nil
+	}
+	opts := &imap.StatusOptions{NumMessages: true, UIDNext: true, UIDValidity: true, HighestModSeq: true}
+	cmds := make([]*imapclient.StatusCommand, len(boxes))
+	for i, mb := range boxes {
+		cmds[i] = c.c.Status(mb.name, opts)
+	}
+	out := make(map[string]*imap.StatusData, len(boxes))
+	for i, cmd := range cmds {
+		if data, err := cmd.Wait(); err == nil {
+			out[boxes[i].name] = data
+		}
+	}
+	return out
+}
+
+// syncMailbox brings envelopes, flags and expunges of one mailbox up to
+// date and stores its new state last, so an interrupted run is redone.
+func (s *Source) syncMailbox(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, stored model.MailboxState, st *imap.StatusData, progress func(mailsrc.Progress)) error {
+	name := mb.name
+	if st != nil && stored.UIDValidity != 0 && st.UIDValidity == stored.UIDValidity &&
+		uint32(st.UIDNext) == stored.UIDNext && st.HighestModSeq != 0 && st.HighestModSeq == stored.HighestModSeq {
+		s.log.Debug("mailbox unchanged", "mailbox", name)
+		return nil
+	}
+	sel, err := s.selectMailbox(c, name, false)
+	if err != nil {
+		return err
+	}
+	newState := model.MailboxState{UIDValidity: sel.UIDValidity, UIDNext: uint32(sel.UIDNext), HighestModSeq: sel.HighestModSeq}
+	if stored.UIDValidity != 0 && stored.UIDValidity != sel.UIDValidity {
+		s.log.Info("UIDVALIDITY changed, resyncing mailbox", "mailbox", name, "old", stored.UIDValidity, "new", sel.UIDValidity)
+		if err := sink.ResetMailbox(ctx, s.account, name); err != nil {
+			return fmt.Errorf("imap: reset %q: %w", name, err)
+		}
+		stored = model.MailboxState{}
+	}
+	if stored.UIDValidity == 0 {
+		// Record UIDVALIDITY before the first location, so that an
+		// interrupted first sync resumes only against the same UIDs.
+		first := model.MailboxState{UIDValidity: sel.UIDValidity}
+		if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: name, Role: mb.role, State: first}); err != nil {
+			return fmt.Errorf("imap: record mailbox %q: %w", name, err)
+		}
+	}
+	stored0, err := sink.Locations(ctx, s.account, name)
+	if err != nil {
+		return fmt.Errorf("imap: stored locations of %q: %w", name, err)
+	}
+	known := make(map[imap.UID]model.Flags, len(stored0))
+	for l, f := range stored0 {
+		known[imap.UID(l.UID)] = f
+	}
+	stored0 = nil
+
+	progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "flags"})
+	var server []imap.UID
+	changes := make(map[model.Location]model.Flags)
+	switch {
+	case sel.NumMessages == 0:
+	case c.condstore && stored.HighestModSeq != 0 && sel.HighestModSeq != 0:
+		if server, err = s.searchAll(c, name); err != nil {
+			return err
+		}
+		if sel.HighestModSeq != stored.HighestModSeq {
+			err = s.scanFlags(c, name, &imap.FetchOptions{UID: true, Flags: true, ChangedSince: stored.HighestModSeq},
+				func(uid imap.UID, f model.Flags) {
+					if old, ok := known[uid]; ok && !flagsEqual(old, f) {
+						changes[loc(s.account, name, uid)] = f
+					}
+				})
+			if err != nil {
+				return err
+			}
+		}
+	case len(known) == 0:
+		if server, err = s.searchAll(c, name); err != nil {
+			return err
+		}
+	default:
+		server = make([]imap.UID, 0, sel.NumMessages)
+		err = s.scanFlags(c, name, &imap.FetchOptions{UID: true, Flags: true}, func(uid imap.UID, f model.Flags) {
+			server = append(server, uid)
+			if old, ok := known[uid]; ok && !flagsEqual(old, f) {
+				changes[loc(s.account, name, uid)] = f
+			}
+		})
+		if err != nil {
+			return err
+		}
+		slices.Sort(server)
+	}
+
+	present := make(map[imap.UID]struct{}, len(server))
+	var fresh []imap.UID
+	for _, uid := range server {
+		present[uid] = struct{}{}
+		if _, ok := known[uid]; !ok {
+			fresh = append(fresh, uid)
+		}
+	}
+	var gone []model.Location
+	for uid := range known {
+		if _, ok := present[uid]; !ok {
+			gone = append(gone, loc(s.account, name, uid))
+		}
+	}
+	if len(gone) > 0 {
+		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "expunge", Total: len(gone)})
+		if err := sink.RemoveLocations(ctx, gone); err != nil {
+			return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
+		}
+	}
+	if len(changes) > 0 {
+		if err := sink.SetFlags(ctx, changes); err != nil {
+			return fmt.Errorf("imap: store flags of %q: %w", name, err)
+		}
+	}
+	if err := s.fetchEnvelopes(ctx, c, sink, name, sel.UIDValidity, fresh, progress); err != nil {
+		return err
+	}
+	if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: name, Role: mb.role, State: newState}); err != nil {
+		return fmt.Errorf("imap: record state of %q: %w", name, err)
+	}
+	s.log.Debug("mailbox synced", "mailbox", name, "new", len(fresh), "expunged", len(gone), "flags", len(changes))
+	return nil
+}
+
+func (s *Source) searchAll(c *conn, name string) ([]imap.UID, error) {
+	data, err := c.c.UIDSearch(&imap.SearchCriteria{}, nil).Wait()
+	if err != nil {
+		return nil, fmt.Errorf("imap: search %q: %w", name, err)
+	}
+	uids := data.AllUIDs()
+	slices.Sort(uids)
+	return uids, nil
+}
+
+// scanFlags streams UID FETCH 1:* with opts, calling f for each message.
+func (s *Source) scanFlags(c *conn, name string, opts *imap.FetchOptions, f func(imap.UID, model.Flags)) error {
+	cmd := c.c.Fetch(allUIDs, opts)
+	for {
+		msg := cmd.Next()
+		if msg == nil {
+			break
+		}
+		var (
+			uid   imap.UID
+			flags []imap.Flag
+			have  bool
+		)
+		for item := msg.Next(); item != nil; item = msg.Next() {
+			switch it := item.(type) {
+			case imapclient.FetchItemDataUID:
+				uid = it.UID
+			case imapclient.FetchItemDataFlags:
+				flags, have = it.Flags, true
+			}
+		}
+		if uid != 0 && have {
+			f(uid, flagsFromIMAP(flags))
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return fmt.Errorf("imap: fetch flags in %q: %w", name, err)
+	}
+	return nil
+}
+
+// fetchEnvelopes fetches the header fields of uids (ascending) newest
+// batch first, with the next batch's command already sent while the
+// current one is read, and puts each batch into the sink.
+func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink, name string, uidValidity uint32, uids []imap.UID, progress func(mailsrc.Progress)) error {
+	if len(uids) == 0 {
+		return nil
+	}
+	hdr := headerSection()
+	opts := &imap.FetchOptions{
+		UID: true, Flags: true, RFC822Size: true,
+		BodyStructure: &imap.FetchItemBodyStructure{Extended: true},
+		BodySection:   []*imap.FetchItemBodySection{hdr},
+	}
+	var batches [][]imap.UID
+	for hi := len(uids); hi > 0; hi -= s.cfg.BatchSize {
+		batches = append(batches, uids[max(0, hi-s.cfg.BatchSize):hi])
+	}
+	issue := func(b []imap.UID) *imapclient.FetchCommand { return c.c.Fetch(imap.UIDSetNum(b...), opts) }
+	next := issue(batches[0])
+	done := 0
+	for i := range batches {
+		cur := next
+		next = nil
+		if i+1 < len(batches) {
+			next = issue(batches[i+1])
+		}
+		msgs, err := s.readEnvelopes(cur, name, hdr)
+		if err == nil {
+			err = sink.PutMessages(ctx, msgs)
+			if err != nil {
+				err = fmt.Errorf("imap: store envelopes of %q: %w", name, err)
+			}
+		}
+		if err != nil {
+			if next != nil {
+				next.Close()
+			}
+			return err
+		}
+		done += len(batches[i])
+		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "envelopes", Done: done, Total: len(uids)})
+	}
+	return nil
+}
+
+func (s *Source) readEnvelopes(cmd *imapclient.FetchCommand, name string, hdr *imap.FetchItemBodySection) ([]*model.Message, error) {
+	var msgs []*model.Message
+	for {
+		m := cmd.Next()
+		if m == nil {
+			break
+		}
+		buf, err := m.Collect()
+		if err != nil {
+			cmd.Close()
+			return nil, fmt.Errorf("imap: fetch envelopes in %q: %w", name, err)
+		}
+		if buf.UID == 0 {
+			continue
+		}
+		raw := buf.FindBodySection(hdr)
+		msg, perr := mailsrc.ParseHeader(raw)
+		if perr != nil {
+			msg = unparsable(raw, perr)
+		}
+		msg.Loc = loc(s.account, name, buf.UID)
+		msg.Flags = flagsFromIMAP(buf.Flags)
+		msg.Size = buf.RFC822Size
+		msg.HasBody = false
+		msg.Raw = nil
+		if len(msg.Attachments) == 0 {
+			msg.Attachments = attachmentsFromStructure(buf.BodyStructure)
+		}
+		msgs = append(msgs, msg)
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, fmt.Errorf("imap: fetch envelopes in %q: %w", name, err)
+	}
+	return msgs, nil
+}
+
+// unparsable stands in for a message the parser rejected, so that it is
+// still listed (with its problem) instead of being fetched forever.
+func unparsable(raw []byte, err error) *model.Message {
+	sum := sha256.Sum256(raw)
+	h := hex.EncodeToString(sum[:])
+	return &model.Message{
+		MessageID:   h + "@unparsable.invalid",
+		ContentHash: h,
+		Subject:     "(unreadable message)",
+		Problems:    []string{err.Error()},
+	}
+}
+
+// fetchBodies fills in missing bodies of one mailbox, newest first as
+// the sink orders them, until none is missing.
+func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, progress func(mailsrc.Progress)) error {
+	name := mb.name
+	attempted := make(map[uint32]bool)
+	sec := &imap.FetchItemBodySection{Peek: true}
+	opts := &imap.FetchOptions{UID: true, Flags: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{sec}}
+	done := 0
+	for {
+		locs, err := sink.MissingBodies(ctx, s.account, name, s.cfg.BodyBatchSize)
+		if err != nil {
+			return fmt.Errorf("imap: missing bodies of %q: %w", name, err)
+		}
+		var set imap.UIDSet
+		want := make(map[imap.UID]model.Location)
+		for _, l := range locs {
+			if l.UID == 0 || attempted[l.UID] {
+				continue
+			}
+			attempted[l.UID] = true
+			set.AddNum(imap.UID(l.UID))
+			want[imap.UID(l.UID)] = l
+		}
+		if len(want) == 0 {
+			if len(locs) > 0 {
+				s.log.Warn("bodies still missing after fetch", "mailbox", name, "count", len(locs))
+			}
+			return nil
+		}
+		if c.selected != name {
+			if _, err := s.selectMailbox(c, name, false); err != nil {
+				return err
+			}
+		}
+		cmd := c.c.Fetch(set, opts)
+		var msgs []*model.Message
+		for {
+			m := cmd.Next()
+			if m == nil {
+				break
+			}
+			buf, err := m.Collect()
+			if err != nil {
+				cmd.Close()
+				return fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+			}
+			if _, ok := want[buf.UID]; !ok {
+				continue
+			}
+			delete(want, buf.UID)
+			raw := buf.FindBodySection(sec)
+			msg, perr := mailsrc.Parse(raw)
+			if perr != nil {
+				msg = unparsable(raw, perr)
+				msg.Raw = raw
+			}
+			msg.Loc = loc(s.account, name, buf.UID)
+			msg.Flags = flagsFromIMAP(buf.Flags)
+			if buf.RFC822Size > 0 {
+				msg.Size = buf.RFC822Size
+			}
+			msg.HasBody = true
+			msgs = append(msgs, msg)
+		}
+		if err := cmd.Close(); err != nil {
+			return fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+		}
+		if len(msgs) > 0 {
+			if err := sink.PutMessages(ctx, msgs); err != nil {
+				return fmt.Errorf("imap: store bodies of %q: %w", name, err)
+			}
+		}
+		if len(want) > 0 {
+			// Asked for but not returned: expunged meanwhile.
+			gone := make([]model.Location, 0, len(want))
+			for _, l := range want {
+				gone = append(gone, l)
+			}
+			if err := sink.RemoveLocations(ctx, gone); err != nil {
+				return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
+			}
+		}
+		done += len(msgs)
+		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "bodies", Done: done})
+	}
+}
