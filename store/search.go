@@ -243,7 +243,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 	for i, id := range ids {
 		var snip string
 		if sq.match != "" {
-			err = s.r.QueryRowContext(ctx, `SELECT snippet(messages_fts, -1, '', '', '…', 16) FROM messages_fts
+			err = s.r.QueryRowContext(ctx, `SELECT snippet(messages_fts, 3, '', '', '…', 16) FROM messages_fts
 				WHERE messages_fts MATCH ? AND rowid = ?`, sq.match, id).Scan(&snip)
 		} else {
 			err = s.r.QueryRowContext(ctx, `SELECT substr(body, 1, 120) FROM messages_fts_src WHERE id = ?`, id).Scan(&snip)
@@ -265,16 +265,40 @@ func searchError(query string, err error) error {
 	return fmt.Errorf("search: %q: %w", query, err)
 }
 
-// cleanSnippet collapses whitespace and removes control characters
-// (terminal escapes in hostile mail) from a snippet.
+// cleanSnippet collapses whitespace and removes terminal escape sequences
+// and control or bidi-override characters (hostile mail) from a snippet.
 func cleanSnippet(s string) string {
+	rs := []rune(s)
 	var b strings.Builder
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= 0x200b && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			if unicode.IsSpace(r) || r == '\n' || r == '\t' {
-				space = true
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == 0x1b && i+1 < len(rs) {
+			switch rs[i+1] {
+			case '[': // CSI: parameters up to a final byte 0x40-0x7e
+				i += 2
+				for i < len(rs) && (rs[i] < 0x40 || rs[i] > 0x7e) {
+					i++
+				}
+			case ']': // OSC: up to BEL or ST
+				i += 2
+				for i < len(rs) && rs[i] != 0x07 && !(rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\') {
+					i++
+				}
+				if i < len(rs) && rs[i] == 0x1b {
+					i++
+				}
+			default:
+				i++
 			}
+			continue
+		}
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= 0x200b && r <= 0x200f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			continue
 		}
 		if space && b.Len() > 0 {
