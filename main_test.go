@@ -220,3 +220,34 @@ func TestLoggerWritesToDataDirOnly(t *testing.T) {
 		t.Errorf("log mode = %04o, want 0600", fi.Mode().Perm())
 	}
 }
+
+// TestREADMEExampleConfigLoads keeps the README's configuration example honest.
+func TestREADMEExampleConfigLoads(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```toml\n")
+	if !ok {
+		t.Fatal("README.md has no ```toml block")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	home := t.TempDir()
+	p := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(p, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Path: p, Env: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatalf("README example does not load: %v", err)
+	}
+	d := config.Defaults()
+	if cfg.Ollama != d.Ollama || cfg.Triage != d.Triage || cfg.Drafts.UndoSeconds != d.Drafts.UndoSeconds || cfg.Drafts.ApprovalTTL != d.Drafts.ApprovalTTL {
+		t.Errorf("README claims its [ollama]/[triage]/[drafts] values are the defaults, but they differ: %+v %+v", cfg.Ollama, cfg.Triage)
+	}
+}

@@ -116,8 +116,7 @@ type Account struct {
 	// Out is the parsed sending configuration.
 	Out Outgoing `toml:"-"`
 
-	env   func(string) string
-	index int
+	env func(string) string
 }
 
 // HasPlaintextPassword reports whether the account holds a password in the file,

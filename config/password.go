@@ -46,6 +46,7 @@ func runPasswordCmd(ctx context.Context, name, command string) (string, error) {
 	cmd.Stdin = nil
 	// If the shell is killed, a grandchild may still hold stdout; don't wait for it.
 	cmd.WaitDelay = 500 * time.Millisecond
+	killGroupOnCancel(cmd)
 	err := cmd.Run()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return "", fmt.Errorf("account %q: password_cmd did not finish (%s after %s): %w; check that it does not wait for input", name, ctxErr, time.Since(start).Round(time.Millisecond), ctxErr)

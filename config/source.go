@@ -67,9 +67,6 @@ func (s Source) Redacted() string {
 	case "demo":
 		return "demo://"
 	case "maildir", "mbox":
-		if strings.HasPrefix(s.Path, "~") {
-			return s.Scheme + "://" + s.Path
-		}
 		return s.Scheme + "://" + s.Path
 	}
 	u := url.URL{Scheme: s.Scheme, Host: s.Addr()}

@@ -36,7 +36,6 @@ func Validate(cfg *Config, env func(string) string) error {
 	for i := range cfg.Accounts {
 		a := &cfg.Accounts[i]
 		a.env = env
-		a.index = i
 		p := fmt.Sprintf("account[%d]", i)
 		if a.Source == "" {
 			add("%s.source: missing; set source = \"imaps://you%%40example.com@imap.example.com\" (or maildir://~/Mail, mbox:///path, demo://)", p)
