@@ -2,120 +2,119 @@
 Package store is the SQLite mirror of mailsift (modernc.org/sqlite): mail,
 threads, FTS5 search, triage results, overrides and the flag-change queue.
 
-  # `store` API (package mailsift/store) — implemented
-  
-  Implemented by the store engineer; UI, triage, CLI and drafts code against it. This file and
-  `store/doc.go` carry the same text. Types from `model` are used throughout. Changes from the
-  plan: `Sections` is a function (no package-level mutable state); `ErrNotFound`;
-  `ThreadSummary.HasBody` and `.ContentHash`; `Store.Path`, `Store.SchemaVersion`;
-  search also has `body:` and `is:read`; `SetOverride` also accepts "quarantine".
-  
-  ```go
-  // Open opens (creating if needed) the SQLite store at path (parent dirs created, 0700):
-  // WAL, foreign keys, busy_timeout 10s, synchronous=NORMAL, versioned migrations
-  // (PRAGMA user_version). One writer connection (MaxOpenConns 1, BEGIN IMMEDIATE), a read pool.
-  func Open(ctx context.Context, path string, opts *Options) (*Store, error)
-  type Options struct { Logger *slog.Logger; Principal model.Address }  // nil opts = defaults
-  func (s *Store) Close() error
-  func (s *Store) Path() string
-  func (s *Store) SchemaVersion(ctx context.Context) (int, error)
-  var ErrNotFound = errors.New("store: not found")   // test with errors.Is
-  
-  // *Store implements mailsrc.Sink (var _ mailsrc.Sink = (*Store)(nil)):
-  func (s *Store) MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error)
-  func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error
-  func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error // drops locations, queued flags, orphans; zeroes state
-  func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error
-  func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error // pending local changes win until acked
-  func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error         // message deleted with its last location
-  func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
-  func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) // newest first
-  ```
-  Semantics of PutMessages: the same message (Message-ID + ContentHash) in two folders is one
-  message row with two locations. An envelope-only put (HasBody false, ContentHash "") is keyed by
-  its location; when the body arrives at that location (HasBody true + ContentHash) the same row is
-  updated, or, if that exact message is already stored from another folder, the location moves to
-  it and the envelope row is dropped. An envelope put never wipes a stored body. A location's key
-  is `Loc.Key` (if a source leaves it empty, the decimal UID is used). Threads (JWZ grouping):
-  messages linked by Message-ID through References/In-Reply-To share a thread in both directions
-  (child before parent, siblings of a missing parent), a message linking two threads merges them
-  (the lower thread id survives, with its override; the absorbed thread's triage is dropped); a
-  message with no references at all joins the most recent thread with the same
-  `NormalizeSubject` subject whose latest message is within 60 days of its date. Across folders
-  and accounts. A message is unread when none of its locations has \Seen.
-  
-  ```go
-  func NormalizeSubject(s string) string  // strips Re:/Fwd:/AW:/SV:/Re[2]:/[list] tags, collapses space, lower-case
-  func (s *Store) EnsureAccount(ctx context.Context, name, sourceURL string) error
-  func (s *Store) Mailboxes(ctx context.Context, account string) ([]model.Mailbox, error)
-  
-  type Section string
-  const (
-      SectionUrgent Section = "urgent"; SectionActionable Section = "actionable"
-      SectionInformational Section = "informational"; SectionLowPriority Section = "low priority"
-      SectionQuarantine Section = "quarantine" /* spam or phishing * /; SectionUntriaged Section = "untriaged"
-  )
-  func Sections() []Section   // display order: urgent, actionable, informational, low priority, quarantine, untriaged
-  
-  type ThreadSummary struct {
-      ID int64; Subject string     // subject of the oldest message
-      From model.Address           // sender of the latest message not from the principal (else latest)
-      Participants []string        // senders' display names (or emails), first appearance order, max 20
-      Latest time.Time; Count int; Unread int; HasAttachment bool
-      HasBody bool                 // at least one body fetched
-      Section Section              // override > latest triage (spam/phishing → quarantine) > untriaged
-      Triage *TriageRecord         // latest triage (any cache key), nil if none
-      Override string              // user's override ("" if none)
-      ContentHash string           // thread content hash
-  }
-  func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error)  // every section present
-  func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int) ([]ThreadSummary, error) // newest first; limit<=0 → 100
-  func (s *Store) ThreadSummaryByID(ctx context.Context, id int64) (ThreadSummary, error)   // ErrNotFound
-  func (s *Store) Thread(ctx context.Context, id int64) (*model.Thread, error)  // messages oldest first, bodies, flags, one location each (inbox copy preferred)
-  func (s *Store) ThreadIDForMessage(ctx context.Context, messageID string) (int64, error)  // ErrNotFound
-  func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error)           // ErrNotFound if not stored
-  
-  // Flags changed in mailsift: set locally at once and queued (offline-safe).
-  func (s *Store) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error
-  func (s *Store) QueueFlagChange(ctx context.Context, loc model.Location, flag model.Flag, set bool) error // newer change of same flag+loc replaces older
-  type PendingFlag struct { ID int64; Change mailsrc.FlagChange }
-  func (s *Store) PendingFlagChanges(ctx context.Context, account string, limit int) ([]PendingFlag, error) // oldest first; limit<=0 all
-  func (s *Store) AckFlagChanges(ctx context.Context, ids []int64) error
-  
-  // Search: FTS5 syntax (words, "phrases", AND/OR/NOT, prefix*, parentheses) plus
-  // from: to: subject: body: (value may be quoted: from:"bob smith"), after:YYYY-MM-DD (inclusive),
-  // before:YYYY-MM-DD (exclusive), is:unread, is:read. Words with punctuation are quoted for you.
-  // Errors are clear ("search: unbalanced quote in query …"), never raw SQL errors.
-  type SearchHit struct { ThreadID int64; MessageID string; From model.Address; Subject string; Date time.Time; Snippet string; Unread bool }
-  func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) // newest first; limit<=0 → 50; snippet has no control chars
-  
-  // Triage.
-  type TriageRecord struct {
-      ThreadID int64
-      Result model.EmailTriageResult
-      Source string            // "ollama" or "deterministic"
-      Model string             // e.g. "llama3.2:3b", "" for deterministic
-      CacheKey string          // schema version + model + prompt version; one record per (thread, cache key)
-      ContentHash string       // thread content hash it was computed on
-      Intent, Urgency, Sentiment, Route string; Confidence float64
-      SpamReasons, PhishingReasons, Signals []string
-      CreatedAt time.Time      // zero → now
-  }
-  func (s *Store) ThreadContentHash(ctx context.Context, threadID int64) (string, error) // sha256 over (Message-ID, content hash) oldest first; changes when a message arrives/leaves/gets its body
-  // ThreadsNeedingTriage: threads with ≥1 fetched body and no record for cacheKey on their
-  // current content hash; unread first, then newest first.
-  func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error)
-  func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error   // never clears an override
-  func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // model.Categories or "quarantine"; "" clears
-  type Override struct { ThreadID int64; Subject string; From model.Address; Category string; At time.Time }
-  func (s *Store) RecentOverrides(ctx context.Context, n int) ([]Override, error) // newest first
-  ```
-  
-  ## Adding tables (drafts, approvals, outbox, audit)
-  Migrations are the ordered `migrations` slice in `store/migrations.go`; migration i brings
-  `PRAGMA user_version` from i to i+1, each in its own transaction. To add tables, put the SQL in
-  a const in your own file in `store/` (e.g. `const draftsSchema = ...` in `store/drafts.go`) and
-  append `draftsSchema` as a new last element of the slice; never edit an applied migration.
-  Write inside `s.tx(ctx, func(tx *sql.Tx) error {...})` (the single writer); read with `s.r`.
+The text below is the same as /work/store-api.md (the API contract).
+
+# store API (package mailsift/store) — implemented
+
+Implemented by the store engineer; UI, triage, CLI and drafts code against it. This file and
+store/doc.go carry the same text. Types from model are used throughout. Changes from the
+plan: Sections is a function (no package-level mutable state); ErrNotFound;
+ThreadSummary.HasBody and .ContentHash; Store.Path, Store.SchemaVersion;
+search also has body: and is:read; SetOverride also accepts "quarantine".
+
+	// Open opens (creating if needed) the SQLite store at path (parent dirs created, 0700):
+	// WAL, foreign keys, busy_timeout 10s, synchronous=NORMAL, versioned migrations
+	// (PRAGMA user_version). One writer connection (MaxOpenConns 1, BEGIN IMMEDIATE), a read pool.
+	func Open(ctx context.Context, path string, opts *Options) (*Store, error)
+	type Options struct { Logger *slog.Logger; Principal model.Address }  // nil opts = defaults
+	func (s *Store) Close() error
+	func (s *Store) Path() string
+	func (s *Store) SchemaVersion(ctx context.Context) (int, error)
+	var ErrNotFound = errors.New("store: not found")   // test with errors.Is
+
+	// *Store implements mailsrc.Sink (var _ mailsrc.Sink = (*Store)(nil)):
+	func (s *Store) MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error)
+	func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error
+	func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error // drops locations, queued flags, orphans; zeroes state
+	func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error
+	func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error // pending local changes win until acked
+	func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error         // message deleted with its last location
+	func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
+	func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) // newest first
+
+Semantics of PutMessages: the same message (Message-ID + ContentHash) in two folders is one
+message row with two locations. An envelope-only put (HasBody false, ContentHash "") is keyed by
+its location; when the body arrives at that location (HasBody true + ContentHash) the same row is
+updated, or, if that exact message is already stored from another folder, the location moves to
+it and the envelope row is dropped. An envelope put never wipes a stored body. A location's key
+is Loc.Key (if a source leaves it empty, the decimal UID is used). Threads (JWZ grouping):
+messages linked by Message-ID through References/In-Reply-To share a thread in both directions
+(child before parent, siblings of a missing parent), a message linking two threads merges them
+(the lower thread id survives, with its override; the absorbed thread's triage is dropped); a
+message with no references at all joins the most recent thread with the same
+NormalizeSubject subject whose latest message is within 60 days of its date. Across folders
+and accounts. A message is unread when none of its locations has \Seen.
+
+	func NormalizeSubject(s string) string  // strips Re:/Fwd:/AW:/SV:/Re[2]:/[list] tags, collapses space, lower-case
+	func (s *Store) EnsureAccount(ctx context.Context, name, sourceURL string) error
+	func (s *Store) Mailboxes(ctx context.Context, account string) ([]model.Mailbox, error)
+
+	type Section string
+	const (
+	    SectionUrgent Section = "urgent"; SectionActionable Section = "actionable"
+	    SectionInformational Section = "informational"; SectionLowPriority Section = "low priority"
+	    SectionQuarantine Section = "quarantine"; SectionUntriaged Section = "untriaged" // quarantine: spam or phishing
+	)
+	func Sections() []Section   // display order: urgent, actionable, informational, low priority, quarantine, untriaged
+
+	type ThreadSummary struct {
+	    ID int64; Subject string     // subject of the oldest message
+	    From model.Address           // sender of the latest message not from the principal (else latest)
+	    Participants []string        // senders' display names (or emails), first appearance order, max 20
+	    Latest time.Time; Count int; Unread int; HasAttachment bool
+	    HasBody bool                 // at least one body fetched
+	    Section Section              // override > latest triage (spam/phishing → quarantine) > untriaged
+	    Triage *TriageRecord         // latest triage (any cache key), nil if none
+	    Override string              // user's override ("" if none)
+	    ContentHash string           // thread content hash
+	}
+	func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error)  // every section present
+	func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int) ([]ThreadSummary, error) // newest first; limit<=0 → 100
+	func (s *Store) ThreadSummaryByID(ctx context.Context, id int64) (ThreadSummary, error)   // ErrNotFound
+	func (s *Store) Thread(ctx context.Context, id int64) (*model.Thread, error)  // messages oldest first, bodies, flags, one location each (inbox copy preferred)
+	func (s *Store) ThreadIDForMessage(ctx context.Context, messageID string) (int64, error)  // ErrNotFound
+	func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error)           // ErrNotFound if not stored
+
+	// Flags changed in mailsift: set locally at once and queued (offline-safe).
+	func (s *Store) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error
+	func (s *Store) QueueFlagChange(ctx context.Context, loc model.Location, flag model.Flag, set bool) error // newer change of same flag+loc replaces older
+	type PendingFlag struct { ID int64; Change mailsrc.FlagChange }
+	func (s *Store) PendingFlagChanges(ctx context.Context, account string, limit int) ([]PendingFlag, error) // oldest first; limit<=0 all
+	func (s *Store) AckFlagChanges(ctx context.Context, ids []int64) error
+
+	// Search: FTS5 syntax (words, "phrases", AND/OR/NOT, prefix*, parentheses) plus
+	// from: to: subject: body: (value may be quoted: from:"bob smith"), after:YYYY-MM-DD (inclusive),
+	// before:YYYY-MM-DD (exclusive), is:unread, is:read. Words with punctuation are quoted for you.
+	// Errors are clear ("search: unbalanced quote in query …"), never raw SQL errors.
+	type SearchHit struct { ThreadID int64; MessageID string; From model.Address; Subject string; Date time.Time; Snippet string; Unread bool }
+	func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) // newest first; limit<=0 → 50; snippet has no control chars
+
+	// Triage.
+	type TriageRecord struct {
+	    ThreadID int64
+	    Result model.EmailTriageResult
+	    Source string            // "ollama" or "deterministic"
+	    Model string             // e.g. "llama3.2:3b", "" for deterministic
+	    CacheKey string          // schema version + model + prompt version; one record per (thread, cache key)
+	    ContentHash string       // thread content hash it was computed on
+	    Intent, Urgency, Sentiment, Route string; Confidence float64
+	    SpamReasons, PhishingReasons, Signals []string
+	    CreatedAt time.Time      // zero → now
+	}
+	func (s *Store) ThreadContentHash(ctx context.Context, threadID int64) (string, error) // sha256 over (Message-ID, content hash) oldest first; changes when a message arrives/leaves/gets its body
+	// ThreadsNeedingTriage: threads with ≥1 fetched body and no record for cacheKey on their
+	// current content hash; unread first, then newest first.
+	func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error)
+	func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error   // never clears an override
+	func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // model.Categories or "quarantine"; "" clears
+	type Override struct { ThreadID int64; Subject string; From model.Address; Category string; At time.Time }
+	func (s *Store) RecentOverrides(ctx context.Context, n int) ([]Override, error) // newest first
+
+# Adding tables (drafts, approvals, outbox, audit)
+Migrations are the ordered migrations slice in store/migrations.go; migration i brings
+PRAGMA user_version from i to i+1, each in its own transaction. To add tables, put the SQL in
+a const in your own file in store/ (e.g. const draftsSchema = ... in store/drafts.go) and
+append draftsSchema as a new last element of the slice; never edit an applied migration.
+Write inside s.tx(ctx, func(tx *sql.Tx) error {...}) (the single writer); read with s.r.
 */
 package store
