@@ -119,7 +119,7 @@ func TestLoadGoodConfig(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	cfg, err := load(t, "[principal]\nemail = \"a@example.com\"\n", nil)
+	cfg, err := load(t, "[principal]\nemail = \"a@example.com\"\n[[account]]\nsource = \"demo://\"\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,14 +137,15 @@ func TestDefaults(t *testing.T) {
 
 func TestConfigErrorsNameKeyAndFix(t *testing.T) {
 	const head = "[principal]\nemail = \"a@example.com\"\n"
+	const acct = "[[account]]\nsource = \"demo://\"\n"
 	tests := []struct {
 		name string
 		text string
 		want []string // substrings of the error
 	}{
 		{"typo in account key", head + "[[account]]\nsourc = \"demo://\"\n", []string{"unknown key account[0].sourc", "did you mean source?"}},
-		{"unknown section", head + "[olama]\nmodel = \"x\"\n", []string{"unknown key olama", "did you mean ollama?"}},
-		{"unknown key no suggestion", head + "[drafts]\nzzzzzz = 1\n", []string{"unknown key drafts.zzzzzz", "known keys here"}},
+		{"unknown section", head + acct + "[olama]\nmodel = \"x\"\n", []string{"unknown key olama", "did you mean ollama?"}},
+		{"unknown key no suggestion", head + acct + "[drafts]\nzzzzzz = 1\n", []string{"unknown key drafts.zzzzzz", "known keys here"}},
 		{"pop3 scheme", head + "[[account]]\nsource = \"demo://\"\n[[account]]\nsource = \"pop3://u@host\"\n", []string{`account[1].source: scheme "pop3" not supported`, "imaps://, imap://, imap+insecure:// (loopback only), maildir://, mbox:// or demo://"}},
 		{"missing source", head + "[[account]]\nname = \"x\"\n", []string{"account[0].source: missing"}},
 		{"imap+insecure remote", head + "[[account]]\nsource = \"imap+insecure://u@mail.example.com\"\n", []string{"account[0].source", "only allowed to loopback", "imaps://"}},
@@ -155,21 +156,22 @@ func TestConfigErrorsNameKeyAndFix(t *testing.T) {
 		{"smtp and sendmail", head + "[[account]]\nsource = \"demo://\"\nsmtp = \"smtps://u@h.example.com\"\nsendmail = \"sendmail -t\"\n", []string{"account[0]: both smtp and sendmail"}},
 		{"bad smtp scheme", head + "[[account]]\nsource = \"demo://\"\nsmtp = \"http://h\"\n", []string{`account[0].smtp: scheme "http" not supported`}},
 		{"duplicate names", head + "[[account]]\nname = \"a\"\nsource = \"demo://\"\n[[account]]\nname = \"a\"\nsource = \"demo://\"\n", []string{`account[1].name: "a" is already used by account[0]`}},
-		{"parallel type", head + "[ollama]\nparallel = \"2\"\n", []string{"ollama.parallel: must be a whole number", `string "2"`}},
-		{"parallel range", head + "[ollama]\nparallel = 0\n", []string{"ollama.parallel: 0 is out of range", "1 to 64"}},
-		{"timeout not duration", head + "[ollama]\ntimeout = \"soon\"\n", []string{"ollama.timeout", `"90s"`}},
-		{"timeout number", head + "[ollama]\ntimeout = 120\n", []string{"ollama.timeout: must be a duration string"}},
-		{"bad ollama host", head + "[ollama]\nhost = \"ftp://x\"\n", []string{"ollama.host", "http://"}},
-		{"undo negative", head + "[drafts]\nundo_seconds = -1\n", []string{"drafts.undo_seconds: -1 is out of range"}},
-		{"approval ttl zero", head + "[drafts]\napproval_ttl = \"0s\"\n", []string{"drafts.approval_ttl", "\"1m\" to \"24h\""}},
-		{"tone", head + "[drafts]\ntone = \"sarcastic\"\n", []string{`drafts.tone: "sarcastic" not supported`}},
-		{"token budget over ctx", head + "[triage]\ntoken_budget = 100000\n", []string{"triage.token_budget", "num_ctx"}},
-		{"enabled type", head + "[triage]\nenabled = \"yes\"\n", []string{"triage.enabled: must be true or false"}},
+		{"parallel type", head + acct + "[ollama]\nparallel = \"2\"\n", []string{"ollama.parallel: must be a whole number", `string "2"`}},
+		{"parallel range", head + acct + "[ollama]\nparallel = 0\n", []string{"ollama.parallel: 0 is out of range", "1 to 64"}},
+		{"timeout not duration", head + acct + "[ollama]\ntimeout = \"soon\"\n", []string{"ollama.timeout", `"90s"`}},
+		{"timeout number", head + acct + "[ollama]\ntimeout = 120\n", []string{"ollama.timeout: must be a duration string"}},
+		{"bad ollama host", head + acct + "[ollama]\nhost = \"ftp://x\"\n", []string{"ollama.host", "http://"}},
+		{"undo negative", head + acct + "[drafts]\nundo_seconds = -1\n", []string{"drafts.undo_seconds: -1 is out of range"}},
+		{"approval ttl zero", head + acct + "[drafts]\napproval_ttl = \"0s\"\n", []string{"drafts.approval_ttl", "\"1m\" to \"24h\""}},
+		{"tone", head + acct + "[drafts]\ntone = \"sarcastic\"\n", []string{`drafts.tone: "sarcastic" not supported`}},
+		{"token budget over ctx", head + acct + "[triage]\ntoken_budget = 100000\n", []string{"triage.token_budget", "num_ctx"}},
+		{"enabled type", head + acct + "[triage]\nenabled = \"yes\"\n", []string{"triage.enabled: must be true or false"}},
 		{"principal missing", "[[account]]\nsource = \"demo://\"\n", []string{"principal.email: missing"}},
-		{"principal with name", "[principal]\nemail = \"Alex <a@example.com>\"\n", []string{"principal.email", "plain address"}},
+		{"principal with name", "[principal]\nemail = \"Alex <a@example.com>\"\n" + acct, []string{"principal.email", "plain address"}},
 		{"account not array", head + "[account]\nsource = \"demo://\"\n", []string{"account: must be an array of tables", "[[account]]"}},
 		{"folders type", head + "[[account]]\nsource = \"demo://\"\nfolders = \"INBOX\"\n", []string{"account[0].folders: must be a list of strings"}},
 		{"bad toml", "[principal\n", []string{"invalid TOML"}},
+		{"no accounts", head, []string{"account: none configured", "[[account]]"}},
 		{"bad from", head + "[[account]]\nsource = \"demo://\"\nfrom = \"not an address\"\n", []string{"account[0].from"}},
 		{"relative maildir", head + "[[account]]\nsource = \"maildir://Mail\"\n", []string{"account[0].source", "relative", "~/"}},
 	}
@@ -192,14 +194,14 @@ func TestConfigErrorsNameKeyAndFix(t *testing.T) {
 }
 
 func TestMultipleErrorsReported(t *testing.T) {
-	_, err := load(t, "[principal]\nemail = \"a@example.com\"\n[ollama]\nparallel = 0\n[drafts]\ntone = \"x\"\n", nil)
+	_, err := load(t, "[principal]\nemail = \"a@example.com\"\n[[account]]\nsource = \"demo://\"\n[ollama]\nparallel = 0\n[drafts]\ntone = \"x\"\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "ollama.parallel") || !strings.Contains(err.Error(), "drafts.tone") {
 		t.Fatalf("want both ollama.parallel and drafts.tone in error, got %v", err)
 	}
 }
 
 func TestOllamaHostEnvWins(t *testing.T) {
-	text := "[principal]\nemail = \"a@example.com\"\n[ollama]\nhost = \"http://file-host:11434\"\n"
+	text := "[principal]\nemail = \"a@example.com\"\n[[account]]\nsource = \"demo://\"\n[ollama]\nhost = \"http://file-host:11434\"\n"
 	tests := []struct{ env, want string }{
 		{"", "http://file-host:11434"},
 		{"http://gpu.lan:9999", "http://gpu.lan:9999"},

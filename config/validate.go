@@ -32,6 +32,9 @@ func Validate(cfg *Config, env func(string) string) error {
 	}
 
 	// accounts
+	if len(cfg.Accounts) == 0 {
+		add("account: none configured; add an [[account]] table with source = \"imaps://you%%40example.com@imap.example.com\" (or run `mailsift --demo`)")
+	}
 	seen := map[string]int{}
 	for i := range cfg.Accounts {
 		a := &cfg.Accounts[i]
