@@ -251,7 +251,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 		if err != nil {
 			return nil, searchError(query, err)
 		}
-		hits[i].Snippet = cleanSnippet(snip)
+		hits[i].Snippet = CleanText(snip)
 	}
 	return hits, nil
 }
@@ -265,9 +265,10 @@ func searchError(query string, err error) error {
 	return fmt.Errorf("search: %q: %w", query, err)
 }
 
-// cleanSnippet collapses whitespace and removes terminal escape sequences
-// and control or bidi-override characters (hostile mail) from a snippet.
-func cleanSnippet(s string) string {
+// CleanText makes untrusted text safe for one terminal line: it removes
+// terminal escape sequences and control, zero-width and bidi-override
+// characters, and collapses whitespace (newlines included) to one space.
+func CleanText(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
 	space := false

@@ -106,12 +106,12 @@ func TestSearchBadQueries(t *testing.T) {
 	}
 }
 
-func TestCleanSnippet(t *testing.T) {
-	got := cleanSnippet("a\x1b[31mred\x1b[0m\n\n b\u202eevil\x07")
+func TestCleanText(t *testing.T) {
+	got := CleanText("a\x1b[31mred\x1b[0m\n\n b\u202eevil\x07")
 	if strings.ContainsAny(got, "\x1b\n\u202e\x07") {
-		t.Errorf("cleanSnippet left control characters: %q", got)
+		t.Errorf("CleanText left control characters: %q", got)
 	}
 	if got != "ared bevil" {
-		t.Errorf("cleanSnippet dropped text: %q", got)
+		t.Errorf("CleanText dropped text: %q", got)
 	}
 }
