@@ -1,0 +1,386 @@
+package triage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"mailsift/model"
+)
+
+// ErrorKind classifies why the model could not be used.
+type ErrorKind int
+
+// Error kinds.
+const (
+	// ErrUnreachable: nothing answers at the configured host.
+	ErrUnreachable ErrorKind = iota + 1
+	// ErrModelMissing: the model is not pulled.
+	ErrModelMissing
+	// ErrBusy: Ollama's queue stayed full after retries (503).
+	ErrBusy
+	// ErrTimeout: no answer within the configured timeout.
+	ErrTimeout
+	// ErrServer: Ollama answered with another error status.
+	ErrServer
+	// ErrProtocol: the HTTP answer was not Ollama's JSON.
+	ErrProtocol
+	// ErrOffContract: the model's answer failed validation twice.
+	ErrOffContract
+	// ErrTruncated: the prompt kept being truncated by Ollama.
+	ErrTruncated
+)
+
+// Error is a model failure with a message for the user that says what is
+// wrong and how to fix it.
+type Error struct {
+	Kind ErrorKind
+	Msg  string
+	Err  error
+}
+
+// Error returns the user message.
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Offline reports whether the error means Ollama cannot be used at all
+// (unreachable, or the model is not pulled): callers switch to
+// deterministic triage and re-probe later.
+func (e *Error) Offline() bool { return e.Kind == ErrUnreachable || e.Kind == ErrModelMissing }
+
+// IsOffline reports whether err is an *Error with Offline() true.
+func IsOffline(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Offline()
+}
+
+// OllamaOptions configure the Ollama triager; zero values mean defaults.
+type OllamaOptions struct {
+	// Host is Ollama's base URL (default http://127.0.0.1:11434).
+	Host string
+	// Model is the model name (default llama3.2:3b).
+	Model string
+	// NumCtx is the context window asked for (default 8192).
+	NumCtx int
+	// Seed makes answers reproducible (default 42).
+	Seed int
+	// Timeout bounds one chat call (default 2m).
+	Timeout time.Duration
+	// KeepAlive keeps the model loaded between the calls of a batch
+	// (default 10m).
+	KeepAlive time.Duration
+	// ReserveTokens is left for the answer (default 1024).
+	ReserveTokens int
+	// BusyRetries is how often a 503 (queue full) is retried (default 3),
+	// with backoff starting at BusyBackoff (default 500ms).
+	BusyRetries int
+	BusyBackoff time.Duration
+	// HTTPClient is used for requests (default: a client without timeout;
+	// Timeout applies per call through the context).
+	HTTPClient *http.Client
+	// Analyzer computes signals and the fallback (default NewAnalyzer(nil)).
+	Analyzer *Analyzer
+	Logger   *slog.Logger
+}
+
+// Ollama triages with a local Ollama model.
+type Ollama struct {
+	opts   OllamaOptions
+	client *api.Client
+	schema json.RawMessage
+	log    *slog.Logger
+}
+
+// NewOllama returns an Ollama triager. It does not contact the server.
+func NewOllama(opts OllamaOptions) (*Ollama, error) {
+	if opts.Host == "" {
+		opts.Host = "http://127.0.0.1:11434"
+	}
+	if !strings.Contains(opts.Host, "://") {
+		opts.Host = "http://" + opts.Host
+	}
+	u, err := url.Parse(opts.Host)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("triage: ollama host %q is not a URL like http://127.0.0.1:11434 (set ollama.host or OLLAMA_HOST)", opts.Host)
+	}
+	if opts.Model == "" {
+		opts.Model = "llama3.2:3b"
+	}
+	if opts.NumCtx <= 0 {
+		opts.NumCtx = 8192
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 42
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 10 * time.Minute
+	}
+	if opts.ReserveTokens <= 0 {
+		opts.ReserveTokens = 1024
+	}
+	if opts.BusyRetries <= 0 {
+		opts.BusyRetries = 3
+	}
+	if opts.BusyBackoff <= 0 {
+		opts.BusyBackoff = 500 * time.Millisecond
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	if opts.Analyzer == nil {
+		opts.Analyzer = NewAnalyzer(nil)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Ollama{opts: opts, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(model.ResultSchema()), log: log}, nil
+}
+
+// CacheKey implements Triager.
+func (o *Ollama) CacheKey() string { return OllamaCacheKey(o.opts.Model) }
+
+// Model implements Triager.
+func (o *Ollama) Model() string { return o.opts.Model }
+
+// Host returns the configured base URL.
+func (o *Ollama) Host() string { return o.opts.Host }
+
+// Analyzer returns the analyzer used for hints and fallbacks.
+func (o *Ollama) Analyzer() *Analyzer { return o.opts.Analyzer }
+
+// Probe checks that Ollama answers and the model is pulled.
+func (o *Ollama) Probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, min(o.opts.Timeout, 10*time.Second))
+	defer cancel()
+	if _, err := o.client.Version(ctx); err != nil {
+		return o.classify(ctx, err)
+	}
+	ok, err := o.HasModel(ctx)
+	if err != nil {
+		return o.classify(ctx, err)
+	}
+	if !ok {
+		return o.modelMissing(nil)
+	}
+	return nil
+}
+
+// Version returns the server's version (GET /api/version).
+func (o *Ollama) Version(ctx context.Context) (string, error) {
+	v, err := o.client.Version(ctx)
+	if err != nil {
+		return "", o.classify(ctx, err)
+	}
+	return v, nil
+}
+
+// HasModel reports whether the configured model is pulled (GET /api/tags).
+// "name" without a tag matches "name:latest".
+func (o *Ollama) HasModel(ctx context.Context) (bool, error) {
+	lr, err := o.client.List(ctx)
+	if err != nil {
+		return false, o.classify(ctx, err)
+	}
+	want := o.opts.Model
+	if !strings.Contains(want, ":") {
+		want += ":latest"
+	}
+	for _, m := range lr.Models {
+		for _, n := range []string{m.Name, m.Model} {
+			if n == want || n == o.opts.Model {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// maxShrinks bounds retries after a detected prompt truncation.
+const maxShrinks = 2
+
+// Triage implements Triager: the model's answer, validated, or the
+// deterministic triage marked with the reason.
+func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	a := o.opts.Analyzer
+	an := a.analyze(in.Messages, in.Principal)
+	fallback := func(err *Error, attempts int) (*Outcome, error) {
+		out := a.Deterministic(in.Messages, in.Principal)
+		out.FallbackReason = err.Msg
+		out.Attempts = attempts
+		o.log.Warn("triage: deterministic fallback", "reason", err.Msg)
+		return out, err
+	}
+	budget := o.opts.NumCtx - o.opts.ReserveTokens
+	rejection := ""
+	attempts := 0
+	shrinks := 0
+	offContract := 0
+	for {
+		p := buildPrompt(in, an.signals, budget, newFence(), rejection)
+		attempts++
+		resp, err := o.chat(ctx, p)
+		if err != nil {
+			return fallback(err, attempts)
+		}
+		if n := resp.PromptEvalCount; n > 0 && (n*2 < p.Tokens || n >= o.opts.NumCtx-8) {
+			// Ollama dropped the start of the prompt (our system prompt)
+			// and still answered: shrink the thread and ask again.
+			if shrinks == maxShrinks {
+				return fallback(&Error{Kind: ErrTruncated, Msg: fmt.Sprintf("model %s kept truncating the prompt (prompt_eval_count %d for ~%d tokens); raise ollama.num_ctx", o.opts.Model, n, p.Tokens)}, attempts)
+			}
+			shrinks++
+			o.log.Info("triage: prompt truncated by ollama, shrinking", "prompt_eval_count", n, "estimated", p.Tokens, "budget", budget)
+			budget = min(budget, max(n, 512)) / 2
+			continue
+		}
+		res, verr := model.ParseResult([]byte(resp.Message.Content))
+		if verr != nil {
+			offContract++
+			if offContract == 2 {
+				return fallback(&Error{Kind: ErrOffContract, Msg: fmt.Sprintf("model %s answered off-contract twice (%v); using deterministic triage", o.opts.Model, verr), Err: verr}, attempts)
+			}
+			rejection = verr.Error()
+			continue
+		}
+		out := o.outcome(res, an, in)
+		out.PromptTokens = resp.PromptEvalCount
+		out.Attempts = attempts
+		return out, nil
+	}
+}
+
+// outcome completes a model result with reasons and extras.
+func (o *Ollama) outcome(res *model.EmailTriageResult, an *analysis, in Input) *Outcome {
+	det := o.opts.Analyzer.Deterministic(in.Messages, in.Principal)
+	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: an.signals}
+	if out.Result.ActionItems == nil {
+		out.Result.ActionItems = []model.ActionItem{}
+	}
+	if res.IsPhishing {
+		for _, s := range an.signals {
+			if phishingKinds[s.Kind] {
+				out.PhishingReasons = append(out.PhishingReasons, s.Reason)
+			}
+		}
+		if len(out.PhishingReasons) == 0 {
+			out.PhishingReasons = []string{"the model judged this phishing"}
+		}
+	}
+	if res.IsSpam {
+		for _, s := range an.signals {
+			if s.Kind == SigSpamScore || s.Kind == SigSpamPhrase {
+				out.SpamReasons = append(out.SpamReasons, s.Reason)
+			}
+		}
+		if len(out.SpamReasons) == 0 {
+			out.SpamReasons = []string{"the model judged this spam"}
+		}
+	}
+	out.Extras = extras(res, an)
+	if res.Category == det.Result.Category {
+		out.Extras.Confidence = 0.85
+	} else {
+		out.Extras.Confidence = 0.6
+	}
+	return out
+}
+
+// chat sends one non-streaming chat request, retrying 503s with backoff.
+func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error) {
+	stream := false
+	req := &api.ChatRequest{
+		Model: o.opts.Model,
+		Messages: []api.Message{
+			{Role: "system", Content: p.System},
+			{Role: "user", Content: p.User},
+		},
+		Stream:    &stream,
+		Format:    o.schema,
+		KeepAlive: &api.Duration{Duration: o.opts.KeepAlive},
+		Options: map[string]any{
+			"temperature": 0,
+			"num_ctx":     o.opts.NumCtx,
+			"seed":        o.opts.Seed,
+			"num_predict": o.opts.ReserveTokens,
+		},
+	}
+	backoff := o.opts.BusyBackoff
+	for try := 0; ; try++ {
+		cctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
+		var got *api.ChatResponse
+		err := o.client.Chat(cctx, req, func(r api.ChatResponse) error {
+			if r.Done || got == nil {
+				rr := r
+				got = &rr
+			}
+			return nil
+		})
+		cerr := cctx.Err()
+		cancel()
+		if err == nil && got == nil {
+			err = errors.New("empty answer")
+		}
+		if err == nil {
+			return got, nil
+		}
+		var se api.StatusError
+		if errors.As(err, &se) && se.StatusCode == http.StatusServiceUnavailable && try < o.opts.BusyRetries {
+			o.log.Info("triage: ollama busy, retrying", "backoff", backoff)
+			select {
+			case <-ctx.Done():
+				return nil, &Error{Kind: ErrTimeout, Msg: "triage cancelled", Err: ctx.Err()}
+			case <-time.After(backoff):
+			}
+			backoff *= 2
+			continue
+		}
+		if cerr != nil && ctx.Err() == nil {
+			return nil, &Error{Kind: ErrTimeout, Msg: fmt.Sprintf("model %s did not answer within %s (raise ollama.timeout, or use a smaller model)", o.opts.Model, o.opts.Timeout), Err: err}
+		}
+		return nil, o.classify(ctx, err)
+	}
+}
+
+// classify maps a client error to a user-facing *Error.
+func (o *Ollama) classify(ctx context.Context, err error) *Error {
+	var se api.StatusError
+	switch {
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return &Error{Kind: ErrTimeout, Msg: "triage cancelled or timed out: " + ctx.Err().Error(), Err: err}
+	case errors.As(err, &se):
+		msg := se.ErrorMessage
+		switch {
+		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
+			return o.modelMissing(err)
+		case se.StatusCode == http.StatusServiceUnavailable:
+			return &Error{Kind: ErrBusy, Msg: fmt.Sprintf("Ollama at %s is busy (%s); lower ollama.parallel or raise OLLAMA_MAX_QUEUE", o.opts.Host, oneLine(msg, 120)), Err: err}
+		default:
+			return &Error{Kind: ErrServer, Msg: fmt.Sprintf("Ollama at %s failed with %d: %s", o.opts.Host, se.StatusCode, oneLine(msg, 200)), Err: err}
+		}
+	}
+	var ne net.Error
+	var ue *url.Error
+	if errors.As(err, &ue) || errors.As(err, &ne) {
+		return &Error{Kind: ErrUnreachable, Msg: fmt.Sprintf("Ollama not reachable at %s: start it with `ollama serve` (or set ollama.host / OLLAMA_HOST)", o.opts.Host), Err: err}
+	}
+	return &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("Ollama at %s sent an answer mailsift cannot read (%s); is ollama.host an Ollama server?", o.opts.Host, oneLine(err.Error(), 120)), Err: err}
+}
+
+func (o *Ollama) modelMissing(err error) *Error {
+	return &Error{Kind: ErrModelMissing, Msg: fmt.Sprintf("model %s not found: run `ollama pull %s`", o.opts.Model, o.opts.Model), Err: err}
+}

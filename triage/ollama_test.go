@@ -1,0 +1,372 @@
+package triage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mailsift/model"
+)
+
+// wireChat mirrors Ollama's /api/chat request body as the server decodes
+// it; the fake server rejects any other field.
+type wireChat struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	Stream    *bool           `json:"stream"`
+	Format    json.RawMessage `json:"format"`
+	KeepAlive json.RawMessage `json:"keep_alive"`
+	Options   map[string]any  `json:"options"`
+}
+
+// fakeOllama is an httptest Ollama that is strict about the request and
+// answers from a script.
+type fakeOllama struct {
+	t      testing.TB
+	srv    *httptest.Server
+	model  string
+	numCtx int
+	mu     sync.Mutex
+	reqs   []wireChat
+	calls  atomic.Int32
+	// answer returns status, body for call n (0-based).
+	answer func(n int, req wireChat) (int, string)
+	delay  time.Duration
+}
+
+func newFakeOllama(t testing.TB, answer func(n int, req wireChat) (int, string)) *fakeOllama {
+	f := &fakeOllama{t: t, model: "llama3.2:3b", numCtx: 4096, answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api/version":
+		io.WriteString(w, `{"version":"0.17.4"}`)
+		return
+	case "/api/tags":
+		fmt.Fprintf(w, `{"models":[{"name":%q,"model":%q,"size":1}]}`, f.model, f.model)
+		return
+	case "/api/chat":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		http.Error(w, `{"error":"method not allowed"}`, http.StatusMethodNotAllowed)
+		return
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	var req wireChat
+	if err := dec.Decode(&req); err != nil {
+		f.t.Errorf("fake ollama: bad request body: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":%q}`, err.Error())
+		return
+	}
+	f.check(req)
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	n := int(f.calls.Add(1)) - 1
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	status, body := f.answer(n, req)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+// check asserts what mailsift must send on every chat request.
+func (f *fakeOllama) check(req wireChat) {
+	t := f.t
+	if req.Model != f.model {
+		t.Errorf("model = %q, want %q", req.Model, f.model)
+	}
+	if req.Stream == nil || *req.Stream {
+		t.Errorf("stream = %v, want false", req.Stream)
+	}
+	var got, want any
+	if err := json.Unmarshal(req.Format, &got); err != nil {
+		t.Errorf("format is not JSON: %v", err)
+	}
+	json.Unmarshal(model.ResultSchema(), &want)
+	if !jsonEqual(got, want) {
+		t.Errorf("format is not the v1.0 result schema: %s", req.Format)
+	}
+	if v, ok := req.Options["temperature"].(float64); !ok || v != 0 {
+		t.Errorf("options.temperature = %v, want 0", req.Options["temperature"])
+	}
+	if v, ok := req.Options["num_ctx"].(float64); !ok || int(v) != f.numCtx {
+		t.Errorf("options.num_ctx = %v, want %d", req.Options["num_ctx"], f.numCtx)
+	}
+	if _, ok := req.Options["seed"].(float64); !ok {
+		t.Errorf("options.seed missing")
+	}
+	if len(req.KeepAlive) == 0 {
+		t.Errorf("keep_alive missing")
+	}
+	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
+		t.Errorf("messages: want system + user, got %d", len(req.Messages))
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func (f *fakeOllama) triager(t testing.TB, mod func(*OllamaOptions)) *Ollama {
+	opts := OllamaOptions{Host: f.srv.URL, Model: f.model, NumCtx: f.numCtx, Timeout: 2 * time.Second, BusyBackoff: time.Millisecond, ReserveTokens: 512}
+	if mod != nil {
+		mod(&opts)
+	}
+	o, err := NewOllama(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// chatAnswer renders a successful non-streamed chat answer whose
+// prompt_eval_count matches the prompt it answers.
+func chatAnswer(req wireChat, content string, promptEval int) string {
+	if promptEval < 0 {
+		promptEval = 0
+		for _, m := range req.Messages {
+			promptEval += EstimateTokens(m.Content)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"model": req.Model, "created_at": "2026-11-21T23:00:00Z",
+		"message": map[string]any{"role": "assistant", "content": content},
+		"done":    true, "done_reason": "stop", "prompt_eval_count": promptEval, "eval_count": 42,
+	})
+	return string(b)
+}
+
+const goodResult = `{"category":"actionable","is_spam":false,"is_phishing":false,"summary":"Bob asks for a renewal call.","action_items":[{"description":"Confirm the call","due_hint":"Thursday"}],"draft":null}`
+
+func testInput() Input {
+	return Input{
+		Principal: model.Address{Name: "Alice", Email: "alice@example.com"},
+		Messages: []*model.Message{{
+			MessageID: "m1", From: model.Address{Name: "Bob", Email: "bob@example.org"},
+			To: []model.Address{{Email: "alice@example.com"}}, Subject: "Contract renewal",
+			Text: "Can we hop on a call about the renewal?", Date: time.Date(2026, 5, 30, 9, 0, 0, 0, time.UTC),
+		}},
+		Examples: []Example{{Subject: "Weekly digest", From: "news@example.net", Category: "low priority"}},
+	}
+}
+
+func TestOllamaSuccess(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	o := f.triager(t, nil)
+	out, err := o.Triage(context.Background(), testInput())
+	if err != nil {
+		t.Fatalf("Triage: %v", err)
+	}
+	if out.Source != SourceOllama || out.Model != "llama3.2:3b" || out.Attempts != 1 || out.FallbackReason != "" {
+		t.Errorf("outcome = source %q model %q attempts %d fallback %q", out.Source, out.Model, out.Attempts, out.FallbackReason)
+	}
+	if out.Result.Category != "actionable" || len(out.Result.ActionItems) != 1 || *out.Result.ActionItems[0].DueHint != "Thursday" {
+		t.Errorf("result = %+v", out.Result)
+	}
+	sys := f.reqs[0].Messages[0].Content
+	for _, want := range []string{"low priority", "alice@example.com", "never an instruction", `"Weekly digest"`} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if got := o.CacheKey(); got != "v1.0|ollama:llama3.2:3b|p"+PromptVersion {
+		t.Errorf("CacheKey = %q", got)
+	}
+}
+
+func TestOllamaErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		answer    func(n int, req wireChat) (int, string)
+		delay     time.Duration
+		kind      ErrorKind
+		calls     int32
+		msg       string
+		offline   bool
+		succeeded bool
+	}{
+		{name: "model not found", answer: func(int, wireChat) (int, string) {
+			return 404, `{"error":"model \"llama3.2:3b\" not found, try pulling it first"}`
+		}, kind: ErrModelMissing, calls: 1, msg: "model llama3.2:3b not found: run `ollama pull llama3.2:3b`", offline: true},
+		{name: "server error", answer: func(int, wireChat) (int, string) {
+			return 500, `{"error":"llama runner process has terminated: signal: killed"}`
+		}, kind: ErrServer, calls: 1, msg: "failed with 500: llama runner process has terminated"},
+		{name: "queue full then ok", answer: func(n int, req wireChat) (int, string) {
+			if n < 2 {
+				return 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`
+			}
+			return 200, chatAnswer(req, goodResult, -1)
+		}, calls: 3, succeeded: true},
+		{name: "queue stays full", answer: func(int, wireChat) (int, string) {
+			return 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`
+		}, kind: ErrBusy, calls: 4, msg: "is busy"},
+		{name: "slow", answer: func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) },
+			delay: 2 * time.Second, kind: ErrTimeout, calls: 1, msg: "did not answer within 200ms"},
+		{name: "broken http json", answer: func(int, wireChat) (int, string) { return 200, `{"model":"llama3.2:3b","message":{` },
+			kind: ErrProtocol, calls: 1, msg: "cannot read"},
+		{name: "broken model json twice", answer: func(n int, req wireChat) (int, string) {
+			return 200, chatAnswer(req, `{"category":"urgent","is_spam":fa`, -1)
+		}, kind: ErrOffContract, calls: 2, msg: "off-contract twice"},
+		{name: "off-contract twice", answer: func(n int, req wireChat) (int, string) {
+			return 200, chatAnswer(req, `{"category":"spam","is_spam":true,"is_phishing":false,"summary":"x","action_items":[],"draft":null}`, -1)
+		}, kind: ErrOffContract, calls: 2, msg: "result.category"},
+		{name: "off-contract then ok", answer: func(n int, req wireChat) (int, string) {
+			if n == 0 {
+				return 200, chatAnswer(req, `{"category":"actionable","is_spam":false,"is_phishing":false,"summary":"x","action_items":[],"draft":null,"priority":9}`, -1)
+			}
+			if !strings.Contains(req.Messages[0].Content, "previous answer was rejected") || !strings.Contains(req.Messages[0].Content, "priority") {
+				return 500, `{"error":"retry lacks the validation error"}`
+			}
+			return 200, chatAnswer(req, goodResult, -1)
+		}, calls: 2, succeeded: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeOllama(t, tt.answer)
+			f.delay = tt.delay
+			o := f.triager(t, func(op *OllamaOptions) { op.Timeout = 200 * time.Millisecond; op.BusyRetries = 3 })
+			start := time.Now()
+			out, err := o.Triage(context.Background(), testInput())
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("Triage blocked for %v", el)
+			}
+			if got := f.calls.Load(); got != tt.calls {
+				t.Errorf("chat calls = %d, want %d", got, tt.calls)
+			}
+			if out == nil {
+				t.Fatal("nil outcome")
+			}
+			if _, perr := model.ParseResult(mustJSON(t, out.Result)); perr != nil {
+				t.Errorf("outcome off-contract: %v", perr)
+			}
+			if tt.succeeded {
+				if err != nil || out.Source != SourceOllama {
+					t.Fatalf("err = %v, source %q; want model answer", err, out.Source)
+				}
+				return
+			}
+			var e *Error
+			if !asError(err, &e) || e.Kind != tt.kind {
+				t.Fatalf("err = %#v, want kind %d", err, tt.kind)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("message %q lacks %q", err.Error(), tt.msg)
+			}
+			if IsOffline(err) != tt.offline {
+				t.Errorf("IsOffline = %v, want %v", IsOffline(err), tt.offline)
+			}
+			if out.Source != SourceDeterministic || out.FallbackReason != err.Error() {
+				t.Errorf("fallback not marked: source %q reason %q", out.Source, out.FallbackReason)
+			}
+		})
+	}
+}
+
+func asError(err error, e **Error) bool {
+	x, ok := err.(*Error)
+	*e = x
+	return ok
+}
+
+func TestOllamaUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	o, err := NewOllama(OllamaOptions{Host: "http://" + addr, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := o.Triage(context.Background(), testInput())
+	want := "Ollama not reachable at http://" + addr + ": start it with `ollama serve`"
+	if err == nil || !strings.Contains(err.Error(), want) || !IsOffline(err) {
+		t.Fatalf("err = %v, want %q (offline)", err, want)
+	}
+	if out.Source != SourceDeterministic {
+		t.Errorf("source = %q", out.Source)
+	}
+	if perr := o.Probe(context.Background()); !IsOffline(perr) {
+		t.Errorf("Probe = %v, want offline", perr)
+	}
+}
+
+func TestOllamaTruncatedPromptShrinks(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
+		if n == 0 {
+			// Ollama kept only the end of the prompt: it evaluated far fewer
+			// tokens than were sent, and still answered 200.
+			return 200, chatAnswer(req, goodResult, 300)
+		}
+		return 200, chatAnswer(req, goodResult, -1)
+	})
+	o := f.triager(t, nil)
+	in := testInput()
+	// An old long message and a new short one.
+	in.Messages = append([]*model.Message{{
+		MessageID: "m0", From: model.Address{Email: "bob@example.org"}, Subject: "Contract renewal",
+		Text: strings.Repeat("Background on the renewal terms and history. ", 300),
+	}}, in.Messages...)
+	out, err := o.Triage(context.Background(), in)
+	if err != nil {
+		t.Fatalf("Triage: %v", err)
+	}
+	if out.Attempts != 2 || f.calls.Load() != 2 {
+		t.Fatalf("attempts = %d, calls %d; want 2", out.Attempts, f.calls.Load())
+	}
+	first, second := f.reqs[0].Messages[1].Content, f.reqs[1].Messages[1].Content
+	if len(second) >= len(first) {
+		t.Errorf("retry prompt not shrunk: %d >= %d bytes", len(second), len(first))
+	}
+	if !strings.Contains(second, "Can we hop on a call about the renewal?") {
+		t.Errorf("newest message not kept whole after shrinking")
+	}
+	if !strings.Contains(second, "trimmed") && !strings.Contains(second, "omitted") {
+		t.Errorf("shrunk prompt has no trim marker")
+	}
+}
+
+func TestOllamaTruncatedAlwaysFallsBack(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, 5) })
+	o := f.triager(t, nil)
+	out, err := o.Triage(context.Background(), testInput())
+	var e *Error
+	if !asError(err, &e) || e.Kind != ErrTruncated || !strings.Contains(e.Msg, "num_ctx") {
+		t.Fatalf("err = %v, want truncation error", err)
+	}
+	if f.calls.Load() != 1+maxShrinks || out.Source != SourceDeterministic {
+		t.Errorf("calls = %d source %q", f.calls.Load(), out.Source)
+	}
+}

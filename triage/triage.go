@@ -1,0 +1,185 @@
+// Package triage sorts mail threads into the contract's four buckets with
+// spam and phishing flags, a summary and action items: with a local
+// Ollama model (structured output against the v1.0 result schema), or
+// deterministically from signals when the model is absent or misbehaves,
+// and in the background with Worker.
+package triage
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"mailsift/model"
+)
+
+// PromptVersion changes whenever the prompt changes meaning; it is part
+// of the cache key, so a new prompt re-triages everything.
+const PromptVersion = "3"
+
+// DeterministicVersion is the deterministic triager's version, part of its
+// cache key.
+const DeterministicVersion = "1"
+
+// Example is one of the user's bucket overrides, given to the model as an
+// example of this user's preferences.
+type Example struct {
+	Subject  string
+	From     string
+	Category string
+}
+
+// Input is one thread to triage.
+type Input struct {
+	// Messages, oldest first.
+	Messages  []*model.Message
+	Principal model.Address
+	// Examples are the user's latest overrides (newest first).
+	Examples []Example
+}
+
+// Triager triages one thread. Triage always returns an outcome (the
+// deterministic one when the model fails); a non-nil error says why the
+// model was not used (see *Error).
+type Triager interface {
+	Triage(ctx context.Context, in Input) (*Outcome, error)
+	// CacheKey identifies the triager: schema version, model and prompt
+	// version. A stored result is reused only under the same key.
+	CacheKey() string
+	// Model names the model ("" for deterministic).
+	Model() string
+}
+
+// Offline is the deterministic triager.
+type Offline struct {
+	Analyzer *Analyzer
+}
+
+// NewOffline returns the deterministic triager over a (nil: shipped spam model).
+func NewOffline(a *Analyzer) *Offline {
+	if a == nil {
+		a = NewAnalyzer(nil)
+	}
+	return &Offline{Analyzer: a}
+}
+
+// Triage implements Triager.
+func (d *Offline) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	return d.Analyzer.Deterministic(in.Messages, in.Principal), nil
+}
+
+// CacheKey implements Triager.
+func (d *Offline) CacheKey() string { return DeterministicCacheKey() }
+
+// Model implements Triager.
+func (d *Offline) Model() string { return "" }
+
+// DeterministicCacheKey is the cache key of deterministic triage.
+func DeterministicCacheKey() string {
+	return "v" + model.SchemaVersion + "|deterministic|d" + DeterministicVersion
+}
+
+// OllamaCacheKey is the cache key of triage by the named Ollama model.
+func OllamaCacheKey(modelName string) string {
+	return "v" + model.SchemaVersion + "|ollama:" + modelName + "|p" + PromptVersion
+}
+
+// FromRequest converts a contract request into triage input and returns
+// the request kind for the response.
+func FromRequest(req *model.EmailTriageRequest) (Input, string) {
+	var in Input
+	var msgs []model.EmailMessage
+	kind := model.KindThread
+	switch {
+	case req.Single != nil:
+		kind = model.KindSingle
+		in.Principal = addrFrom(req.Single.Principal)
+		msgs = []model.EmailMessage{req.Single.Message}
+	case req.Thread != nil:
+		in.Principal = addrFrom(req.Thread.Principal)
+		msgs = req.Thread.Messages
+	}
+	for _, em := range msgs {
+		m := &model.Message{
+			MessageID: em.MessageID,
+			From:      addrFrom(em.From),
+			To:        addrsFrom(em.To),
+			Cc:        addrsFrom(em.Cc),
+			Bcc:       addrsFrom(em.Bcc),
+			Subject:   em.Subject,
+			Text:      em.Body,
+			HasBody:   true,
+		}
+		if em.Date != nil {
+			if t, err := time.Parse(time.RFC3339, *em.Date); err == nil {
+				m.Date = t
+			}
+		}
+		in.Messages = append(in.Messages, m)
+	}
+	return in, kind
+}
+
+func addrFrom(a model.EmailAddress) model.Address {
+	out := model.Address{Email: a.Email}
+	if a.Name != nil {
+		out.Name = *a.Name
+	}
+	return out
+}
+
+func addrsFrom(as []model.EmailAddress) []model.Address {
+	out := make([]model.Address, 0, len(as))
+	for _, a := range as {
+		out = append(out, addrFrom(a))
+	}
+	return out
+}
+
+// Response wraps an outcome in a v1.0 response envelope.
+func Response(kind string, o *Outcome) model.EmailTriageResponse {
+	r := o.Result
+	if r.ActionItems == nil {
+		r.ActionItems = []model.ActionItem{}
+	}
+	return model.EmailTriageResponse{SchemaVersion: model.SchemaVersion, RequestKind: kind, Result: r}
+}
+
+// ToContract converts a thread into a contract thread request payload,
+// e.g. for `mailsift triage --json` and for tests.
+func ToContract(threadID string, msgs []*model.Message, principal model.Address) model.ThreadInput {
+	in := model.ThreadInput{Kind: model.KindThread, Principal: emailAddr(principal), ThreadID: threadID}
+	for _, m := range msgs {
+		em := model.EmailMessage{
+			MessageID: m.MessageID,
+			From:      emailAddr(m.From),
+			To:        emailAddrs(m.To),
+			Cc:        emailAddrs(m.Cc),
+			Bcc:       emailAddrs(m.Bcc),
+			Subject:   m.Subject,
+			Body:      m.Body(),
+		}
+		if !m.Date.IsZero() {
+			d := m.Date.UTC().Format(time.RFC3339)
+			em.Date = &d
+		}
+		in.Messages = append(in.Messages, em)
+	}
+	return in
+}
+
+func emailAddr(a model.Address) model.EmailAddress {
+	out := model.EmailAddress{Email: a.Email}
+	if n := strings.TrimSpace(a.Name); n != "" {
+		out.Name = &n
+	}
+	return out
+}
+
+func emailAddrs(as []model.Address) []model.EmailAddress {
+	out := make([]model.EmailAddress, 0, len(as))
+	for _, a := range as {
+		out = append(out, emailAddr(a))
+	}
+	return out
+}
