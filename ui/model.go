@@ -1,0 +1,743 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"mailsift/model"
+)
+
+// state is the screen the root model routes keys to.
+type state int
+
+const (
+	stateInbox state = iota
+	stateThread
+	stateList   // a numbered :list result or a disambiguation
+	stateSearch // search as you type
+	stateHelp
+	statePrompt // the : command line or the save prompt (an overlay)
+)
+
+// common is shared by every screen: styles, keys, clock, logger.
+type common struct {
+	st     styles
+	keys   KeyMap
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// promptKind says what the bottom-line input is for.
+type promptKind int
+
+const (
+	promptNone promptKind = iota
+	promptCommand
+	promptSave
+)
+
+// Model is the root Bubble Tea model of the TUI.
+type Model struct {
+	opts   Options
+	c      common
+	help   help.Model
+	width  int
+	height int
+
+	screen     state
+	helpReturn state // screen to go back to from help
+	inbox      inbox
+	thread     threadView
+	list       listView
+	search     searchView
+	lastList   []ListItem // the last :list result, for :open N (selectionIndex)
+
+	prompt     textinput.Model
+	promptKind promptKind
+
+	// status bar
+	conn       ConnState
+	sync       SyncProgressMsg
+	syncing    bool
+	triage     TriageProgressMsg
+	hasTriage  bool
+	errText    string
+	note       string
+	reloading  bool // a reload is in flight
+	reloadMore bool // another change arrived while it was
+}
+
+// New returns the root model. It does no IO: the first load starts in Init.
+func New(opts Options) Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	m := Model{
+		opts: opts,
+		c: common{
+			st:     newStyles(),
+			keys:   DefaultKeyMap(),
+			now:    opts.Now,
+			logger: opts.Logger,
+		},
+		help:   help.New(),
+		inbox:  newInbox(),
+		conn:   ConnOffline,
+		note:   opts.Hint,
+		width:  80,
+		height: 24,
+	}
+	m.prompt = textinput.New()
+	m.prompt.Prompt = ":"
+	m.prompt.CharLimit = 512
+	m.search = newSearchView()
+	m.layout()
+	m.setKeys()
+	return m
+}
+
+// Init starts the first load and the event stream.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.startReload()}
+	if m.opts.Events != nil {
+		cmds = append(cmds, waitForEvent(m.opts.Events))
+	}
+	return tea.Batch(cmds...)
+}
+
+// ctx is the context IO commands run under. The program's own context
+// (tea.WithContext) cancels the program itself; per-request contexts
+// (search) derive from this one.
+func (m *Model) ctx() context.Context { return context.Background() }
+
+// eventMsg wraps one item from Options.Events.
+type eventMsg struct{ ev any }
+
+// eventsClosedMsg says the host closed Options.Events.
+type eventsClosedMsg struct{}
+
+// waitForEvent waits for the next host event; Update re-arms it after
+// each one (a stream is a channel plus a wait command).
+func waitForEvent(ch <-chan any) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return eventsClosedMsg{}
+		}
+		return eventMsg{ev}
+	}
+}
+
+// startReload requests a fresh inbox snapshot, or marks one as wanted
+// when a reload is already in flight.
+func (m *Model) startReload() tea.Cmd {
+	if m.reloading {
+		m.reloadMore = true
+		return nil
+	}
+	m.reloading = true
+	in := &m.inbox
+	return reloadCmd(m.ctx(), m.opts.Store, reloadReq{
+		navSeq: in.navSeq, cursorID: in.cursorID, cursorSec: in.cursorSec, cursorIdx: in.cursorIdx,
+		screenOff: in.cursorRow() - in.top, height: in.height,
+	})
+}
+
+// bodyHeight is the number of rows between the title and status lines.
+func (m *Model) bodyHeight() int { return max(1, m.height-2) }
+
+// layout sizes the children after a resize.
+func (m *Model) layout() {
+	h := m.bodyHeight()
+	m.inbox.height = h
+	m.inbox.scroll()
+	m.thread.resize(&m.c, m.width, h)
+	m.list.height = h
+	m.search.resize(m.width, h)
+	m.prompt.Width = max(10, m.width-4)
+	m.help.Width = m.width
+}
+
+// setKeys enables the bindings of the current screen.
+func (m *Model) setKeys() {
+	st := m.screen
+	if m.promptKind != promptNone {
+		st = statePrompt
+	}
+	m.c.keys.setState(st, m.errText != "", len(m.thread.attachments) > 0)
+}
+
+// Update routes messages: host events and IO results first, then keys to
+// the active screen.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.setKeys()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m.loadMissing()
+	case eventMsg:
+		return tea.Batch(m.handleEvent(msg.ev), waitForEvent(m.opts.Events))
+	case eventsClosedMsg:
+		return nil
+	case SyncProgressMsg, TriageProgressMsg, ConnMsg, ThreadsChangedMsg, ErrorMsg:
+		return m.handleEvent(msg)
+	case inboxReloadedMsg:
+		m.reloading = false
+		if err := quiet(msg.err); err != nil {
+			m.setError(err)
+		}
+		if msg.counts != nil {
+			m.inbox.applyReload(msg)
+		}
+		var cmds []tea.Cmd
+		if m.reloadMore {
+			m.reloadMore = false
+			cmds = append(cmds, m.startReload())
+		}
+		cmds = append(cmds, m.loadMissing())
+		return tea.Batch(cmds...)
+	case pagesLoadedMsg:
+		if err := quiet(msg.err); err != nil {
+			m.setError(err)
+		}
+		m.inbox.applyPages(msg)
+		return m.loadMissing()
+	case threadLoadedMsg:
+		return m.handleThreadLoaded(msg)
+	case storeChangedMsg:
+		if err := quiet(msg.err); err != nil {
+			m.setError(err)
+		} else if msg.note != "" {
+			m.note = msg.note
+		}
+		cmds := []tea.Cmd{m.startReload()}
+		if m.screen == stateThread && m.thread.id != 0 && msg.threadID == m.thread.id {
+			cmds = append(cmds, loadThreadCmd(m.ctx(), m.opts.Store, m.thread.id))
+		}
+		return tea.Batch(cmds...)
+	case attachmentSavedMsg:
+		if msg.err != nil {
+			m.setError(msg.err)
+		} else {
+			m.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
+		}
+		return nil
+	case searchTickMsg:
+		return m.search.tick(m, msg)
+	case searchResultsMsg:
+		m.search.results(m, msg)
+		return nil
+	case commandResultMsg:
+		return m.handleCommandResult(msg)
+	case noteMsg:
+		m.note = string(msg)
+		return nil
+	case errMsg:
+		if err := quiet(msg.err); err != nil {
+			m.setError(err)
+		}
+		return nil
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return nil
+}
+
+// noteMsg sets the status line's note.
+type noteMsg string
+
+// errMsg is the one error message type of IO commands.
+type errMsg struct{ err error }
+
+// storeChangedMsg follows a write (override, read state, re-triage).
+type storeChangedMsg struct {
+	threadID int64
+	note     string
+	err      error
+}
+
+func (m *Model) setError(err error) {
+	m.errText = SanitizeLine(err.Error())
+	m.c.logger.Error("ui", "err", err)
+}
+
+// handleEvent applies one host event.
+func (m *Model) handleEvent(ev any) tea.Cmd {
+	switch ev := ev.(type) {
+	case SyncProgressMsg:
+		m.sync = ev
+		m.syncing = ev.Phase != "done"
+		if ev.Phase == "done" || ev.Done == ev.Total || ev.Done%200 == 0 {
+			return m.startReload()
+		}
+	case TriageProgressMsg:
+		m.triage, m.hasTriage = ev, true
+		return m.startReload()
+	case ConnMsg:
+		m.conn = ev.State
+	case ThreadsChangedMsg:
+		return m.startReload()
+	case ErrorMsg:
+		if ev.Err != nil {
+			m.setError(ev.Err)
+		}
+	case error:
+		m.setError(ev)
+	}
+	return nil
+}
+
+// loadMissing requests the inbox pages the window needs.
+func (m *Model) loadMissing() tea.Cmd {
+	if !m.inbox.loaded {
+		return nil
+	}
+	keys := m.inbox.missingPages()
+	if len(keys) == 0 {
+		return nil
+	}
+	return loadPagesCmd(m.ctx(), m.opts.Store, m.inbox.gen, keys)
+}
+
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if msg.Action != tea.MouseActionPress {
+		return nil
+	}
+	delta := 0
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		delta = -3
+	case tea.MouseButtonWheelDown:
+		delta = 3
+	default:
+		return nil
+	}
+	switch m.screen {
+	case stateInbox:
+		m.inbox.move(delta)
+		return m.loadMissing()
+	case stateThread:
+		if delta < 0 {
+			m.thread.vp.ScrollUp(-delta)
+		} else {
+			m.thread.vp.ScrollDown(delta)
+		}
+	case stateList:
+		m.list.move(delta)
+	case stateSearch:
+		m.search.move(delta)
+	}
+	return nil
+}
+
+// handleKey dispatches a key to the prompt or the active screen.
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.c.keys
+	if key.Matches(msg, k.ForceQuit) {
+		return tea.Quit
+	}
+	if m.promptKind != promptNone {
+		return m.handlePrompt(msg)
+	}
+	if key.Matches(msg, k.DismissError) {
+		m.errText = ""
+		return nil
+	}
+	switch m.screen {
+	case stateSearch:
+		return m.search.handleKey(m, msg)
+	case stateHelp:
+		if key.Matches(msg, k.Back, k.Help) {
+			m.screen = m.helpReturn
+			return nil
+		}
+		if key.Matches(msg, k.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.helpReturn, m.screen = m.screen, stateHelp
+		return nil
+	case key.Matches(msg, k.Search):
+		m.screen = stateSearch
+		return m.search.open(m)
+	case key.Matches(msg, k.Command):
+		return m.openPrompt(promptCommand, ":", "")
+	}
+	switch m.screen {
+	case stateInbox:
+		return m.handleInboxKey(msg)
+	case stateThread:
+		return m.handleThreadKey(msg)
+	case stateList:
+		return m.handleListKey(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleInboxKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.c.keys
+	in := &m.inbox
+	half := max(1, in.height/2)
+	switch {
+	case key.Matches(msg, k.Down):
+		in.move(1)
+	case key.Matches(msg, k.Up):
+		in.move(-1)
+	case key.Matches(msg, k.HalfDown):
+		in.move(half)
+	case key.Matches(msg, k.HalfUp):
+		in.move(-half)
+	case key.Matches(msg, k.Top):
+		in.first()
+	case key.Matches(msg, k.Bottom):
+		in.last()
+	case key.Matches(msg, k.NextSection):
+		in.nextSection(1)
+	case key.Matches(msg, k.PrevSection):
+		in.nextSection(-1)
+	case key.Matches(msg, k.Open):
+		if ts, ok := in.current(); ok {
+			return m.openThread(ts.ID)
+		}
+		return nil
+	default:
+		ts, ok := in.current()
+		if !ok {
+			return nil
+		}
+		return m.threadAction(msg, ts.ID, ts.Unread > 0)
+	}
+	return m.loadMissing()
+}
+
+// threadAction handles the keys that act on one thread in the inbox and
+// the thread view: read state, bucket overrides, re-triage, reply.
+func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
+	k := &m.c.keys
+	b := m.opts.Store
+	ctx := m.ctx()
+	switch {
+	case key.Matches(msg, k.ToggleRead):
+		return func() tea.Msg {
+			err := b.MarkThreadSeen(ctx, id, unread)
+			note := "marked read"
+			if !unread {
+				note = "marked unread"
+			}
+			return storeChangedMsg{threadID: id, note: note, err: err}
+		}
+	case key.Matches(msg, k.Urgent, k.Actionable, k.Informational, k.LowPriority):
+		cat := map[string]string{"1": model.CategoryUrgent, "2": model.CategoryActionable, "3": model.CategoryInformational, "4": model.CategoryLowPriority}[msg.String()]
+		return func() tea.Msg {
+			err := b.SetOverride(ctx, id, cat)
+			if err != nil {
+				err = fmt.Errorf("move to %s: %w", cat, err)
+			}
+			return storeChangedMsg{threadID: id, note: "moved to " + cat + " (kept over re-triage)", err: err}
+		}
+	case key.Matches(msg, k.Retriage):
+		if m.opts.Retriage == nil {
+			m.note = "re-triage is not available"
+			return nil
+		}
+		retriage := m.opts.Retriage
+		return func() tea.Msg {
+			if err := retriage(ctx, id); err != nil {
+				return errMsg{fmt.Errorf("re-triage: %w", err)}
+			}
+			return noteMsg("re-triage queued")
+		}
+	case key.Matches(msg, k.Reply, k.ReplyAll):
+		return m.reply(id, key.Matches(msg, k.ReplyAll))
+	}
+	return nil
+}
+
+// reply hands a thread to the host's draft flow.
+func (m *Model) reply(id int64, all bool) tea.Cmd {
+	if m.opts.Reply == nil {
+		m.note = "replies are not available yet"
+		return nil
+	}
+	return m.opts.Reply(id, all)
+}
+
+// openThread switches to the thread view and loads the thread.
+func (m *Model) openThread(id int64) tea.Cmd {
+	m.thread.id = id
+	m.thread.thread = nil
+	m.thread.attachments = nil
+	m.thread.vp.SetContent("loading…")
+	m.screen = stateThread
+	return loadThreadCmd(m.ctx(), m.opts.Store, id)
+}
+
+func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
+	if msg.id != m.thread.id || m.screen != stateThread {
+		return nil
+	}
+	if msg.err != nil {
+		m.setError(msg.err)
+		m.screen = stateInbox
+		return nil
+	}
+	first := m.thread.thread == nil
+	m.thread.setThread(msg)
+	if first {
+		m.thread.vp.GotoTop()
+	}
+	m.thread.render(&m.c)
+	if msg.summary.Unread > 0 {
+		b, ctx, id := m.opts.Store, m.ctx(), msg.id
+		return func() tea.Msg {
+			err := b.MarkThreadSeen(ctx, id, true)
+			if err != nil {
+				err = fmt.Errorf("mark read: %w", err)
+			}
+			return storeChangedMsg{err: err}
+		}
+	}
+	return nil
+}
+
+func (m *Model) handleThreadKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.c.keys
+	tv := &m.thread
+	switch {
+	case key.Matches(msg, k.Back):
+		m.screen = stateInbox
+		if m.list.returnTo {
+			m.screen = stateList
+			m.list.returnTo = false
+		}
+		return m.loadMissing()
+	case key.Matches(msg, k.Down):
+		tv.vp.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		tv.vp.ScrollUp(1)
+	case key.Matches(msg, k.HalfDown):
+		tv.vp.HalfPageDown()
+	case key.Matches(msg, k.HalfUp):
+		tv.vp.HalfPageUp()
+	case key.Matches(msg, k.Top):
+		tv.vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		tv.vp.GotoBottom()
+	case key.Matches(msg, k.Fold):
+		tv.unfolded = !tv.unfolded
+		tv.render(&m.c)
+	case key.Matches(msg, k.Save):
+		if len(tv.attachments) == 0 {
+			return nil
+		}
+		tv.saveIdx = 0
+		return m.openSavePrompt()
+	default:
+		if tv.thread == nil {
+			return nil
+		}
+		if key.Matches(msg, k.ToggleRead) {
+			// In the open thread, m marks it unread (it was read on opening).
+			unread := tv.summary.Unread > 0
+			return m.threadAction(msg, tv.id, unread)
+		}
+		return m.threadAction(msg, tv.id, false)
+	}
+	return nil
+}
+
+// openPrompt shows the bottom-line input.
+func (m *Model) openPrompt(kind promptKind, prompt, value string) tea.Cmd {
+	m.promptKind = kind
+	m.prompt.Prompt = prompt
+	m.prompt.SetValue(value)
+	m.prompt.CursorEnd()
+	return m.prompt.Focus()
+}
+
+func (m *Model) openSavePrompt() tea.Cmd {
+	tv := &m.thread
+	a := tv.attachments[tv.saveIdx]
+	label := fmt.Sprintf("save %d/%d (tab: next) to: ", tv.saveIdx+1, len(tv.attachments))
+	return m.openPrompt(promptSave, label, filepath.Join(m.opts.SaveDir, safeFilename(a.att.Filename)))
+}
+
+func (m *Model) closePrompt() {
+	m.promptKind = promptNone
+	m.prompt.Blur()
+	m.prompt.SetValue("")
+}
+
+func (m *Model) handlePrompt(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.closePrompt()
+		return nil
+	case tea.KeyTab:
+		if m.promptKind == promptSave {
+			m.thread.saveIdx = (m.thread.saveIdx + 1) % len(m.thread.attachments)
+			return m.openSavePrompt()
+		}
+	case tea.KeyEnter:
+		kind, value := m.promptKind, strings.TrimSpace(m.prompt.Value())
+		m.closePrompt()
+		switch kind {
+		case promptCommand:
+			return m.runCommand(value)
+		case promptSave:
+			if value == "" {
+				return nil
+			}
+			ref := m.thread.attachments[m.thread.saveIdx]
+			return saveAttachmentCmd(m.ctx(), m.opts.Store, ref, value)
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.prompt, cmd = m.prompt.Update(msg)
+	return cmd
+}
+
+// View draws the title line, the active screen and the status bar.
+func (m Model) View() string {
+	var body string
+	switch m.screen {
+	case stateInbox:
+		body = m.inbox.view(&m.c, m.width)
+	case stateThread:
+		body = padLines(m.thread.vp.View(), m.bodyHeight())
+	case stateList:
+		body = m.list.view(&m.c, m.width)
+	case stateSearch:
+		body = m.search.view(&m.c, m.width)
+	case stateHelp:
+		keys := m.c.keys
+		keys.setState(m.helpReturn, m.errText != "", len(m.thread.attachments) > 0)
+		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
+	}
+	if m.promptKind != promptNone {
+		lines := strings.Split(body, "\n")
+		lines[len(lines)-1] = m.prompt.View()
+		body = strings.Join(lines, "\n")
+	}
+	return m.titleLine() + "\n" + body + "\n" + m.statusLine()
+}
+
+// titleLine shows where the user is.
+func (m *Model) titleLine() string {
+	where := "Inbox"
+	switch m.screen {
+	case stateThread:
+		where = "Thread"
+	case stateList:
+		where = m.list.title
+	case stateSearch:
+		where = "Search"
+	case stateHelp:
+		where = "Help"
+	}
+	total := 0
+	for _, n := range m.inbox.counts {
+		total += n
+	}
+	right := m.c.st.dim.Render(fmt.Sprintf("%d threads", total))
+	left := m.c.st.title.Render("mailsift") + " · " + where
+	return joinLR(left, right, m.width)
+}
+
+// statusLine shows account, connection, sync and triage progress, and
+// the last error (until dismissed) or note.
+func (m *Model) statusLine() string {
+	parts := []string{SanitizeLine(m.opts.Account), string(m.conn)}
+	if m.syncing {
+		s := "syncing"
+		if m.sync.Mailbox != "" {
+			s += " " + SanitizeLine(m.sync.Mailbox)
+		}
+		if m.sync.Total > 0 {
+			s += fmt.Sprintf(" %d/%d", m.sync.Done, m.sync.Total)
+		}
+		parts = append(parts, s)
+	}
+	if m.hasTriage {
+		t := m.triage
+		switch {
+		case t.Offline != "":
+			s := "offline triage: " + SanitizeLine(t.Offline)
+			if t.Total > 0 && t.Done < t.Total {
+				s += fmt.Sprintf(" (%d/%d)", t.Done, t.Total)
+			}
+			parts = append(parts, s)
+		case t.Total > 0 && t.Done < t.Total:
+			s := fmt.Sprintf("triaging %d/%d", t.Done, t.Total)
+			if t.Model != "" {
+				s += " · " + SanitizeLine(t.Model)
+			}
+			parts = append(parts, s)
+		case t.Model != "":
+			parts = append(parts, "triaged · "+SanitizeLine(t.Model))
+		}
+	}
+	left := " " + strings.Join(parts, " · ")
+	var right string
+	switch {
+	case m.errText != "":
+		right = m.c.st.statusErr.Render("! "+m.errText+" (x)") + m.c.st.status.Render(" ")
+	case m.note != "":
+		right = m.c.st.statusNote.Render(m.note) + m.c.st.status.Render(" ")
+	default:
+		right = m.c.st.status.Render("? help ")
+	}
+	return joinLRStyled(m.c.st.status, left, right, m.width)
+}
+
+// joinLR puts left and right on one line of width w.
+func joinLR(left, right string, w int) string {
+	lw, rw := lipWidth(left), lipWidth(right)
+	if lw+rw+1 > w {
+		if rw >= w {
+			return fit(right, w)
+		}
+		left = fit(left, w-rw-1)
+		lw = w - rw - 1
+	}
+	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
+}
+
+// joinLRStyled is joinLR with the bar style on the left part and padding.
+func joinLRStyled(bar lipgloss.Style, left, right string, w int) string {
+	rw := lipWidth(right)
+	room := max(0, w-rw)
+	left = fit(left, room)
+	return bar.Render(left) + right
+}
+
+func lipWidth(s string) int { return ansi.StringWidth(s) }

@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mailsift/store"
+)
+
+// searchDebounce is how long typing must pause before a search runs.
+const searchDebounce = 150 * time.Millisecond
+
+// searchLimit bounds the hits shown.
+const searchLimit = 200
+
+// searchView is search as you type: each keystroke bumps a sequence
+// number and schedules a tick; only the tick of the latest keystroke runs
+// a search, and a newer search cancels the one still running.
+type searchView struct {
+	input  textinput.Model
+	seq    int
+	cancel context.CancelFunc
+	hits   []store.SearchHit
+	query  string // query the hits are for
+	err    string
+	cursor int
+	top    int
+	height int
+	width  int
+}
+
+func newSearchView() searchView {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "words, \"a phrase\", from:alice subject:invoice is:unread"
+	ti.CharLimit = 256
+	return searchView{input: ti}
+}
+
+// searchTickMsg fires searchDebounce after a keystroke.
+type searchTickMsg struct{ seq int }
+
+// searchResultsMsg carries the hits of the search for seq.
+type searchResultsMsg struct {
+	seq   int
+	query string
+	hits  []store.SearchHit
+	err   error
+}
+
+func (s *searchView) resize(w, h int) {
+	s.width, s.height = w, h
+	s.input.Width = max(10, w-3)
+}
+
+// open focuses the input, keeping the last query and hits.
+func (s *searchView) open(m *Model) tea.Cmd {
+	s.input.CursorEnd()
+	return s.input.Focus()
+}
+
+func (s *searchView) close(m *Model) {
+	s.input.Blur()
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	m.screen = stateInbox
+}
+
+func (s *searchView) handleKey(m *Model, msg tea.KeyMsg) tea.Cmd {
+	k := &m.c.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		s.close(m)
+		return m.loadMissing()
+	case key.Matches(msg, k.Open):
+		if s.cursor < len(s.hits) {
+			id := s.hits[s.cursor].ThreadID
+			s.input.Blur()
+			m.list.returnTo = false
+			return m.openThread(id)
+		}
+		return nil
+	case key.Matches(msg, k.Down):
+		s.move(1)
+		return nil
+	case key.Matches(msg, k.Up):
+		s.move(-1)
+		return nil
+	}
+	before := s.input.Value()
+	var cmd tea.Cmd
+	s.input, cmd = s.input.Update(msg)
+	if s.input.Value() == before {
+		return cmd
+	}
+	s.seq++
+	seq := s.seq
+	return tea.Batch(cmd, tea.Tick(searchDebounce, func(time.Time) tea.Msg { return searchTickMsg{seq: seq} }))
+}
+
+// tick runs the search if no keystroke came after the one that scheduled it.
+func (s *searchView) tick(m *Model, msg searchTickMsg) tea.Cmd {
+	if msg.seq != s.seq {
+		return nil
+	}
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+	q := strings.TrimSpace(s.input.Value())
+	if q == "" {
+		s.hits, s.query, s.err, s.cursor, s.top = nil, "", "", 0, 0
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx())
+	s.cancel = cancel
+	b, seq := m.opts.Store, msg.seq
+	return func() tea.Msg {
+		hits, err := b.Search(ctx, q, searchLimit)
+		return searchResultsMsg{seq: seq, query: q, hits: hits, err: err}
+	}
+}
+
+// results installs the hits of the latest search; stale ones are dropped.
+func (s *searchView) results(m *Model, msg searchResultsMsg) {
+	if msg.seq != s.seq {
+		return
+	}
+	s.cancel = nil
+	if err := quiet(msg.err); err != nil {
+		s.err = SanitizeLine(err.Error())
+		return
+	}
+	if msg.err != nil {
+		return
+	}
+	s.hits, s.query, s.err, s.cursor, s.top = msg.hits, msg.query, "", 0, 0
+}
+
+func (s *searchView) move(d int) {
+	s.cursor = max(0, min(s.cursor+d, len(s.hits)-1))
+	rows := s.rows()
+	if s.cursor < s.top {
+		s.top = s.cursor
+	}
+	if s.cursor >= s.top+rows {
+		s.top = s.cursor - rows + 1
+	}
+}
+
+// rows is the number of hit rows below the input and the summary line
+// (each hit takes two lines: row and snippet).
+func (s *searchView) rows() int { return max(1, (s.height-2)/2) }
+
+func (s *searchView) view(c *common, width int) string {
+	lines := []string{s.input.View()}
+	switch {
+	case s.err != "":
+		lines = append(lines, c.st.danger.Render(s.err))
+	case s.query == "":
+		lines = append(lines, c.st.dim.Render("type to search · ↑/↓ move · enter open · esc back"))
+	default:
+		lines = append(lines, c.st.dim.Render(fmt.Sprintf("%d results for %s", len(s.hits), SanitizeLine(s.query))))
+	}
+	for i := s.top; i < len(s.hits) && i < s.top+s.rows(); i++ {
+		h := s.hits[i]
+		mark := "  "
+		if i == s.cursor {
+			mark = "> "
+		}
+		unread := "  "
+		if h.Unread {
+			unread = "* "
+		}
+		from := SanitizeLine(h.From.Name)
+		if from == "" {
+			from = SanitizeLine(h.From.Email)
+		}
+		age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), h.Date))
+		subj := fit(SanitizeLine(h.Subject), max(1, width-len(mark)-len(unread)-senderWidth-2-ageWidth))
+		row := mark + unread + fit(from, senderWidth) + " " + subj + " " + c.st.dim.Render(age)
+		if i == s.cursor {
+			row = c.st.cursor.Render(row)
+		}
+		lines = append(lines, row, "      "+c.st.dim.Render(fit(SanitizeLine(h.Snippet), max(1, width-6))))
+	}
+	return padLines(strings.Join(lines, "\n"), s.height)
+}
