@@ -77,7 +77,7 @@ func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit
 	return out, nil
 }
 
-func jsonList(a []string) string {
+func stringsJSON(a []string) string {
 	if a == nil {
 		a = []string{}
 	}
@@ -116,8 +116,8 @@ func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error {
 				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
 				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
 			rec.ThreadID, rec.CacheKey, rec.ContentHash, string(res), rec.Source, rec.Model, rec.Intent, rec.Urgency,
-			rec.Sentiment, rec.Route, rec.Confidence, jsonList(rec.SpamReasons), jsonList(rec.PhishingReasons),
-			jsonList(rec.Signals), rec.CreatedAt.Unix())
+			rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
+			stringsJSON(rec.Signals), rec.CreatedAt.Unix())
 		if err != nil {
 			return err
 		}
