@@ -57,11 +57,11 @@ var ErrNotMessage = errors.New("input is not a mail message")
 // degrade the result and are listed in Message.Problems; the only error
 // is input that is not a message at all (empty, or no header section).
 func Parse(raw []byte) (*model.Message, error) {
-	h, body, probs, err := splitMessage(raw)
+	h, envFrom, body, probs, err := splitMessage(raw)
 	if err != nil {
 		return nil, err
 	}
-	m := envelope(h, raw, &probs)
+	m := envelope(h, envFrom, raw, &probs)
 	m.HasBody = true
 	m.Raw = raw
 
@@ -88,11 +88,11 @@ func Parse(raw []byte) (*model.Message, error) {
 // used for IMAP's first-pass fetch of header fields. Size and ContentHash
 // describe the bytes given; callers that know the full size overwrite it.
 func ParseHeader(raw []byte) (*model.Message, error) {
-	h, _, probs, err := splitMessage(raw)
+	h, envFrom, _, probs, err := splitMessage(raw)
 	if err != nil {
 		return nil, err
 	}
-	m := envelope(h, raw, &probs)
+	m := envelope(h, envFrom, raw, &probs)
 	m.Problems = probs
 	return m, nil
 }
@@ -101,7 +101,7 @@ func ParseHeader(raw []byte) (*model.Message, error) {
 // MIME part at path part (e.g. "2" or "1.2", as in model.Attachment.Part)
 // of the raw message.
 func AttachmentContent(raw []byte, part string) (filename string, data []byte, err error) {
-	h, body, _, err := splitMessage(raw)
+	h, _, body, _, err := splitMessage(raw)
 	if err != nil {
 		return "", nil, err
 	}
@@ -116,22 +116,25 @@ func AttachmentContent(raw []byte, part string) (filename string, data []byte, e
 // splitMessage separates the header section from the body and parses the
 // header leniently: a leading mbox "From " line is skipped, lines that are
 // not header fields are dropped with a problem recorded.
-func splitMessage(raw []byte) (textproto.Header, []byte, []string, error) {
+func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error) {
 	var probs []string
+	var envFrom string
 	data := raw
 	if len(bytes.TrimSpace(data)) == 0 {
-		return textproto.Header{}, nil, nil, fmt.Errorf("mailsrc: parse: %w: input is empty", ErrNotMessage)
+		return textproto.Header{}, "", nil, nil, fmt.Errorf("mailsrc: parse: %w: input is empty", ErrNotMessage)
 	}
 	// An mbox separator line in front of the headers.
 	if bytes.HasPrefix(data, []byte("From ")) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			data = data[i+1:]
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		if f := strings.Fields(string(line)); len(f) > 1 && strings.Contains(f[1], "@") && utf8.ValidString(f[1]) {
+			envFrom = sanitizeLine(f[1])
 		}
+		data = rest
 	}
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	first = bytes.TrimRight(first, "\r")
 	if !isHeaderLine(first) {
-		return textproto.Header{}, nil, nil, fmt.Errorf("mailsrc: parse: %w: first line %q is not a header field (a message starts with headers like \"From: ...\")", ErrNotMessage, truncate(string(first), 60))
+		return textproto.Header{}, "", nil, nil, fmt.Errorf("mailsrc: parse: %w: first line %q is not a header field (a message starts with headers like \"From: ...\")", ErrNotMessage, truncate(string(first), 60))
 	}
 
 	var h textproto.Header
@@ -178,7 +181,7 @@ func splitMessage(raw []byte) (textproto.Header, []byte, []string, error) {
 	if dropped > 0 {
 		probs = append(probs, fmt.Sprintf("header: %d malformed header line(s) dropped", dropped))
 	}
-	return h, body, probs, nil
+	return h, envFrom, body, probs, nil
 }
 
 // isHeaderLine reports whether line looks like "Name: value".
@@ -214,7 +217,7 @@ func latin1(b []byte) string {
 }
 
 // envelope fills the header-derived fields of a message.
-func envelope(th textproto.Header, raw []byte, probs *[]string) *model.Message {
+func envelope(th textproto.Header, envFrom string, raw []byte, probs *[]string) *model.Message {
 	h := mail.Header{Header: message.Header{Header: th}}
 	sum := sha256.Sum256(raw)
 	m := &model.Message{
@@ -238,12 +241,41 @@ func envelope(th textproto.Header, raw []byte, probs *[]string) *model.Message {
 
 	if froms := addressList(h, "From", probs); len(froms) > 0 {
 		m.From = froms[0]
-	} else if v := h.Get("From"); v != "" {
-		m.From = model.Address{Name: decodeWords(v)}
-		*probs = append(*probs, fmt.Sprintf("header: From %q has no address", truncate(v, 80)))
 	}
 	if s := addressList(h, "Sender", probs); len(s) > 0 {
 		m.Sender = s[0]
+	}
+	if m.From.Email == "" {
+		// Never lose the sender: fall back to Sender, Return-Path, then
+		// the mbox envelope line.
+		fallback, from := model.Address{}, ""
+		switch {
+		case m.Sender.Email != "":
+			fallback, from = m.Sender, "Sender"
+		case strings.Contains(h.Get("Return-Path"), "@"):
+			if rp := lenientAddresses(h.Get("Return-Path")); len(rp) > 0 && rp[0].Email != "" {
+				fallback, from = model.Address{Email: rp[0].Email}, "Return-Path"
+			}
+		}
+		if from == "" && envFrom != "" {
+			fallback, from = model.Address{Email: envFrom}, "mbox From line"
+		}
+		v := h.Get("From")
+		switch {
+		case from != "":
+			if m.From.Name != "" && fallback.Name == "" {
+				fallback.Name = m.From.Name
+			}
+			m.From = fallback
+			*probs = append(*probs, fmt.Sprintf("header: From %q has no address, using %s", truncate(v, 80), from))
+		case v != "":
+			if m.From.Name == "" {
+				m.From = model.Address{Name: sanitizeLine(decodeWords(v))}
+			}
+			*probs = append(*probs, fmt.Sprintf("header: From %q has no address", truncate(v, 80)))
+		default:
+			*probs = append(*probs, "header: no From")
+		}
 	}
 	m.ReplyTo = addressList(h, "Reply-To", probs)
 	m.To = addressList(h, "To", probs)

@@ -42,6 +42,15 @@ var (
 
 // parseDate parses a Date header value leniently.
 func parseDate(v string) (time.Time, bool) {
+	t, ok := parseDateRaw(v)
+	// Y2K-era clients wrote year-1900 as "0102" for 2002.
+	if ok && t.Year() >= 100 && t.Year() < 200 {
+		t = t.AddDate(1900, 0, 0)
+	}
+	return t, ok
+}
+
+func parseDateRaw(v string) (time.Time, bool) {
 	if t, err := mail.ParseDate(v); err == nil {
 		return t, true
 	}
@@ -61,7 +70,105 @@ func parseDate(v string) (time.Time, bool) {
 			}
 		}
 	}
-	return time.Time{}, false
+	return regexDate(s)
+}
+
+var (
+	dateDMY = regexp.MustCompile(`(\d{1,2})\s+([A-Za-z]{3})[A-Za-z]*\.?\s+(\d{2,4})\s+(\d{1,2}):(\d{1,2})(?::(\d{1,2}))?(?:\.\d+)?\s*([AaPp][Mm])?\s*([+-]*\d{3,5}|[A-Za-z][A-Za-z ]*)?`)
+	dateYMD = regexp.MustCompile(`(\d{4})[/-](\d{1,2})[/-](\d{1,2})\s+(?:[A-Za-z]+\s+)?(\d{1,2}):(\d{1,2})(?::(\d{1,2}))?\s*([AaPp][Mm])?\s*([+-]*\d{3,5}|[A-Za-z][A-Za-z ]*)?`)
+	months  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+	// longZones maps Windows-style zone names seen in old mail.
+	longZones = map[string]int{
+		"eastern daylight time": -4 * 60, "eastern standard time": -5 * 60,
+		"central daylight time": -5 * 60, "central standard time": -6 * 60,
+		"mountain daylight time": -6 * 60, "mountain standard time": -7 * 60, "us mountain standard time": -7 * 60,
+		"pacific daylight time": -7 * 60, "pacific standard time": -8 * 60,
+		"greenwich standard time": 0, "gmt standard time": 0, "gmt daylight time": 60,
+		"w. europe standard time": 60, "w. europe daylight time": 120, "romance standard time": 60,
+		"arabian standard time": 4 * 60, "india standard time": 330, "tokyo standard time": 9 * 60,
+	}
+)
+
+// regexDate is the last resort: pick day, month, year, time and zone out
+// of anything that looks like a date.
+func regexDate(s string) (time.Time, bool) {
+	var year, day, hh, mm, ss int
+	var mon time.Month
+	var ampm, zone string
+	if g := dateDMY.FindStringSubmatch(s); g != nil {
+		m, ok := months[strings.ToLower(g[2])]
+		if !ok {
+			return time.Time{}, false
+		}
+		day, mon, year = atoi(g[1]), m, atoi(g[3])
+		hh, mm, ss, ampm, zone = atoi(g[4]), atoi(g[5]), atoi(g[6]), g[7], g[8]
+	} else if g := dateYMD.FindStringSubmatch(s); g != nil {
+		year, mon, day = atoi(g[1]), time.Month(atoi(g[2])), atoi(g[3])
+		hh, mm, ss, ampm, zone = atoi(g[4]), atoi(g[5]), atoi(g[6]), g[7], g[8]
+	} else {
+		return time.Time{}, false
+	}
+	if year < 100 {
+		if year < 70 {
+			year += 2000
+		} else {
+			year += 1900
+		}
+	}
+	switch strings.ToLower(ampm) {
+	case "pm":
+		if hh < 12 {
+			hh += 12
+		}
+	case "am":
+		if hh == 12 {
+			hh = 0
+		}
+	}
+	if mon < 1 || mon > 12 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 {
+		return time.Time{}, false
+	}
+	return time.Date(year, mon, day, hh, mm, ss, 0, zoneOf(zone)), true
+}
+
+// zoneOf reads "+0200", "+-0500", "0530" or a zone name; unknown is UTC.
+func zoneOf(z string) *time.Location {
+	z = strings.TrimSpace(z)
+	if z == "" {
+		return time.UTC
+	}
+	if off, ok := longZones[strings.ToLower(z)]; ok {
+		return time.FixedZone(z, off*60)
+	}
+	sign := 1
+	digits := strings.TrimLeft(z, "+-")
+	if strings.Contains(z[:len(z)-len(digits)], "-") {
+		sign = -1
+	}
+	if len(digits) == 4 {
+		h, m := atoi(digits[:2]), atoi(digits[2:])
+		if h <= 14 && m < 60 {
+			return time.FixedZone("", sign*(h*3600+m*60))
+		}
+	}
+	if t, err := time.Parse("MST", strings.ToUpper(z)); err == nil {
+		return t.Location()
+	}
+	return time.UTC
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return n
+		}
+		n = n*10 + int(c-'0')
+		if n > 1e6 {
+			return n
+		}
+	}
+	return n
 }
 
 // fixZoneName maps zone names net/mail does not know to offsets and

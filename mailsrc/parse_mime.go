@@ -154,10 +154,15 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 	mr := textproto.NewMultipartReader(bytes.NewReader(body), boundary)
 	for i := 1; ; i++ {
 		p, err := mr.NextPart()
-		if err == io.EOF {
-			if i == 1 {
-				w.problem(path, "multipart has no parts (boundary %q not found)", truncate(boundary, 40))
+		if err != nil && i == 1 {
+			// No boundary found at all: show the body rather than nothing.
+			w.problem(path, "multipart boundary %q not found, body shown as plain text", truncate(boundary, 40))
+			if w.want == "" {
+				w.text = append(w.text, sanitizeText(w.decodeCharset(body, "", path)))
 			}
+			return
+		}
+		if err == io.EOF {
 			return
 		}
 		if err != nil {
@@ -166,7 +171,7 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 		}
 		pb, err := io.ReadAll(p)
 		if err != nil {
-			w.problem(childPath(path, i), "truncated part: %v", err)
+			w.problem(childPath(path, i), "multipart not closed (final boundary missing), part may be truncated")
 		}
 		beforeText, beforeHTML := len(w.text), len(w.html)
 		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1, false)
@@ -189,7 +194,7 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 // forwarded handles an encapsulated message: its text goes into the body
 // under a forwarded marker, its attachments are listed under its part path.
 func (w *walker) forwarded(data []byte, path string, depth int) {
-	th, body, probs, err := splitMessage(data)
+	th, envFrom, body, probs, err := splitMessage(data)
 	if err != nil {
 		w.problem(path, "forwarded message unreadable: %v", err)
 		return
@@ -220,7 +225,7 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	var sb strings.Builder
 	sb.WriteString("---------- Forwarded message ----------\n")
 	var dummy []string
-	env := envelope(th, data, &dummy)
+	env := envelope(th, envFrom, data, &dummy)
 	if env.From.Email != "" || env.From.Name != "" {
 		sb.WriteString("From: " + env.From.String() + "\n")
 	}
