@@ -69,6 +69,12 @@ func TestDemoMailboxDeterministic(t *testing.T) {
 		case !e.Phishing && o.Result.IsPhishing:
 			t.Errorf("%s (%q): legitimate mail flagged as phishing: %v", e.Key, e.Subject, o.PhishingReasons)
 		}
+		if e.Spam && !o.Result.IsSpam {
+			t.Errorf("%s (%q): spam not flagged; signals %v", e.Key, e.Subject, o.Signals)
+		}
+		if e.Spam && o.Result.IsSpam && len(o.SpamReasons) == 0 {
+			t.Errorf("%s: spam without reasons", e.Key)
+		}
 		if strings.HasPrefix(e.Key, "15-newsletter") && o.Result.Category != model.CategoryLowPriority {
 			t.Errorf("newsletter: category %q, want low priority", o.Result.Category)
 		}

@@ -64,7 +64,11 @@ func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address)
 	r.ActionItems = []model.ActionItem{}
 
 	phishing := an.phishScore >= 3.5 && an.lure
-	spam := !an.replied && (an.spamProb >= a.threshold() || (an.spamPhrases >= 2 && an.spamProb >= 0.5))
+	// The learned score alone does not condemn mail from the principal's own
+	// domain (spoofing shows up as an authentication failure instead).
+	learned := an.spamProb >= a.threshold() && (!an.internal || an.suspicious > 0)
+	spam := !an.replied && (learned || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
+		an.suspicious+min(an.spamPhrases, 1) >= 2)
 	if phishing {
 		spam = true // phishing is unsolicited mail too
 	}
@@ -73,7 +77,7 @@ func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address)
 		switch {
 		case phishing && phishingKinds[s.Kind]:
 			o.PhishingReasons = append(o.PhishingReasons, s.Reason)
-		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase):
+		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase || s.Kind == SigObfuscatedSender || s.Kind == SigIPLink || s.Kind == SigAuthFail):
 			o.SpamReasons = append(o.SpamReasons, s.Reason)
 		}
 	}

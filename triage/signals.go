@@ -40,6 +40,8 @@ const (
 	SigQuestion           SignalKind = "question"
 	SigRequest            SignalKind = "request"
 	SigInjection          SignalKind = "prompt-injection"
+	SigObfuscatedSender   SignalKind = "obfuscated-sender"
+	SigInternalSender     SignalKind = "internal-sender"
 )
 
 // Signal is one deterministic finding about a thread. Reason is a short
@@ -118,6 +120,8 @@ type analysis struct {
 	questions    int
 	requests     int
 	latest       int // index of the latest message not from the principal (-1 none)
+	suspicious   int // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal     bool // the latest message from others comes from the principal's domain
 	firstLine    string
 }
 
@@ -181,7 +185,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		}
 		// Spam score on the latest message from others, as trained.
 		if a.spam != nil && !an.replied {
-			toks := bayes.Tokenize(m.Subject, m.Body(), domainOf(m.From.Email))
+			body := m.Body()
+			if an.injection {
+				// injected instructions must not move the score either way
+				body = a.withoutInjection(body)
+			}
+			toks := bayes.Tokenize(m.Subject, body, domainOf(m.From.Email))
 			an.spamProb = a.spam.SpamProbability(toks)
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
@@ -220,6 +229,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		fails = append(fails, "spf="+strings.Fields(v)[0])
 	}
 	if len(fails) > 0 {
+		an.suspicious++
 		fails = dedupe(fails)
 		w := 1.0
 		for _, f := range fails {
@@ -248,6 +258,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if from != "" && !seen[from] {
 		seen[from] = true
 		a.domainSignals(from, "the sender's domain", i, pDomain, add)
+	}
+	// Display names hiding their text with bidi overrides or escapes.
+	if strings.ContainsAny(m.From.Name+m.Subject, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b") {
+		an.suspicious++
+		add(Signal{Kind: SigObfuscatedSender, Reason: "the sender name or subject hides text with control or bidi-override characters", Message: i})
+	}
+	if pDomain != "" && fromReg == regDomain(pDomain) && i == an.latest {
+		an.internal = true
+		add(Signal{Kind: SigInternalSender, Reason: "sent from your own domain " + fromReg, Message: i})
 	}
 	// Display name naming a brand while the address is elsewhere.
 	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
@@ -307,6 +326,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	for _, l := range findLinks(body, 50) {
 		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
 			ipDone = true
+			an.suspicious++
 			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2})
 		}
 		if !seen[l.Host] {
@@ -372,7 +392,7 @@ var (
 	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
 	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end of (?:the )?day|today|tonight|this morning|this afternoon|within the hour|within \d+ hours?|right away|immediately|tomorrow)\b`)
 	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
-	requestRe  = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you|will you|would you mind|can we|could we|let me know|i need you to|we need you to|i'd like you to|make sure)\b`)
+	requestRe  = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you|will you|would you mind|can we|could we|let me know|i need you to|we need you to|i'd like you to|make sure)\b|\b(?:need|needs|require|requires|awaiting|waiting for|await) your\b|\bplease\b`)
 )
 
 // sentenceSignals finds questions, requests and deadlines in the latest
@@ -411,7 +431,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			d := mm[1]
 			due = &d
 		}
-		if due != nil && soonRe.MatchString(*due) && !soonDone {
+		if due != nil && (soonRe.MatchString(*due) || soonRe.MatchString(s)) && !soonDone {
 			soonDone = true
 			an.soonDeadline = true
 		}
@@ -463,4 +483,16 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// withoutInjection drops the sentences of body that contain injection phrases.
+func (a *Analyzer) withoutInjection(body string) string {
+	var sb strings.Builder
+	for _, s := range sentences(body, 1<<20) {
+		if !a.phrases.containsInjection(s) {
+			sb.WriteString(s)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
 }
