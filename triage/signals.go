@@ -119,8 +119,8 @@ type analysis struct {
 	items        []model.ActionItem
 	questions    int
 	requests     int
-	latest       int // index of the latest message not from the principal (-1 none)
-	suspicious   int // independent spam indicators (obfuscation, raw IP links, auth failures)
+	latest       int  // index of the latest message not from the principal (-1 none)
+	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
 	internal     bool // the latest message from others comes from the principal's domain
 	firstLine    string
 }
