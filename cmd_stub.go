@@ -26,22 +26,6 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 	return 2
 }
 
-func cmdDoctor(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("doctor", args)
-}
-
-func cmdSync(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("sync", args)
-}
-
-func cmdSearch(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("search", args)
-}
-
-func cmdTriage(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("triage", args)
-}
-
 func cmdMCP(ctx context.Context, g *globals, args []string) int {
 	return g.notBuilt("mcp", args)
 }

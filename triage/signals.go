@@ -445,7 +445,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.requests++
 		}
 		if len(an.items) < 5 {
-			an.items = append(an.items, model.ActionItem{Description: actionText(s, sender, q && !r), DueHint: due})
+			an.items = append(an.items, model.ActionItem{Description: actionText(s, sender, q), DueHint: due})
 		}
 	}
 	if an.questions > 0 {
