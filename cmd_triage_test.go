@@ -36,7 +36,7 @@ func fakeOllamaServer(t *testing.T, models []string, result string) string {
 			json.NewEncoder(w).Encode(map[string]any{"models": ms})
 		case "/api/chat":
 			var req struct {
-				Model    string `json:"model"`
+				Model    string                     `json:"model"`
 				Messages []struct{ Content string } `json:"messages"`
 			}
 			json.NewDecoder(r.Body).Decode(&req)
