@@ -491,7 +491,7 @@ func sanitizeText(s string) string {
 func sanitize(s string, keepNL bool) string {
 	clean := true
 	for _, r := range s {
-		if isControl(r) {
+		if isControl(r) && r != '\t' && (r != '\n' || !keepNL) {
 			clean = false
 			break
 		}
