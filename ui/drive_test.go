@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -29,6 +30,9 @@ func newDriver(t testing.TB, opts Options, w, h int) *driver {
 		opts.Account = "test"
 	}
 	d := &driver{t: t, m: New(opts)}
+	// Blinking cursors would make every keystroke wait for cmdTimeout.
+	d.m.prompt.Cursor.SetMode(cursor.CursorStatic)
+	d.m.search.input.Cursor.SetMode(cursor.CursorStatic)
 	d.run(d.m.Init())
 	d.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
