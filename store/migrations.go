@@ -154,4 +154,8 @@ CREATE TABLE pending_flags (
 );
 CREATE INDEX pending_flags_loc ON pending_flags(account, mailbox, key);
 `,
+	// 2: drafts, approvals, tool calls, outbox, audit log (store/drafts.go).
+	draftsSchema,
+	// 3: date-ordered search rowids (store/search.go).
+	searchOrderSchema,
 }
