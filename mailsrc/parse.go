@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +14,7 @@ import (
 	_ "github.com/emersion/go-message/charset" // registers every charset go-message knows
 	"github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
+	"golang.org/x/text/encoding/charmap"
 
 	"mailsift/model"
 )
@@ -66,7 +66,7 @@ func Parse(raw []byte) (*model.Message, error) {
 	m.Raw = raw
 
 	w := walker{probs: probs}
-	w.walk(message.Header{Header: h}, body, "", 0, true)
+	w.walk(message.Header{Header: h}, body, "", 0)
 	m.Text = joinBlocks(w.text)
 	m.HTMLText = joinBlocks(w.html)
 	if len(w.fwd) > 0 {
@@ -106,7 +106,7 @@ func AttachmentContent(raw []byte, part string) (filename string, data []byte, e
 		return "", nil, err
 	}
 	w := walker{want: part}
-	w.walk(message.Header{Header: h}, body, "", 0, true)
+	w.walk(message.Header{Header: h}, body, "", 0)
 	if !w.found {
 		return "", nil, fmt.Errorf("mailsrc: attachment: no MIME part %q in message", part)
 	}
@@ -199,7 +199,7 @@ func isHeaderLine(line []byte) bool {
 }
 
 // headerString turns raw header bytes into a string: UTF-8 as is
-// (RFC 6532), anything else read as Latin-1.
+// (RFC 6532), anything else read as Windows-1252 (Latin-1 superset).
 func headerString(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
@@ -207,13 +207,14 @@ func headerString(b []byte) string {
 	return latin1(b)
 }
 
+// latin1 decodes 8-bit text of unknown charset as Windows-1252, the
+// superset of Latin-1 that mislabelled mail nearly always is.
 func latin1(b []byte) string {
-	var sb strings.Builder
-	sb.Grow(len(b) + len(b)/4)
-	for _, c := range b {
-		sb.WriteRune(rune(c))
+	out, err := charmap.Windows1252.NewDecoder().Bytes(b)
+	if err != nil {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
-	return sb.String()
+	return string(out)
 }
 
 // envelope fills the header-derived fields of a message.
@@ -528,9 +529,4 @@ func joinBlocks(blocks []string) string {
 		}
 	}
 	return strings.Join(nonEmpty, "\n\n")
-}
-
-// readAllLimited reads r fully, returning what was read before an error.
-func readAllLimited(r io.Reader) ([]byte, error) {
-	return io.ReadAll(r)
 }

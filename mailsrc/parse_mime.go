@@ -55,9 +55,8 @@ func childPath(parent string, i int) string {
 }
 
 // walk handles one entity. path is the IMAP part path of the entity ("" for
-// the top-level message whose body is part "1" when not multipart). top is
-// true for the outermost entity of a message (top-level or rfc822 body).
-func (w *walker) walk(h message.Header, body []byte, path string, depth int, top bool) {
+// the top-level message, whose body is part "1" when not multipart).
+func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 	w.parts++
 	if depth > maxDepth || w.parts > maxParts {
 		w.problem(path, "MIME nesting too deep or too many parts, rest skipped")
@@ -174,7 +173,7 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 			w.problem(childPath(path, i), "multipart not closed (final boundary missing), part may be truncated")
 		}
 		beforeText, beforeHTML := len(w.text), len(w.html)
-		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1, false)
+		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1)
 		if alternative {
 			// Alternatives say the same thing: keep the last (richest)
 			// plain text and the last HTML only.
@@ -208,9 +207,9 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	h := message.Header{Header: th}
 	mt, _, _ := h.ContentType()
 	if strings.HasPrefix(strings.ToLower(mt), "multipart/") {
-		inner.walk(h, body, path, depth+1, true)
+		inner.walk(h, body, path, depth+1)
 	} else {
-		inner.walk(h, body, path+".1", depth+1, true)
+		inner.walk(h, body, path+".1", depth+1)
 	}
 	w.parts = inner.parts
 	if w.want != "" {
@@ -380,7 +379,7 @@ func (w *walker) decodeCharset(data []byte, cs, path string) string {
 		}
 		if cs == "" || cs == "us-ascii" || cs == "ascii" {
 			// 8-bit text labelled ASCII is nearly always Latin-1/CP1252.
-			w.problem(path, "8-bit text labelled %q, shown as Latin-1", orDefault(cs, "us-ascii"))
+			w.problem(path, "8-bit text labelled %q, shown as Windows-1252", orDefault(cs, "us-ascii"))
 			return latin1(data)
 		}
 		w.problem(path, "invalid UTF-8 in %q text, bad bytes replaced", cs)
@@ -400,7 +399,7 @@ func (w *walker) decodeCharset(data []byte, cs, path string) string {
 		w.problem(path, "unknown charset %q, shown as UTF-8", cs)
 		return string(data)
 	}
-	w.problem(path, "unknown charset %q, shown as Latin-1", cs)
+	w.problem(path, "unknown charset %q, shown as Windows-1252", cs)
 	return latin1(data)
 }
 

@@ -51,7 +51,7 @@ func TestParseFixtures(t *testing.T) {
 		{name: "iso-2022-jp", file: "iso-2022-jp.eml", subject: "会議", text: "会議は明日です。", clean: true},
 		{name: "koi8-r", file: "koi8-r.eml", subject: "Привет", text: "Добрый день, коллеги.", clean: true},
 		{name: "unknown charset", file: "unknown-charset.eml", text: "Café in x-bar.", notText: "Hello in x-foo",
-			problems: []string{`part 1.1: unknown charset "x-foo", shown as UTF-8`, `part 1.2: unknown charset "x-bar", shown as Latin-1`}},
+			problems: []string{`part 1.1: unknown charset "x-foo", shown as UTF-8`, `part 1.2: unknown charset "x-bar", shown as Windows-1252`}},
 		{name: "broken base64", file: "broken-base64.eml", text: "Hello world, this is",
 			problems: []string{"part 1: broken base64"}},
 		{name: "missing message-id", file: "no-message-id.eml", subject: "No id here",
