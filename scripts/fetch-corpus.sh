@@ -9,10 +9,12 @@
 # DEST/<group>/cur/<n>.<md5>:2, (so a sync does not need to move them).
 #
 # Idempotent: does nothing when DEST already holds all five groups.
-# Needs: npm, tar. Default DEST: testdata/corpus/maildir (git-ignored).
+# Needs: npm, tar. Default DEST: testdata/corpus/maildir in the repository
+# (git-ignored), where TestCorpusIngest in mailsrc/maildir looks for it.
 set -eu
 
-DEST=${1:-testdata/corpus/maildir}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+DEST=${1:-$REPO/testdata/corpus/maildir}
 GROUPS="spam-1 spam-2 easy-ham-1 easy-ham-2 hard-ham-1"
 
 complete=1
