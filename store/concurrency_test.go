@@ -71,6 +71,7 @@ func TestConcurrentReadersWhileWriting(t *testing.T) {
 	for err := range errs {
 		t.Errorf("reader: %v", err)
 	}
+	checkSectionCounts(t, s)
 	counts, err := s.SectionCounts(ctx)
 	if err != nil {
 		t.Fatal(err)

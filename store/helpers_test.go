@@ -90,3 +90,29 @@ func countRows(t *testing.T, s *Store, q string, args ...any) int {
 	}
 	return n
 }
+
+// checkSectionCounts asserts the trigger-kept counts match the threads.
+func checkSectionCounts(t *testing.T, s *Store) {
+	t.Helper()
+	rows, err := s.r.QueryContext(context.Background(), `SELECT t.section, count(*), COALESCE(c.n, -1) FROM threads t
+		LEFT JOIN section_counts c ON c.section = t.section GROUP BY t.section`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	total := 0
+	for rows.Next() {
+		var sec string
+		var n, kept int
+		if err := rows.Scan(&sec, &n, &kept); err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		if n != kept {
+			t.Errorf("section %q: %d threads, section_counts says %d", sec, n, kept)
+		}
+	}
+	if sum := countRows(t, s, "SELECT COALESCE(sum(n), 0) FROM section_counts"); sum != total {
+		t.Errorf("section_counts sum %d, threads %d", sum, total)
+	}
+}

@@ -63,7 +63,7 @@ func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error) {
 	for _, sec := range Sections() {
 		out[sec] = 0
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT section, count(*) FROM threads GROUP BY section`)
+	rows, err := s.r.QueryContext(ctx, `SELECT section, n FROM section_counts`)
 	if err != nil {
 		return nil, fmt.Errorf("store: section counts: %w", err)
 	}
@@ -87,9 +87,11 @@ const summaryCols = `t.id, t.subject, t.from_name, t.from_email, t.participants,
 	tr.cache_key, tr.content_hash, tr.result_json, tr.source, tr.model, tr.intent, tr.urgency, tr.sentiment,
 	tr.route, tr.confidence, tr.spam_reasons, tr.phishing_reasons, tr.signals, tr.created_at`
 
-const summaryFrom = `threads t
+const summaryJoins = `
 	LEFT JOIN overrides o ON o.thread_id = t.id
 	LEFT JOIN triage tr ON tr.thread_id = t.id AND tr.cache_key = t.triage_key`
+
+const summaryFrom = `threads t` + summaryJoins
 
 type scanner interface{ Scan(...any) error }
 
@@ -118,9 +120,9 @@ func scanSummary(sc scanner) (ThreadSummary, error) {
 			Confidence: conf.Float64, CreatedAt: time.Unix(created.Int64, 0),
 		}
 		_ = json.Unmarshal([]byte(res.String), &rec.Result)
-		_ = json.Unmarshal([]byte(spam.String), &rec.SpamReasons)
-		_ = json.Unmarshal([]byte(phish.String), &rec.PhishingReasons)
-		_ = json.Unmarshal([]byte(sig.String), &rec.Signals)
+		unmarshalList(spam.String, &rec.SpamReasons)
+		unmarshalList(phish.String, &rec.PhishingReasons)
+		unmarshalList(sig.String, &rec.Signals)
 		ts.Triage = rec
 	}
 	return ts, nil
@@ -134,8 +136,10 @@ func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int)
 	if offset < 0 {
 		offset = 0
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryCols+` FROM `+summaryFrom+`
-		WHERE t.section = ? ORDER BY t.latest DESC, t.id DESC LIMIT ? OFFSET ?`, string(sec), limit, offset)
+	// The page is cut on the covering index alone; only its rows are joined.
+	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryCols+` FROM (SELECT id FROM threads
+		WHERE section = ? ORDER BY latest DESC, id DESC LIMIT ? OFFSET ?) page
+		JOIN threads t ON t.id = page.id`+summaryJoins+` ORDER BY t.latest DESC, t.id DESC`, string(sec), limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("store: list threads in %q: %w", sec, err)
 	}
@@ -287,4 +291,12 @@ func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error
 		return nil, fmt.Errorf("store: raw message %q: %w", messageID, err)
 	}
 	return raw, nil
+}
+
+// unmarshalList decodes a JSON string list, skipping the common empty one.
+func unmarshalList(s string, dst *[]string) {
+	if s == "" || s == "[]" {
+		return
+	}
+	_ = json.Unmarshal([]byte(s), dst)
 }

@@ -25,18 +25,48 @@ type writer struct {
 	tx    *sql.Tx
 	s     *Store
 	dirty map[int64]bool
+	// stmts caches prepared statements for the transaction (closed with it).
+	stmts map[string]*sql.Stmt
 }
 
 func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
-	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}}
+	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}, stmts: map[string]*sql.Stmt{}}
+}
+
+func (w *writer) prep(q string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := w.tx.PrepareContext(w.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[q] = st
+	return st, nil
 }
 
 func (w *writer) exec(q string, args ...any) (sql.Result, error) {
-	return w.tx.ExecContext(w.ctx, q, args...)
+	st, err := w.prep(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(w.ctx, args...)
 }
 
 func (w *writer) queryRow(q string, args ...any) *sql.Row {
-	return w.tx.QueryRowContext(w.ctx, q, args...)
+	st, err := w.prep(q)
+	if err != nil {
+		return w.tx.QueryRowContext(w.ctx, q, args...) // reports the same error on Scan
+	}
+	return st.QueryRowContext(w.ctx, args...)
+}
+
+func (w *writer) query(q string, args ...any) (*sql.Rows, error) {
+	st, err := w.prep(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(w.ctx, args...)
 }
 
 // locKey returns the stored key of a location: Key, or the decimal UID
@@ -238,15 +268,41 @@ func nonNilAtt(a []model.Attachment) []model.Attachment {
 	return a
 }
 
+// ftsShift places the date in the high bits of a search rowid.
+const ftsShift = 1 << 20
+
 func (w *writer) ftsDelete(id int64) error {
 	_, err := w.exec(`INSERT INTO messages_fts(messages_fts, rowid, from_text, to_text, subject, body)
-		SELECT 'delete', id, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
+		SELECT 'delete', fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
+		WHERE id = ? AND fts_rowid IS NOT NULL`, id)
 	return err
 }
 
+// ftsInsert gives message id its date-ordered search rowid and indexes it.
 func (w *writer) ftsInsert(id int64) error {
+	var date int64
+	var cur sql.NullInt64
+	if err := w.queryRow(`SELECT date, fts_rowid FROM messages WHERE id = ?`, id).Scan(&date, &cur); err != nil {
+		return err
+	}
+	want := date*ftsShift + id%ftsShift
+	if !cur.Valid || cur.Int64 != want {
+		for {
+			var n int
+			if err := w.queryRow(`SELECT count(*) FROM messages WHERE fts_rowid = ? AND id <> ?`, want, id).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+			want++
+		}
+		if _, err := w.exec(`UPDATE messages SET fts_rowid = ? WHERE id = ?`, want, id); err != nil {
+			return err
+		}
+	}
 	_, err := w.exec(`INSERT INTO messages_fts(rowid, from_text, to_text, subject, body)
-		SELECT id, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
+		SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
 	return err
 }
 
@@ -339,7 +395,7 @@ func (w *writer) markMessageThread(msg int64) error {
 }
 
 func (w *writer) overlayPending(account, mailbox, key string, f model.Flags) (model.Flags, error) {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT flag, value FROM pending_flags
+	rows, err := w.query(`SELECT flag, value FROM pending_flags
 		WHERE account = ? AND mailbox = ? AND key = ? ORDER BY id`, account, mailbox, key)
 	if err != nil {
 		return f, err
@@ -440,7 +496,7 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 		cands[cur] = true
 	}
 	addRows := func(q string, args ...any) error {
-		rows, err := w.tx.QueryContext(w.ctx, q, args...)
+		rows, err := w.query(q, args...)
 		if err != nil {
 			return err
 		}
@@ -559,7 +615,7 @@ func (w *writer) finish() error {
 // counts, sender, participants, content hash, section), deleting it when
 // it has no messages left.
 func (w *writer) recomputeThread(id int64) error {
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
+	rows, err := w.query(`SELECT m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
 		m.norm_subject, m.from_name, m.from_email, m.has_body, m.has_attachment,
 		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)
 		FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)

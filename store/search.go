@@ -189,21 +189,39 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 	}
 	var where []string
 	var args []any
-	from := "messages m"
+	const unreadExpr = "NOT EXISTS (SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)"
+	cols := `m.id, COALESCE(m.thread_id, 0), m.message_id, m.from_name, m.from_email, m.subject, m.date, ` + unreadExpr
+	var from, order string
 	if sq.match != "" {
-		from = "messages_fts f JOIN messages m ON m.id = f.rowid"
+		// The search rowid is date-ordered: walking it backwards is newest
+		// first, and the walk stops after one page. Snippets are computed
+		// for the returned rows only.
+		cols += `, snippet(messages_fts, 3, '', '', '…', 16)`
+		from = "messages_fts CROSS JOIN messages m ON m.fts_rowid = messages_fts.rowid"
 		where = append(where, "messages_fts MATCH ?")
 		args = append(args, sq.match)
+		if sq.hasAfter {
+			where = append(where, "messages_fts.rowid >= ?")
+			args = append(args, sq.after*ftsShift)
+		}
+		if sq.hasB {
+			where = append(where, "messages_fts.rowid < ?")
+			args = append(args, sq.before*ftsShift)
+		}
+		order = "messages_fts.rowid DESC"
+	} else {
+		cols += `, substr(CASE WHEN trim(m.text) <> '' THEN m.text ELSE m.html_text END, 1, 200)`
+		from = "messages m"
+		if sq.hasAfter {
+			where = append(where, "m.date >= ?")
+			args = append(args, sq.after)
+		}
+		if sq.hasB {
+			where = append(where, "m.date < ?")
+			args = append(args, sq.before)
+		}
+		order = "m.date DESC, m.id DESC"
 	}
-	if sq.hasAfter {
-		where = append(where, "m.date >= ?")
-		args = append(args, sq.after)
-	}
-	if sq.hasB {
-		where = append(where, "m.date < ?")
-		args = append(args, sq.before)
-	}
-	const unreadExpr = "NOT EXISTS (SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)"
 	if sq.unread {
 		where = append(where, unreadExpr)
 	}
@@ -215,45 +233,40 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, `SELECT m.id, COALESCE(m.thread_id, 0), m.message_id, m.from_name, m.from_email,
-		m.subject, m.date, `+unreadExpr+` FROM `+from+cond+` ORDER BY m.date DESC, m.id DESC LIMIT ?`, args...)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM `+from+cond+` ORDER BY `+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, searchError(query, err)
 	}
+	defer rows.Close()
 	var hits []SearchHit
-	var ids []int64
 	for rows.Next() {
 		var h SearchHit
 		var id, date int64
-		if err := rows.Scan(&id, &h.ThreadID, &h.MessageID, &h.From.Name, &h.From.Email, &h.Subject, &date, &h.Unread); err != nil {
-			rows.Close()
+		var snip string
+		if err := rows.Scan(&id, &h.ThreadID, &h.MessageID, &h.From.Name, &h.From.Email, &h.Subject, &date, &h.Unread, &snip); err != nil {
 			return nil, searchError(query, err)
 		}
 		if date != 0 {
 			h.Date = time.Unix(date, 0)
 		}
+		h.Snippet = CleanText(snip)
+		if sq.match == "" {
+			h.Snippet = truncRunes(h.Snippet, 120)
+		}
 		hits = append(hits, h)
-		ids = append(ids, id)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, searchError(query, err)
 	}
-	// Snippets only for the page of hits.
-	for i, id := range ids {
-		var snip string
-		if sq.match != "" {
-			err = s.r.QueryRowContext(ctx, `SELECT snippet(messages_fts, 3, '', '', '…', 16) FROM messages_fts
-				WHERE messages_fts MATCH ? AND rowid = ?`, sq.match, id).Scan(&snip)
-		} else {
-			err = s.r.QueryRowContext(ctx, `SELECT substr(body, 1, 120) FROM messages_fts_src WHERE id = ?`, id).Scan(&snip)
-		}
-		if err != nil {
-			return nil, searchError(query, err)
-		}
-		hits[i].Snippet = CleanText(snip)
-	}
 	return hits, nil
+}
+
+func truncRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // searchError turns an SQLite error about the query into a clear one.

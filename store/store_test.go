@@ -98,6 +98,7 @@ func TestDedupeAcrossFolders(t *testing.T) {
 	if n := countRows(t, s, "SELECT count(*) FROM messages"); n != 0 {
 		t.Fatalf("after removing both messages = %d, want 0", n)
 	}
+	checkSectionCounts(t, s)
 	if n := countRows(t, s, "SELECT count(*) FROM threads"); n != 0 {
 		t.Fatalf("threads = %d, want 0", n)
 	}

@@ -135,6 +135,7 @@ func TestThreading(t *testing.T) {
 					t.Errorf("%s and %s share thread %d, want separate", p[0], p[1], a)
 				}
 			}
+			checkSectionCounts(t, s)
 			// No empty threads left behind by merges.
 			if n := countRows(t, s, "SELECT count(*) FROM threads WHERE count = 0"); n != 0 {
 				t.Errorf("%d empty threads", n)

@@ -84,6 +84,7 @@ func TestSectionsTriageAndOverrides(t *testing.T) {
 	if ts, _ := s.ThreadSummaryByID(ctx, c); ts.Section != SectionQuarantine {
 		t.Fatalf("after clearing override section = %q, want quarantine", ts.Section)
 	}
+	checkSectionCounts(t, s)
 	_ = d
 	// Paging: newest first.
 	if err := s.SaveTriage(ctx, triageRec(t, s, a, "k1", model.CategoryActionable, false)); err != nil {
