@@ -691,7 +691,7 @@ func (m *Model) statusLine() string {
 		t := m.triage
 		switch {
 		case t.Offline != "":
-			s := "offline triage: " + SanitizeLine(t.Offline)
+			s := "offline triage: " + strings.TrimPrefix(SanitizeLine(t.Offline), "offline triage: ")
 			if t.Total > 0 && t.Done < t.Total {
 				s += fmt.Sprintf(" (%d/%d)", t.Done, t.Total)
 			}
