@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"mailsift/mailsrc"
+	"mailsift/mailsrc/mirror"
+)
+
+// cmdSync mirrors every configured account (or --account) into the store once.
+func cmdSync(ctx context.Context, g *globals, args []string) int {
+	fs := g.flagSet("sync", "[flags]")
+	jsonOut := fs.Bool("json", false, "print progress as JSON lines on stdout (for scripts)")
+	only := fs.String("account", "", "sync only this account")
+	if _, code, ok := g.parse(fs, args); !ok {
+		return code
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
+		return 1
+	}
+	log, _ := g.Logger()
+	st, err := g.openStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+
+	tty := false
+	if f, ok := g.Stderr.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	failed := 0
+	for i := range cfg.Accounts {
+		acct := &cfg.Accounts[i]
+		if *only != "" && acct.Name != *only {
+			continue
+		}
+		src, err := mirror.Open(acct, mirror.Options{Logger: log})
+		if err != nil {
+			fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
+			failed++
+			continue
+		}
+		bar := &progressBar{w: g.Stderr, tty: tty, start: time.Now()}
+		report := func(p mailsrc.Progress) {
+			if *jsonOut {
+				b, _ := json.Marshal(struct {
+					Account string `json:"account"`
+					Mailbox string `json:"mailbox"`
+					Phase   string `json:"phase"`
+					Done    int    `json:"done"`
+					Total   int    `json:"total"`
+				}{p.Account, p.Mailbox, p.Phase, p.Done, p.Total})
+				fmt.Fprintln(g.Stdout, string(b))
+				return
+			}
+			bar.update(p)
+		}
+		err = mirror.Sync(ctx, st, acct.Name, src, report)
+		src.Close()
+		bar.finish()
+		if err != nil {
+			fmt.Fprintf(g.Stderr, "mailsift sync: %s: %v\n", acct.Name, err)
+			failed++
+			continue
+		}
+		if !*jsonOut {
+			fmt.Fprintf(g.Stderr, "%s: synced %d messages in %s\n", acct.Name, bar.done, time.Since(bar.start).Round(time.Millisecond))
+		}
+	}
+	if *only != "" {
+		if _, ok := cfg.Account(*only); !ok {
+			fmt.Fprintf(g.Stderr, "mailsift sync: no account named %q in %s\n", *only, cfg.Path)
+			return 1
+		}
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// progressBar draws one line of sync progress with counts and rate on a
+// terminal, and nothing when stderr is not a terminal.
+type progressBar struct {
+	w     io.Writer
+	tty   bool
+	start time.Time
+	last  time.Time
+	done  int
+	drawn bool
+}
+
+func (b *progressBar) update(p mailsrc.Progress) {
+	if p.Phase == "bodies" || p.Phase == "envelopes" {
+		b.done = max(b.done, p.Done)
+	}
+	if !b.tty || time.Since(b.last) < 100*time.Millisecond && p.Done != p.Total {
+		return
+	}
+	b.last = time.Now()
+	const width = 30
+	filled := 0
+	if p.Total > 0 {
+		filled = width * min(p.Done, p.Total) / p.Total
+	}
+	rate := float64(p.Done) / max(time.Since(b.start).Seconds(), 0.001)
+	bar := make([]byte, width)
+	for i := range bar {
+		if i < filled {
+			bar[i] = '#'
+		} else {
+			bar[i] = '.'
+		}
+	}
+	fmt.Fprintf(b.w, "\r\x1b[K%s %-10s %-9s [%s] %d/%d %.0f msg/s", p.Account, p.Mailbox, p.Phase, bar, p.Done, p.Total, rate)
+	b.drawn = true
+}
+
+func (b *progressBar) finish() {
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+}
