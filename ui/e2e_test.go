@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTmuxEndToEnd builds mailsift, runs `mailsift --demo` in a detached
+// tmux session (120x40) and drives it like a user: waits for the bucket
+// headers, navigates, searches, opens a thread, goes back and quits.
+func TestTmuxEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("MAILSIFT_REQUIRE_SERVERS") == "1" {
+			t.Fatal("tmux is not installed but MAILSIFT_REQUIRE_SERVERS=1: install tmux (apt-get install tmux)")
+		}
+		t.Skip("tmux not installed: skipping the end-to-end TUI test (install tmux to run it)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mailsift")
+	build := exec.Command("go", "build", "-o", bin, "mailsift")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	exitFile := filepath.Join(dir, "exit")
+	session := "mailsift-e2e-" + filepath.Base(dir)
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	// The shell records the exit code so the test can assert a clean exit.
+	// Empty config paths keep the user's real config and Ollama out of it.
+	script := "env -u NO_COLOR XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg") + " OLLAMA_HOST=http://127.0.0.1:9 " +
+		bin + " --demo --data-dir " + data + "; echo $? > " + exitFile + "; sleep 60"
+	run("new-session", "-d", "-s", session, "-x", "120", "-y", "40", script)
+	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
+
+	capture := func() string { return run("capture-pane", "-p", "-t", session) }
+	waitFor := func(what string, cond func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		var screen string
+		for time.Now().Before(deadline) {
+			screen = capture()
+			if cond(screen) {
+				return screen
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("timed out waiting for %s; screen:\n%s", what, screen)
+		return ""
+	}
+	has := func(subs ...string) func(string) bool {
+		return func(s string) bool {
+			for _, sub := range subs {
+				if !strings.Contains(s, sub) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	keys := func(ks ...string) { run(append([]string{"send-keys", "-t", session}, ks...)...) }
+
+	// Deterministic offline triage (no Ollama on port 9) fills the four buckets.
+	screen := waitFor("the four bucket headers", func(s string) bool {
+		return has("Urgent (", "Actionable (", "Informational (", "Low priority (")(s) &&
+			!strings.Contains(s, "Not yet triaged")
+	})
+	if !strings.Contains(screen, "demo") {
+		t.Errorf("status bar lacks the account:\n%s", screen)
+	}
+	if strings.Contains(screen, "Urgent (0)") {
+		t.Errorf("offline triage left Urgent empty:\n%s", screen)
+	}
+
+	// Navigate: the cursor mark moves down one row and back.
+	keys("g")
+	top := waitFor("cursor on first row", func(s string) bool { return strings.Contains(s, "\n> ") })
+	first := cursorLine(top)
+	keys("j")
+	moved := waitFor("cursor moved", func(s string) bool { return cursorLine(s) != first })
+	if cursorLine(moved) == "" {
+		t.Fatalf("no cursor after j:\n%s", moved)
+	}
+	keys("k")
+	waitFor("cursor back", func(s string) bool { return cursorLine(s) == first })
+	keys("Tab")
+	waitFor("cursor in the next section", func(s string) bool { return cursorLine(s) != first })
+
+	// Search and open a known demo thread.
+	keys("/")
+	waitFor("search prompt", has("type to search"))
+	keys("-l", "Escalation")
+	waitFor("search results", has("results for Escalation", "Ben Carter"))
+	keys("Enter")
+	waitFor("thread view", has("Bucket:", "Our nightly data export from Northwind has failed"))
+	keys("Escape")
+	waitFor("inbox again", has("Urgent (", "Actionable ("))
+
+	keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(exitFile)
+		if err == nil {
+			if code := string(bytes.TrimSpace(b)); code != "0" {
+				t.Fatalf("mailsift exited with %s; screen:\n%s", code, capture())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mailsift did not exit after q; screen:\n%s", capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cursorLine returns the screen line holding the cursor mark.
+func cursorLine(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "> ") {
+			return l
+		}
+	}
+	return ""
+}
