@@ -26,7 +26,7 @@ func TestHTMLToText(t *testing.T) {
 		{"whitespace collapsed", "a   \n\t b", "a b"},
 		{"blank lines capped", "a<br><br><br><br><br><br>b", "a\n\n\nb"},
 		{"pre kept", "<pre>x  y\n  z</pre>", "x  y\n  z"},
-		{"escape stripped", "a\x1b[31mb", "a[31mb"},
+		{"escape stripped", "a\x1b[31mb", "ab"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

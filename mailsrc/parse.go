@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mailsift/internal/termsafe"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -490,35 +491,20 @@ func sanitizeText(s string) string {
 }
 
 func sanitize(s string, keepNL bool) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) && r != '\t' && (r != '\n' || !keepNL) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	// Whole escape sequences (CSI, OSC 52/8, DCS, ...) go with their payload;
+	// dropping only the ESC byte would leave "[2J]52;c;..." in the text.
+	s = termsafe.Sanitize(s)
+	if keepNL {
 		return s
 	}
-	var sb strings.Builder
-	sb.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n' && keepNL, r == '\t':
-			sb.WriteRune(r)
-		case r == '\n' || r == '\r' && !keepNL:
-			sb.WriteByte(' ')
-		case isControl(r):
-		default:
-			sb.WriteRune(r)
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
 		}
-	}
-	return sb.String()
+		return r
+	}, s)
 }
 
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
-}
 
 // joinBlocks joins non-empty text blocks with a blank line.
 func joinBlocks(blocks []string) string {

@@ -83,7 +83,7 @@ func TestParseFixtures(t *testing.T) {
 			from: model.Address{Name: "Søren Ærø", Email: "soren@example.dk"}, clean: true},
 		{name: "odd addresses", file: "odd-addresses.eml",
 			from: model.Address{Name: "John Q. Public", Email: "john.q@example.com"}, clean: true},
-		{name: "terminal escapes", file: "terminal-escapes.eml", subject: "Hi]0;pwned there", text: "Text with [2J escape."},
+		{name: "terminal escapes", file: "terminal-escapes.eml", subject: "Hi there", text: "Text with  escape."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
