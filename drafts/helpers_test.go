@@ -1,0 +1,163 @@
+package drafts
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mailsift/model"
+	"mailsift/store"
+)
+
+var (
+	alice = model.Address{Name: "Alice Example", Email: "alice@example.com"} // the principal
+	bob   = model.Address{Name: "Bob Builder", Email: "bob@example.com"}
+	carol = model.Address{Name: "Carol", Email: "carol@example.com"}
+)
+
+func openStore(t testing.TB, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path, &store.Options{Principal: alice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newStore(t testing.TB) (*store.Store, string) {
+	path := filepath.Join(t.TempDir(), "mailsift.db")
+	return openStore(t, path), path
+}
+
+func msg(id, subject string, from model.Address, to, cc []model.Address, date time.Time, body string, refs ...string) *model.Message {
+	h := sha256.Sum256([]byte(id + body))
+	m := &model.Message{
+		Loc:        model.Location{Account: "acct", Mailbox: "INBOX", Key: id},
+		MessageID:  id,
+		References: refs,
+		From:       from, To: to, Cc: cc,
+		Date: date, Subject: subject, Text: body,
+		HasBody: true, ContentHash: hex.EncodeToString(h[:]),
+	}
+	if len(refs) > 0 {
+		m.InReplyTo = refs[len(refs)-1:]
+	}
+	return m
+}
+
+// seedThread stores a two-message thread (bob → alice, cc carol) and
+// returns its id and the latest message's id.
+func seedThread(t testing.TB, st *store.Store) (int64, string) {
+	t.Helper()
+	ctx := context.Background()
+	base := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	m1 := msg("m1@example.com", "Quarterly report", bob, []model.Address{alice}, []model.Address{carol}, base, "Hi Alice, can you review the report?")
+	m2 := msg("m2@example.com", "Re: Quarterly report", bob, []model.Address{alice}, []model.Address{carol}, base.Add(time.Hour), "Any news on the report?", "m1@example.com")
+	if err := st.PutMessages(ctx, []*model.Message{m1, m2}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.ThreadIDForMessage(ctx, "m2@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, "m2@example.com"
+}
+
+// memMailbox is an in-memory Mailbox (a Sent and Drafts folder).
+type memMailbox struct {
+	mu      sync.Mutex
+	folders map[string][][]byte
+	uid     uint32
+}
+
+func newMemMailbox() *memMailbox { return &memMailbox{folders: map[string][][]byte{}} }
+
+func (m *memMailbox) Append(_ context.Context, mailbox string, _ []model.Flag, _ time.Time, raw []byte) (uint32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.folders[mailbox] = append(m.folders[mailbox], append([]byte(nil), raw...))
+	m.uid++
+	return m.uid, nil
+}
+
+func (m *memMailbox) FindByMessageID(_ context.Context, mailbox, id string) (bool, error) {
+	return m.count(mailbox, id) > 0, nil
+}
+
+func (m *memMailbox) count(mailbox, id string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, raw := range m.folders[mailbox] {
+		if strings.Contains(string(raw), "Message-ID: <"+id+">") {
+			n++
+		}
+	}
+	return n
+}
+
+// dirMailbox is a Mailbox in a directory shared between processes: one
+// file per appended message, named by Message-ID.
+type dirMailbox struct{ dir string }
+
+func (d dirMailbox) path(mailbox, id string) string {
+	return filepath.Join(d.dir, mailbox+"__"+strings.NewReplacer("/", "_", "@", "_at_").Replace(id))
+}
+
+func (d dirMailbox) Append(_ context.Context, mailbox string, _ []model.Flag, _ time.Time, raw []byte) (uint32, error) {
+	id := ""
+	for _, line := range strings.Split(string(raw), "\r\n") {
+		if v, ok := strings.CutPrefix(line, "Message-ID: <"); ok {
+			id = strings.TrimSuffix(v, ">")
+			break
+		}
+	}
+	p := d.path(mailbox, id)
+	if _, err := os.Stat(p); err == nil {
+		// a second copy: record it so tests can see duplicates
+		p += "." + time.Now().Format("150405.000000000")
+	}
+	return 1, os.WriteFile(p, raw, 0o600)
+}
+
+func (d dirMailbox) FindByMessageID(_ context.Context, mailbox, id string) (bool, error) {
+	_, err := os.Stat(d.path(mailbox, id))
+	return err == nil, nil
+}
+
+func (d dirMailbox) count(mailbox, id string) int {
+	m, _ := filepath.Glob(d.path(mailbox, id) + "*")
+	return len(m)
+}
+
+// confirmedReply drafts a reply to the seeded thread (with a Bcc), approves
+// and confirms it, returning the draft, approval and outbox item.
+func confirmedReply(t testing.TB, e *Engine, st *store.Store, threadID int64) (*Draft, *store.Approval, *store.OutboxItem) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := e.NewDraft(ctx, threadID, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Bcc = []model.Address{{Email: "archive@example.com"}}
+	d.Body = "Hi Bob,\n\nThe report is fine, thanks.\n\nAlice"
+	if err := e.SaveDraft(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Approve(ctx, d.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := e.Confirm(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, a, item
+}
