@@ -119,7 +119,7 @@ func scanSummary(sc scanner) (ThreadSummary, error) {
 			Intent: intent.String, Urgency: urg.String, Sentiment: sent.String, Route: route.String,
 			Confidence: conf.Float64, CreatedAt: time.Unix(created.Int64, 0),
 		}
-		_ = json.Unmarshal([]byte(res.String), &rec.Result)
+		rec.Result = decodeResult(res.String)
 		unmarshalList(spam.String, &rec.SpamReasons)
 		unmarshalList(phish.String, &rec.PhishingReasons)
 		unmarshalList(sig.String, &rec.Signals)
@@ -299,4 +299,15 @@ func unmarshalList(s string, dst *[]string) {
 		return
 	}
 	_ = json.Unmarshal([]byte(s), dst)
+}
+
+// storedResult is EmailTriageResult without its strict UnmarshalJSON: the
+// store reads back JSON it wrote itself, and the contract validation is
+// costly on every listed row.
+type storedResult model.EmailTriageResult
+
+func decodeResult(s string) model.EmailTriageResult {
+	var r storedResult
+	_ = json.Unmarshal([]byte(s), &r)
+	return model.EmailTriageResult(r)
 }

@@ -711,10 +711,7 @@ func (w *writer) updateSection(id int64) error {
 	}
 	sec := SectionUntriaged
 	if key.Valid {
-		var res model.EmailTriageResult
-		if err := json.Unmarshal([]byte(resJSON), &res); err == nil {
-			sec = sectionOf(res)
-		}
+		sec = sectionOf(decodeResult(resJSON))
 	}
 	if override != "" {
 		sec = Section(override)
