@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"mailsift/store"
+)
+
+// searchHitJSON is one line of `mailsift search --json`.
+type searchHitJSON struct {
+	ThreadID  int64       `json:"thread_id"`
+	MessageID string      `json:"message_id"`
+	Date      string      `json:"date,omitempty"`
+	From      addressJSON `json:"from"`
+	Subject   string      `json:"subject"`
+	Snippet   string      `json:"snippet"`
+	Unread    bool        `json:"unread"`
+}
+
+type addressJSON struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email"`
+}
+
+// cmdSearch is `mailsift search QUERY [--json] [--limit N]`: full-text
+// search of the local store, newest first.
+func cmdSearch(ctx context.Context, g *globals, args []string) int {
+	fset := g.flagSet("search", "QUERY [--json] [--limit N]\n\nQUERY uses words, \"quoted phrases\", AND/OR/NOT, prefix* and\nfrom: to: subject: body: after:YYYY-MM-DD before:YYYY-MM-DD is:unread is:read")
+	asJSON := fset.Bool("json", false, "print one JSON object per hit")
+	limit := fset.Int("limit", 20, "show at most `N` hits")
+	pos, code, ok := g.parse(fset, args)
+	if !ok {
+		return code
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		fmt.Fprintln(g.Stderr, "mailsift search: missing QUERY, e.g. mailsift search 'from:alice invoice'")
+		return 2
+	}
+	if *limit <= 0 {
+		fmt.Fprintf(g.Stderr, "mailsift search: --limit must be positive, got %d\n", *limit)
+		return 2
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift search: %v\n", err)
+		return 1
+	}
+	path := storePath(cfg)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(g.Stderr, "mailsift search: no local store at %s: run `mailsift sync` first\n", path)
+		return 1
+	}
+	st, err := g.openStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift search: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	hits, err := st.Search(ctx, query, *limit)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetEscapeHTML(false)
+		for _, h := range hits {
+			j := searchHitJSON{ThreadID: h.ThreadID, MessageID: h.MessageID, Subject: h.Subject, Snippet: h.Snippet,
+				Unread: h.Unread, From: addressJSON{Name: h.From.Name, Email: h.From.Email}}
+			if !h.Date.IsZero() {
+				j.Date = h.Date.Format(time.RFC3339)
+			}
+			if err := enc.Encode(j); err != nil {
+				fmt.Fprintf(g.Stderr, "mailsift search: write: %v\n", err)
+				return 1
+			}
+		}
+		return 0
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(g.Stderr, "no messages match %q\n", query)
+		return 0
+	}
+	for _, h := range hits {
+		date := "          "
+		if !h.Date.IsZero() {
+			date = h.Date.Local().Format("2006-01-02")
+		}
+		from := h.From.Name
+		if from == "" {
+			from = h.From.Email
+		}
+		mark := " "
+		if h.Unread {
+			mark = "*"
+		}
+		fmt.Fprintf(g.Stdout, "%s %s  %-24s  %s\n", mark, date, trunc(store.CleanText(from), 24), store.CleanText(h.Subject))
+		if h.Snippet != "" {
+			fmt.Fprintf(g.Stdout, "             %s\n", trunc(h.Snippet, 100))
+		}
+	}
+	return 0
+}
+
+// trunc shortens s to at most n runes, marking the cut with an ellipsis.
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
