@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"mailsift/internal/termsafe"
 	"mailsift/model"
 )
 
@@ -278,48 +279,8 @@ func searchError(query string, err error) error {
 	return fmt.Errorf("search: %q: %w", query, err)
 }
 
-// CleanText makes untrusted text safe for one terminal line: it removes
-// terminal escape sequences and control, zero-width and bidi-override
-// characters, and collapses whitespace (newlines included) to one space.
-func CleanText(s string) string {
-	rs := []rune(s)
-	var b strings.Builder
-	space := false
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		if r == 0x1b && i+1 < len(rs) {
-			switch rs[i+1] {
-			case '[': // CSI: parameters up to a final byte 0x40-0x7e
-				i += 2
-				for i < len(rs) && (rs[i] < 0x40 || rs[i] > 0x7e) {
-					i++
-				}
-			case ']': // OSC: up to BEL or ST
-				i += 2
-				for i < len(rs) && rs[i] != 0x07 && !(rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\') {
-					i++
-				}
-				if i < len(rs) && rs[i] == 0x1b {
-					i++
-				}
-			default:
-				i++
-			}
-			continue
-		}
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || (r >= 0x200b && r <= 0x200f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// CleanText makes untrusted text safe for one terminal line
+// (termsafe.SanitizeLine): escape sequences are removed with their payload,
+// other controls made visible or dropped, bidi overrides removed, and
+// whitespace (newlines included) collapsed to one space.
+func CleanText(s string) string { return termsafe.SanitizeLine(s) }
