@@ -10,7 +10,8 @@ Implemented by the store engineer; UI, triage, CLI and drafts code against it. T
 store/doc.go carry the same text. Types from model are used throughout. Changes from the
 plan: Sections is a function (no package-level mutable state); ErrNotFound;
 ThreadSummary.HasBody and .ContentHash; Store.Path, Store.SchemaVersion;
-search also has body: and is:read; SetOverride also accepts "quarantine".
+search also has body: and is:read; SetOverride also accepts "quarantine";
+CleanText (wraps internal/termsafe.SanitizeLine) for one-line display of mail text.
 
 	// Open opens (creating if needed) the SQLite store at path (parent dirs created, 0700):
 	// WAL, foreign keys, busy_timeout 10s, synchronous=NORMAL, versioned migrations
@@ -86,8 +87,10 @@ and accounts. A message is unread when none of its locations has \Seen.
 	// from: to: subject: body: (value may be quoted: from:"bob smith"), after:YYYY-MM-DD (inclusive),
 	// before:YYYY-MM-DD (exclusive), is:unread, is:read. Words with punctuation are quoted for you.
 	// Errors are clear ("search: unbalanced quote in query …"), never raw SQL errors.
+	// Without any text term (only after:/before:/is:) the snippet is the start of the body.
 	type SearchHit struct { ThreadID int64; MessageID string; From model.Address; Subject string; Date time.Time; Snippet string; Unread bool }
 	func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) // newest first; limit<=0 → 50; snippet has no control chars
+	func CleanText(s string) string // terminal-safe single line (escapes removed, whitespace collapsed)
 
 	// Triage.
 	type TriageRecord struct {
@@ -112,9 +115,12 @@ and accounts. A message is unread when none of its locations has \Seen.
 
 # Adding tables (drafts, approvals, outbox, audit)
 Migrations are the ordered migrations slice in store/migrations.go; migration i brings
-PRAGMA user_version from i to i+1, each in its own transaction. To add tables, put the SQL in
-a const in your own file in store/ (e.g. const draftsSchema = ... in store/drafts.go) and
-append draftsSchema as a new last element of the slice; never edit an applied migration.
-Write inside s.tx(ctx, func(tx *sql.Tx) error {...}) (the single writer); read with s.r.
+PRAGMA user_version from i to i+1, each in its own transaction. Taken: 1 mail mirror
+(store), 2 draftsSchema (drafts engineer, store/drafts.go), 3 speedSchema (store:
+date-ordered search rowids, trigger-kept section_counts). To add tables, put the SQL in a
+const in your own file in store/ and append it as a new last element of the slice; never
+edit or reorder an applied migration. Write inside s.tx(ctx, func(tx *sql.Tx) error {...})
+(the single writer); read with s.r. If you add or delete rows of threads or change
+threads.section, the triggers keep section_counts right; go through updateSection.
 */
 package store
