@@ -14,11 +14,3 @@ func cmdMCP(ctx context.Context, g *globals, args []string) int {
 func cmdServe(ctx context.Context, g *globals, args []string) int {
 	return g.notBuilt("serve", args)
 }
-
-func cmdOutbox(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("outbox", args)
-}
-
-func cmdAudit(ctx context.Context, g *globals, args []string) int {
-	return g.notBuilt("audit", args)
-}

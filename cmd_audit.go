@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"text/tabwriter"
+	"time"
+)
+
+// auditEventJSON is one line of `mailsift audit --json`.
+type auditEventJSON struct {
+	AuditID    string          `json:"audit_id"`
+	Timestamp  string          `json:"timestamp"`
+	TraceID    string          `json:"trace_id"`
+	Stage      string          `json:"stage"`
+	Type       string          `json:"type"`
+	Summary    string          `json:"summary"`
+	Outcome    string          `json:"outcome"`
+	DraftID    string          `json:"draft_id,omitempty"`
+	ApprovalID string          `json:"approval_id,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	OutboxID   int64           `json:"outbox_id,omitempty"`
+	Details    json.RawMessage `json:"details"`
+}
+
+// cmdAudit is `mailsift audit [--json] [--trace ID] [--limit N]`: the
+// append-only log of drafts, approvals and sends, oldest first.
+func cmdAudit(ctx context.Context, g *globals, args []string) int {
+	fset := g.flagSet("audit", "[--json] [--trace ID] [--limit N]")
+	asJSON := fset.Bool("json", false, "print one JSON object per event")
+	trace := fset.String("trace", "", "show only the events of this trace `ID` (one reply)")
+	limit := fset.Int("limit", 200, "show the latest `N` events")
+	pos, code, ok := g.parse(fset, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(g.Stderr, "mailsift audit: unexpected argument %q; use --trace ID to filter\n", pos[0])
+		return 2
+	}
+	if *limit <= 0 {
+		fmt.Fprintf(g.Stderr, "mailsift audit: --limit must be positive, got %d\n", *limit)
+		return 2
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
+		return 1
+	}
+	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(g.Stderr, "mailsift audit: no local store at %s: nothing to show\n", storePath(cfg))
+		return 1
+	}
+	st, err := g.openStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	evs, err := st.AuditEvents(ctx, *trace, *limit)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
+		return 1
+	}
+	if len(evs) == 0 && !*asJSON {
+		fmt.Fprintln(g.Stdout, "the audit log is empty")
+		return 0
+	}
+	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintln(tw, "TIME\tTRACE\tEVENT\tOUTCOME\tSUMMARY")
+	}
+	for _, e := range evs {
+		if *asJSON {
+			b, _ := json.Marshal(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
+				Stage: e.Stage, Type: e.Type, Summary: e.Summary, Outcome: e.Outcome, DraftID: e.DraftID, ApprovalID: e.ApprovalID,
+				ToolCallID: e.ToolCallID, OutboxID: e.OutboxID, Details: e.Details})
+			fmt.Fprintln(g.Stdout, string(b))
+			continue
+		}
+		tr := e.TraceID
+		if len(tr) > 8 {
+			tr = tr[:8]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Timestamp.Local().Format("2006-01-02 15:04:05"), tr, e.Type, e.Outcome, safeCell(e.Summary, 100))
+	}
+	if !*asJSON {
+		tw.Flush()
+	}
+	return 0
+}
