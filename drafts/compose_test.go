@@ -134,8 +134,10 @@ type fakeGen struct {
 	err error
 }
 
-func (f fakeGen) GenerateReply(context.Context, GenerateRequest) (*GeneratedReply, error) { return f.rep, f.err }
-func (f fakeGen) Name() string                                                              { return "fake" }
+func (f fakeGen) GenerateReply(context.Context, GenerateRequest) (*GeneratedReply, error) {
+	return f.rep, f.err
+}
+func (f fakeGen) Name() string { return "fake" }
 
 func TestGenerateWithModelAndFallback(t *testing.T) {
 	th := thread(&model.Message{MessageID: "a@x", From: bob, To: []model.Address{alice}, Subject: "Hi", Text: "question"})

@@ -212,8 +212,8 @@ func TemplateBody(t *model.Thread, principal model.Address, p Policy) string {
 }
 
 var (
-	reMoney = regexp.MustCompile(`(?i)([$€£¥]\s?\d|\d[\d,.]*\s?(usd|eur|gbp|dollars?|euros?|pounds)\b|\b(wire transfer|bank transfer|bank account|iban|swift|routing number|gift cards?|bitcoin|btc|crypto|invoice|payment|refund|pay (you|me|us)|money)\b)`)
-	reCreds = regexp.MustCompile(`(?i)\b(passwords?|passcodes?|passphrase|credentials?|log-?in details|username and password|pin( code)?|2fa|mfa|one[- ]time (code|password)|otp|verification code|security code|api key|access token|secret key)\b`)
+	reMoney  = regexp.MustCompile(`(?i)([$€£¥]\s?\d|\d[\d,.]*\s?(usd|eur|gbp|dollars?|euros?|pounds)\b|\b(wire transfer|bank transfer|bank account|iban|swift|routing number|gift cards?|bitcoin|btc|crypto|invoice|payment|refund|pay (you|me|us)|money)\b)`)
+	reCreds  = regexp.MustCompile(`(?i)\b(passwords?|passcodes?|passphrase|credentials?|log-?in details|username and password|pin( code)?|2fa|mfa|one[- ]time (code|password)|otp|verification code|security code|api key|access token|secret key)\b`)
 	reAttach = regexp.MustCompile(`(?i)\b(attached|attachments?|enclosed|i('ve| have)? attach|see the attach|find attached|attaching)\b`)
 )
 
