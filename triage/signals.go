@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"sort"
 	"strings"
 
 	"mailsift/model"
@@ -122,7 +123,9 @@ type analysis struct {
 	latest       int  // index of the latest message not from the principal (-1 none)
 	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
 	internal     bool // the latest message from others comes from the principal's domain
-	firstLine    string
+
+	latestSubjWords, latestBodyWords []string // words of the latest message, when reusable for the spam score
+	firstLine                        string
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -185,12 +188,23 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		}
 		// Spam score on the latest message from others, as trained.
 		if a.spam != nil && !an.replied {
-			body := m.Body()
-			if an.injection {
+			var toks []string
+			switch {
+			case an.injection:
 				// injected instructions must not move the score either way
-				body = a.withoutInjection(body)
+				toks = bayes.Tokenize(m.Subject, a.withoutInjection(m.Body()), domainOf(m.From.Email))
+			case an.latestBodyWords != nil:
+				toks = make([]string, 0, len(an.latestSubjWords)+len(an.latestBodyWords)+1)
+				for _, w := range an.latestSubjWords {
+					toks = append(toks, "s:"+w)
+				}
+				toks = append(toks, an.latestBodyWords...)
+				if d := domainOf(m.From.Email); d != "" {
+					toks = append(toks, "d:"+d)
+				}
+			default:
+				toks = bayes.Tokenize(m.Subject, m.Body(), domainOf(m.From.Email))
 			}
-			toks := bayes.Tokenize(m.Subject, body, domainOf(m.From.Email))
 			an.spamProb = a.spam.SpamProbability(toks)
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
@@ -258,6 +272,14 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if from != "" && !seen[from] {
 		seen[from] = true
 		a.domainSignals(from, "the sender's domain", i, pDomain, add)
+	}
+	// The parser records what it stripped (terminal escapes, bidi controls).
+	for _, p := range m.Problems {
+		if lp := strings.ToLower(p); strings.Contains(lp, "control") || strings.Contains(lp, "escape") {
+			an.suspicious++
+			add(Signal{Kind: SigObfuscatedSender, Reason: "the message hid terminal escape or control sequences", Message: i})
+			break
+		}
 	}
 	// Display names hiding their text with bidi overrides or escapes.
 	if strings.ContainsAny(m.From.Name+m.Subject, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b") {
@@ -345,8 +367,15 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		}
 	}
 	// Phrases over subject and own text.
+	// (over the whole body, quotes included: the words are shared with the
+	// spam score, which was trained on whole bodies)
 	words := bayes.AppendWords(nil, m.Subject, "")
-	words = bayes.AppendWords(words, own, "")
+	nSubj := len(words)
+	words = bayes.AppendWords(words, body, "")
+	if latest {
+		an.latestBodyWords = words[nSubj:]
+		an.latestSubjWords = words[:nSubj]
+	}
 	var counts [numPhraseKinds]int
 	var first [numPhraseKinds]string
 	for _, h := range a.phrases.match(words) {
@@ -392,7 +421,6 @@ var (
 	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
 	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end of (?:the )?day|today|tonight|this morning|this afternoon|within the hour|within \d+ hours?|right away|immediately|tomorrow)\b`)
 	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
-	requestRe  = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you|will you|would you mind|can we|could we|let me know|i need you to|we need you to|i'd like you to|make sure)\b|\b(?:need|needs|require|requires|awaiting|waiting for|await) your\b|\bplease\b`)
 )
 
 // sentenceSignals finds questions, requests and deadlines in the latest
@@ -406,32 +434,75 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		sender = f[0]
 	}
 	var deadlineDone, soonDone bool
-	for _, s := range sentences(own, 40) {
-		if a.phrases.containsInjection(s) {
+	if len(own) > 4<<10 {
+		own = own[:4<<10]
+	}
+	// Keywords are found once over the whole text; the regular expressions
+	// then run only on sentences holding one.
+	var greetHits, reqHits, dlHits, soonHits []int
+	scanTriggers(own, func(off int, mask uint8) {
+		if mask&trigGreet != 0 {
+			greetHits = append(greetHits, off)
+		}
+		if mask&trigRequest != 0 {
+			reqHits = append(reqHits, off)
+		}
+		if mask&trigDeadline != 0 {
+			dlHits = append(dlHits, off)
+		}
+		if mask&trigSoon != 0 {
+			soonHits = append(soonHits, off)
+		}
+	})
+	for k, rg := range sentenceRanges(own, 40) {
+		a0, b0 := rg[0], rg[1]
+		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
+		raw := own[a0:b0]
+		if an.injection && a.phrases.containsInjection(raw) {
 			continue
 		}
-		s = greetingRe.ReplaceAllString(s, "")
-		if s == "" {
-			continue
-		}
-		if an.firstLine == "" && len(s) > 12 {
-			an.firstLine = s
-		}
-		q := strings.HasSuffix(s, "?")
-		r := requestRe.MatchString(s)
-		var due *string
-		if mm := deadlineRe.FindStringSubmatch(s); mm != nil {
-			d := strings.TrimSpace(mm[1])
-			due = &d
-			if !deadlineDone {
-				deadlineDone = true
-				add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+		if k < 2 && has(greetHits) {
+			if g := greetingRe.FindStringIndex(raw); g != nil {
+				raw = strings.TrimSpace(raw[g[1]:])
+				a0 = b0 - len(raw) // ranges end trimmed, so raw still ends at b0
 			}
-		} else if mm := soonRe.FindStringSubmatch(s); mm != nil && (q || r) {
-			d := mm[1]
+		}
+		if raw == "" {
+			continue
+		}
+		if an.firstLine == "" && len(raw) > 12 {
+			an.firstLine = normSpace(raw)
+		}
+		q := strings.HasSuffix(raw, "?")
+		r := has(reqHits) && isRequest(asciiLower(raw))
+		var due *string
+		// The regexps run on short windows at the trigger words.
+		for _, off := range hitsIn(dlHits, a0, b0) {
+			win := own[max(off-4, a0):min(off+80, b0)]
+			if mm := deadlineRe.FindStringSubmatch(win); mm != nil {
+				d := normSpace(mm[1])
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+				}
+				break
+			}
+		}
+		soon := false
+		var soonText string
+		for _, off := range hitsIn(soonHits, a0, b0) {
+			win := own[max(off-6, a0):min(off+24, b0)]
+			if m := soonRe.FindString(win); m != "" {
+				soon, soonText = true, m
+				break
+			}
+		}
+		if due == nil && soon && (q || r) {
+			d := normSpace(soonText)
 			due = &d
 		}
-		if due != nil && (soonRe.MatchString(*due) || soonRe.MatchString(s)) && !soonDone {
+		if due != nil && soon && !soonDone {
 			soonDone = true
 			an.soonDeadline = true
 		}
@@ -445,7 +516,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.requests++
 		}
 		if len(an.items) < 5 {
-			an.items = append(an.items, model.ActionItem{Description: actionText(s, sender, q), DueHint: due})
+			an.items = append(an.items, model.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
 	}
 	if an.questions > 0 {
@@ -495,4 +566,117 @@ func (a *Analyzer) withoutInjection(body string) string {
 		}
 	}
 	return sb.String()
+}
+
+// Trigger words: the regular expressions run only on sentences holding
+// one (a cheap prefilter; false positives only cost a regexp run).
+const (
+	trigGreet uint8 = 1 << iota
+	trigRequest
+	trigDeadline
+	trigSoon
+)
+
+var triggers = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for _, w := range []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"} {
+		m[w] |= trigGreet
+	}
+	for _, w := range []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"} {
+		m[w] |= trigRequest
+	}
+	for _, w := range []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"} {
+		m[w] |= trigDeadline
+	}
+	for _, w := range []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"} {
+		m[w] |= trigSoon
+	}
+	return m
+}()
+
+// scanTriggers calls hit with the byte offset of every trigger word of s
+// (ASCII letters, case-insensitive).
+func scanTriggers(s string, hit func(off int, mask uint8)) {
+	var buf [16]byte
+	for i := 0; i < len(s); {
+		c := s[i] | 0x20
+		if c < 'a' || c > 'z' {
+			i++
+			continue
+		}
+		j := i
+		n := 0
+		for j < len(s) {
+			c := s[j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			} else if c < 'a' || c > 'z' {
+				break
+			}
+			if n < len(buf) {
+				buf[n] = c
+			}
+			n++
+			j++
+		}
+		if n <= len(buf) {
+			if m := triggers[string(buf[:n])]; m != 0 {
+				hit(i, m)
+			}
+		}
+		i = j
+	}
+}
+
+// asciiLower lower-cases ASCII letters only, keeping byte offsets.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// hitsIn returns the offsets of sorted h within [a, b).
+func hitsIn(h []int, a, b int) []int {
+	i := sort.SearchInts(h, a)
+	j := i
+	for j < len(h) && h[j] < b {
+		j++
+	}
+	return h[i:j]
+}
+
+var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you", "would you", "will you", "would you mind",
+	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure"}
+
+var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
+	"waiting for your", "await your"}
+
+// isRequest says whether a lower-cased sentence asks something of the reader.
+func isRequest(low string) bool {
+	t := low
+	for _, c := range []string{"so", "and", "also", "but"} {
+		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {
+			t = strings.TrimLeft(t[len(c):], ", ")
+			break
+		}
+	}
+	for _, p := range requestPrefixes {
+		if strings.HasPrefix(t, p) && (len(t) == len(p) || !isWordByte(t[len(p)])) {
+			return true
+		}
+	}
+	for _, w := range requestInside {
+		if i := strings.Index(low, w); i >= 0 && (i == 0 || !isWordByte(low[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }

@@ -87,6 +87,55 @@ func sentences(text string, max int) []string {
 	return out
 }
 
+// sentenceRanges splits text like sentences but returns byte ranges
+// [start, end) with surrounding white space excluded.
+func sentenceRanges(text string, max int) [][2]int {
+	var out [][2]int
+	start := 0
+	emit := func(end int) {
+		a, b := start, end
+		start = end
+		for a < b && isSpace(text[a]) {
+			a++
+		}
+		for b > a && isSpace(text[b-1]) {
+			b--
+		}
+		if a < b {
+			out = append(out, [2]int{a, b})
+		}
+	}
+	for i := 0; i < len(text) && len(out) < max; i++ {
+		switch text[i] {
+		case '.', '!', '?':
+			if i+1 == len(text) || isSpace(text[i+1]) {
+				emit(i + 1)
+			}
+		case '\n':
+			if i+1 < len(text) && (text[i+1] == '\n' || text[i+1] == '-' || text[i+1] == '*' || text[i+1] == '\r') {
+				emit(i + 1)
+			}
+		}
+	}
+	if len(out) < max {
+		emit(len(text))
+	}
+	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// normSpace collapses runs of white space to one space.
+func normSpace(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\n' || c == '\r' || c == '\t' || (c == ' ' && i+1 < len(s) && s[i+1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
 // domainOf returns the lower-cased domain of an email address.
 func domainOf(email string) string {
 	i := strings.LastIndexByte(email, '@')
@@ -280,8 +329,15 @@ func levenshtein(a, b string) int {
 	if d := len(a) - len(b); d > 2 || d < -2 {
 		return 3
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if a == b {
+		return 0
+	}
+	var pa, ca [40]int
+	prev, cur := pa[:], ca[:]
+	if len(b)+1 > len(pa) {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -353,7 +409,7 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			if len(brand) >= 5 {
 				return real[0], true
 			}
-		case len(brand) >= 5 && levenshtein(label, brand) == 1:
+		case len(brand) >= 5 && len(label)-len(brand) <= 1 && len(brand)-len(label) <= 1 && levenshtein(label, brand) == 1:
 			return real[0], true // one typo: paypall, amazom
 		case len(brand) >= 5 && strings.Contains(sk, brand) && (strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
 			return real[0], true // paypal-secure, apple-id-verify

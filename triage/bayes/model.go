@@ -140,6 +140,10 @@ type Classifier struct {
 	base *Model
 	mu   sync.RWMutex
 	user *UserCounts
+	// weights caches each base token's log-likelihood ratio while the
+	// user's totals are unchanged (rebuilt after Learn).
+	weights map[string]float64
+	prior   float64
 }
 
 // NewClassifier returns a classifier over base with the user's marks
@@ -151,7 +155,35 @@ func NewClassifier(base *Model, user *UserCounts) *Classifier {
 	if user.Tokens == nil {
 		user.Tokens = map[string][2]int{}
 	}
-	return &Classifier{base: base, user: user}
+	c := &Classifier{base: base, user: user}
+	c.rebuild()
+	return c
+}
+
+// rebuild recomputes the cached weights; c.mu must be held for writing
+// (or c not yet shared).
+func (c *Classifier) rebuild() {
+	b, u := c.base, c.user
+	vocab := float64(len(b.Tokens) + len(u.Tokens))
+	spamDen := math.Log(float64(b.SpamTotal+u.SpamTotal) + alpha*vocab)
+	hamDen := math.Log(float64(b.HamTotal+u.HamTotal) + alpha*vocab)
+	c.prior = math.Log(float64(b.SpamDocs+u.SpamDocs)) - math.Log(float64(b.HamDocs+u.HamDocs))
+	w := make(map[string]float64, len(b.Tokens)+len(u.Tokens))
+	add := func(t string, cnt [2]int) {
+		s := float64(cnt[0]) + alpha
+		h := float64(cnt[1]) + alpha
+		w[t] = (math.Log(s) - spamDen) - (math.Log(h) - hamDen)
+	}
+	for t, bc := range b.Tokens {
+		uc := u.Tokens[t]
+		add(t, [2]int{bc[0] + uc[0], bc[1] + uc[1]})
+	}
+	for t, uc := range u.Tokens {
+		if _, ok := b.Tokens[t]; !ok {
+			add(t, uc)
+		}
+	}
+	c.weights = w
 }
 
 // Threshold is the spam probability at or above which a message is spam.
@@ -162,26 +194,9 @@ func (c *Classifier) Threshold() float64 { return c.base.Threshold }
 func (c *Classifier) SpamProbability(tokens []string) float64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	b, u := c.base, c.user
-	vocab := float64(len(b.Tokens) + len(u.Tokens))
-	spamDocs := float64(b.SpamDocs + u.SpamDocs)
-	hamDocs := float64(b.HamDocs + u.HamDocs)
-	spamDen := math.Log(float64(b.SpamTotal+u.SpamTotal) + alpha*vocab)
-	hamDen := math.Log(float64(b.HamTotal+u.HamTotal) + alpha*vocab)
-	score := math.Log(spamDocs) - math.Log(hamDocs)
+	score := c.prior
 	for _, t := range tokens {
-		bc, inBase := b.Tokens[t]
-		var uc [2]int
-		inUser := false
-		if len(u.Tokens) > 0 {
-			uc, inUser = u.Tokens[t]
-		}
-		if !inBase && !inUser {
-			continue
-		}
-		s := float64(bc[0]+uc[0]) + alpha
-		h := float64(bc[1]+uc[1]) + alpha
-		score += (math.Log(s) - spamDen) - (math.Log(h) - hamDen)
+		score += c.weights[t] // 0 for tokens outside the vocabulary
 	}
 	// logistic of the log-odds, guarded against overflow
 	if score > 40 {
@@ -222,6 +237,7 @@ func (c *Classifier) adjust(tokens []string, spam bool, d int) {
 		}
 		c.user.Tokens[t] = v
 	}
+	c.rebuild()
 }
 
 // Feedback returns a copy of the user's marks, to persist.

@@ -22,7 +22,7 @@ func Tokenize(subject, body, fromDomain string) []string {
 	if len(body) > MaxBodyBytes {
 		body = body[:MaxBodyBytes]
 	}
-	toks := make([]string, 0, len(body)/6+8)
+	toks := make([]string, 0, len(body)/5+16)
 	toks = AppendWords(toks, subject, "s:")
 	toks = AppendWords(toks, body, "")
 	if fromDomain != "" {
@@ -32,8 +32,9 @@ func Tokenize(subject, body, fromDomain string) []string {
 }
 
 // AppendWords appends the words of s, each with prefix, to toks: the
-// same words Tokenize uses.
+// same words Tokenize uses. Words are slices of one lower-cased copy of s.
 func AppendWords(toks []string, s, prefix string) []string {
+	s = lowerText(s)
 	start := -1
 	digits := true
 	flush := func(end int) {
@@ -48,12 +49,15 @@ func AppendWords(toks []string, s, prefix string) []string {
 		if digits && len(w) > 4 {
 			w = "#num"
 		}
-		toks = append(toks, prefix+lower(w))
+		if prefix != "" {
+			w = prefix + w
+		}
+		toks = append(toks, w)
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || c == '$' {
+			if ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || c == '$' {
 				if start < 0 {
 					start = i
 					digits = true
@@ -85,13 +89,28 @@ func AppendWords(toks []string, s, prefix string) []string {
 	return toks
 }
 
-// lower lower-cases w, allocating only when needed.
-func lower(w string) string {
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return strings.ToLower(w)
+// lowerText lower-cases s: a byte loop for ASCII, strings.ToLower otherwise.
+func lowerText(s string) string {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.ToLower(s)
+		}
+		if 'A' <= c && c <= 'Z' {
+			upper = true
 		}
 	}
-	return w
+	if !upper {
+		return s
+	}
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
 }

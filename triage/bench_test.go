@@ -1,0 +1,213 @@
+package triage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mailsift/mailsrc"
+	"mailsift/mailsrc/demo"
+	"mailsift/model"
+	"mailsift/store"
+	"mailsift/triage/bayes"
+)
+
+// corpusDir is where scripts/fetch-corpus.sh puts the SpamAssassin corpus.
+const corpusDir = "../testdata/corpus/maildir"
+
+// loadCorpus parses up to max messages of the given groups; it skips the
+// test when the corpus has not been fetched.
+func loadCorpus(tb testing.TB, max int, groups ...string) []*model.Message {
+	tb.Helper()
+	var out []*model.Message
+	for _, g := range groups {
+		dir := filepath.Join(corpusDir, g, "cur")
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			if os.Getenv("MAILSIFT_REQUIRE_CORPUS") == "1" {
+				tb.Fatalf("corpus missing: %v", err)
+			}
+			tb.Skipf("corpus not fetched (%v): run scripts/fetch-corpus.sh", err)
+		}
+		for _, e := range ents {
+			if len(out) == max {
+				return out
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			m, err := mailsrc.Parse(raw)
+			if err != nil {
+				continue
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var allGroups = []string{"spam-1", "easy-ham-1", "spam-2", "easy-ham-2", "hard-ham-1"}
+
+// BenchmarkDeterministicCorpus triages every corpus message as a
+// one-message thread; the target is >= 20,000 messages/s.
+func BenchmarkDeterministicCorpus(b *testing.B) {
+	msgs := loadCorpus(b, 1<<30, allGroups...)
+	a := NewAnalyzer(nil)
+	p := model.Address{Email: "jm@example.com"}
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		a.Deterministic(msgs[n%len(msgs):n%len(msgs)+1], p)
+		n++
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkDeterministicDemo triages the demo mailbox's threads.
+func BenchmarkDeterministicDemo(b *testing.B) {
+	threads := demoThreads(b)
+	var list [][]*model.Message
+	msgs := 0
+	for _, t := range threads {
+		list = append(list, t)
+		msgs += len(t)
+	}
+	a := NewAnalyzer(nil)
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		for _, t := range list {
+			a.Deterministic(t, demo.Principal())
+		}
+		n += msgs
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkPipelineFakeModel runs the worker against a fake model that
+// answers in a fixed 50 ms with parallel = 4: the bound is 80 threads/s.
+func BenchmarkPipelineFakeModel(b *testing.B) {
+	const threads, latency, parallel = 80, 50 * time.Millisecond, 4
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			io.WriteString(w, `{"version":"0.17.4"}`)
+			return
+		case "/api/tags":
+			io.WriteString(w, `{"models":[]}`)
+			return
+		}
+		var req wireChat
+		json.NewDecoder(r.Body).Decode(&req)
+		calls.Add(1)
+		time.Sleep(latency)
+		io.WriteString(w, chatAnswer(req, goodResult, -1))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), &store.Options{Principal: principal})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var msgs []*model.Message
+	for i := range threads {
+		raw := fmt.Sprintf("From: Sender %d <s%d@example.org>\r\nTo: alice@example.com\r\nSubject: Topic number %d\r\nMessage-ID: <t%d@example.org>\r\nDate: Fri, 20 Nov 2026 10:%02d:00 +0000\r\n\r\nHello Alice, could you review item %d by Friday? Thanks.\r\n", i, i, i, i, i%60, i)
+		m, err := mailsrc.Parse([]byte(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Loc = model.Location{Account: "bench", Mailbox: "INBOX", Key: fmt.Sprint(i)}
+		m.HasBody, m.Raw = true, []byte(raw)
+		msgs = append(msgs, m)
+	}
+	if err := st.PutMessages(ctx, msgs); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	total := 0
+	iter := 0
+	for b.Loop() {
+		// A new model name is a new cache key: every thread needs triage again.
+		o, err := NewOllama(OllamaOptions{Host: srv.URL, Model: fmt.Sprintf("fake:%d", iter), Timeout: 10 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		iter++
+		w := NewWorker(st, WorkerOptions{Triager: &noProbe{o}, Principal: principal, Parallel: parallel})
+		res, err := w.Run(ctx, nil)
+		if err != nil || res.Triaged != threads {
+			b.Fatalf("pass: %+v %v", res, err)
+		}
+		total += res.Triaged
+	}
+	rate := float64(total) / b.Elapsed().Seconds()
+	bound := float64(parallel) / latency.Seconds()
+	b.ReportMetric(rate, "threads/s")
+	b.ReportMetric(100*rate/bound, "%bound")
+}
+
+// noProbe hides Probe (the fake has no models listed); the pipeline is
+// what is measured.
+type noProbe struct{ o *Ollama }
+
+func (n *noProbe) Triage(ctx context.Context, in Input) (*Outcome, error) { return n.o.Triage(ctx, in) }
+func (n *noProbe) CacheKey() string                                      { return n.o.CacheKey() }
+func (n *noProbe) Model() string                                         { return n.o.Model() }
+
+// TestPromptsWithinBudget builds the prompt of every demo thread and
+// corpus message and checks it stays within the token budget; it logs
+// the distribution for BENCHMARKS.md.
+func TestPromptsWithinBudget(t *testing.T) {
+	const numCtx, reserve = 8192, 1024
+	budget := numCtx - reserve
+	a := NewAnalyzer(nil)
+	var sizes []int
+	trimmed := 0
+	check := func(in Input) {
+		p := buildPrompt(in, a.Signals(in.Messages, in.Principal), budget, newFence(), "")
+		if p.Tokens > budget {
+			t.Errorf("prompt of %q: %d tokens > budget %d", in.Messages[0].Subject, p.Tokens, budget)
+		}
+		if p.Trimmed > 0 || p.Omitted > 0 {
+			trimmed++
+		}
+		sizes = append(sizes, p.Tokens)
+	}
+	for _, th := range demoThreads(t) {
+		check(Input{Messages: th, Principal: demo.Principal()})
+	}
+	if testing.Short() {
+		return
+	}
+	for _, m := range loadCorpus(t, 1<<30, allGroups...) {
+		check(Input{Messages: []*model.Message{m}, Principal: model.Address{Email: "jm@example.com"}})
+	}
+	sort.Ints(sizes)
+	q := func(f float64) int { return sizes[int(f*float64(len(sizes)-1))] }
+	t.Logf("prompt tokens over %d prompts: p50 %d, p90 %d, p99 %d, max %d (budget %d); %d trimmed", len(sizes), q(.5), q(.9), q(.99), sizes[len(sizes)-1], budget, trimmed)
+}
+
+func TestCorpusSizes(t *testing.T) {
+	if !testing.Verbose() {
+		t.Skip("stats only")
+	}
+	msgs := loadCorpus(t, 1<<30, allGroups...)
+	total, words := 0, 0
+	for _, m := range msgs {
+		total += len(m.Body())
+		words += len(bayes.Tokenize(m.Subject, m.Body(), ""))
+	}
+	t.Logf("%d messages, mean body %d bytes, mean %d tokens", len(msgs), total/len(msgs), words/len(msgs))
+}
