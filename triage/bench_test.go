@@ -163,8 +163,8 @@ func BenchmarkPipelineFakeModel(b *testing.B) {
 type noProbe struct{ o *Ollama }
 
 func (n *noProbe) Triage(ctx context.Context, in Input) (*Outcome, error) { return n.o.Triage(ctx, in) }
-func (n *noProbe) CacheKey() string                                      { return n.o.CacheKey() }
-func (n *noProbe) Model() string                                         { return n.o.Model() }
+func (n *noProbe) CacheKey() string                                       { return n.o.CacheKey() }
+func (n *noProbe) Model() string                                          { return n.o.Model() }
 
 // TestPromptsWithinBudget builds the prompt of every demo thread and
 // corpus message and checks it stays within the token budget; it logs
