@@ -17,7 +17,7 @@ import (
 
 // benchVersion keys the cached benchmark stores; bump it when the schema
 // or the generator changes.
-const benchVersion = "v3"
+const benchVersion = "v4"
 
 var benchWords = strings.Fields(`meeting project budget review deadline report quarter invoice payment
 customer release deploy server outage incident ticket contract proposal schedule agenda notes draft
@@ -141,11 +141,13 @@ func benchStore(b *testing.B, n int) *Store {
 			}
 			rows.Close()
 			cats := append(append([]string{}, model.Categories...), "spam")
+			k := 0
 			for i, t := range ths {
 				if i%5 >= 3 {
 					continue
 				}
-				c := cats[i%len(cats)]
+				c := cats[k%len(cats)]
+				k++
 				res := model.EmailTriageResult{Category: c, IsSpam: c == "spam", Summary: "generated"}
 				if res.IsSpam {
 					res.Category = model.CategoryLowPriority
