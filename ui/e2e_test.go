@@ -79,13 +79,11 @@ func TestTmuxEndToEnd(t *testing.T) {
 	// Deterministic offline triage (no Ollama on port 9) fills the four buckets.
 	screen := waitFor("the four bucket headers", func(s string) bool {
 		return has("Urgent (", "Actionable (", "Informational (", "Low priority (")(s) &&
-			!strings.Contains(s, "Not yet triaged")
+			!strings.Contains(s, "Not yet triaged") && !strings.Contains(s, " 0 threads") &&
+			!strings.Contains(s, "(0)")
 	})
 	if !strings.Contains(screen, "demo") {
 		t.Errorf("status bar lacks the account:\n%s", screen)
-	}
-	if strings.Contains(screen, "Urgent (0)") {
-		t.Errorf("offline triage left Urgent empty:\n%s", screen)
 	}
 
 	// Navigate: the cursor mark moves down one row and back.

@@ -515,7 +515,9 @@ func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
 		m.thread.vp.GotoTop()
 	}
 	m.thread.render(&m.c)
-	if msg.summary.Unread > 0 {
+	// Opening marks the thread read; reloads (after m, an override) do not.
+	if first && msg.summary.Unread > 0 {
+		m.thread.summary.Unread = 0
 		b, ctx, id := m.opts.Store, m.ctx(), msg.id
 		return func() tea.Msg {
 			err := b.MarkThreadSeen(ctx, id, true)
