@@ -203,3 +203,26 @@ func BenchmarkJumpKey100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReloadMovedThread100k is the background reload after triage
+// moved the cursor's thread into another section at 100k threads: counts,
+// locating the thread (binary search on the section order) and loading the
+// window around it. It runs in a tea.Cmd, off the UI goroutine.
+func BenchmarkReloadMovedThread100k(b *testing.B) {
+	s := benchStore(b, 100_000)
+	ctx := context.Background()
+	rows, err := s.ListThreads(ctx, store.SectionInformational, 9_000, 1)
+	if err != nil || len(rows) != 1 {
+		b.Fatalf("no thread deep in Informational: %v", err)
+	}
+	want := rows[0].ID
+	req := reloadReq{cursorID: want, cursorSec: sectionIndex(store.SectionUntriaged), cursorIdx: 5, screenOff: 10, height: 38}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		msg := reloadCmd(ctx, s, req)().(inboxReloadedMsg)
+		if msg.err != nil || msg.cursorIdx != 9_000 || allSections[msg.cursorSec] != store.SectionInformational {
+			b.Fatalf("reload: sec %d idx %d err %v", msg.cursorSec, msg.cursorIdx, msg.err)
+		}
+	}
+}

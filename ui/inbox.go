@@ -452,22 +452,35 @@ func locate(ctx context.Context, b Backend, id int64, oldSec, oldIdx int) (sec, 
 			return sec, i, true
 		}
 	}
-	const chunk, limit = 1000, 50000
-	for off := 0; off < limit; off += chunk {
-		rows, err := b.ListThreads(ctx, ts.Section, off, chunk)
-		if err != nil {
+	// Binary search on the section's order (latest DESC, id DESC): a
+	// logarithmic number of one-row pages.
+	lo, hi := 0, count(ctx, b, ts.Section)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		rows, err := b.ListThreads(ctx, ts.Section, mid, 1)
+		if err != nil || len(rows) == 0 {
 			return 0, 0, false
 		}
-		for i, r := range rows {
-			if r.ID == id {
-				return sec, off + i, true
-			}
+		r := rows[0]
+		if r.ID == id {
+			return sec, mid, true
 		}
-		if len(rows) < chunk {
-			break
+		if r.Latest.After(ts.Latest) || (r.Latest.Equal(ts.Latest) && r.ID > id) {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
 	return 0, 0, false
+}
+
+// count returns the number of threads in a section (0 on error).
+func count(ctx context.Context, b Backend, sec store.Section) int {
+	cm, err := b.SectionCounts(ctx)
+	if err != nil {
+		return 0
+	}
+	return cm[sec]
 }
 
 func sectionIndex(s store.Section) int {
