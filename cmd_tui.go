@@ -113,9 +113,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		Principal: principal,
 		Events:    events,
 		Logger:    log,
-		// Re-triage: the worker re-triages threads whose cached record does
-		// not match; forgetting one thread's record needs a store call that
-		// does not exist yet (see retriage).
+		// Re-triage: invalidate the thread's cached record, wake the worker.
 		Retriage: func(ctx context.Context, id int64) error { return retriage(ctx, st, id, wakeTriage) },
 		// Reply: the draft flow (drafts/) plugs in here; until then the UI
 		// says replies are not available yet.
@@ -155,21 +153,35 @@ func accountLabel(cfg *config.Config) string {
 	}
 }
 
-// threadTriageForgetter is the store call re-triage needs: drop a thread's
-// cached triage records so the worker's next pass triages it again.
+// threadTriageForgetter is the store call re-triage would ideally use:
+// drop a thread's cached triage records.
 type threadTriageForgetter interface {
 	ForgetTriage(ctx context.Context, threadID int64) error
 }
 
-// retriage forgets a thread's cached triage (when the store supports it)
-// and wakes the worker.
+// retriage invalidates a thread's cached triage and wakes the worker. The
+// worker re-triages threads without a record on their current content
+// hash, so re-saving the shown record with an emptied content hash queues
+// the thread again while its current result stays on screen until the new
+// one replaces it.
 func retriage(ctx context.Context, st *store.Store, id int64, wake func()) error {
-	f, ok := any(st).(threadTriageForgetter)
-	if !ok {
-		return errors.New("this build cannot forget one thread's triage yet (store.ForgetTriage is missing)")
+	if f, ok := any(st).(threadTriageForgetter); ok {
+		if err := f.ForgetTriage(ctx, id); err != nil {
+			return err
+		}
+		wake()
+		return nil
 	}
-	if err := f.ForgetTriage(ctx, id); err != nil {
+	ts, err := st.ThreadSummaryByID(ctx, id)
+	if err != nil {
 		return err
+	}
+	if ts.Triage != nil {
+		rec := *ts.Triage
+		rec.ContentHash = ""
+		if err := st.SaveTriage(ctx, rec); err != nil {
+			return err
+		}
 	}
 	wake()
 	return nil

@@ -670,7 +670,7 @@ func (m *Model) titleLine() string {
 	for _, n := range m.inbox.counts {
 		total += n
 	}
-	right := m.c.st.dim.Render(fmt.Sprintf("%d threads", total))
+	right := m.c.st.dim.Render(fmt.Sprintf("%d thread%s", total, plural(total)))
 	left := m.c.st.title.Render("mailsift") + " · " + where
 	return joinLR(left, right, m.width)
 }
