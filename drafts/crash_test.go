@@ -186,8 +186,11 @@ func TestKill9AtEachStep(t *testing.T) {
 			be := &smtpBackend{}
 			var cmd *exec.Cmd
 			exited := make(chan struct{})
+			proc := make(chan *os.Process, 1)
 			killChild := func() {
-				cmd.Process.Kill() // SIGKILL
+				p := <-proc
+				proc <- p
+				p.Kill() // SIGKILL
 				<-exited
 			}
 			be.onMail = func(*smtp.Conn) {
@@ -211,6 +214,7 @@ func TestKill9AtEachStep(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			proc <- cmd.Process
 			var waitErr error
 			go func() { waitErr = cmd.Wait(); close(exited) }()
 			select {

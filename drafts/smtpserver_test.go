@@ -120,8 +120,11 @@ func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
 		return &smtp.SMTPError{Code: 530, EnhancedCode: smtp.EnhancedCode{5, 7, 0}, Message: "authentication required"}
 	}
 	s.from = from
-	if s.b.onMail != nil {
-		s.b.onMail(s.c)
+	s.b.mu.Lock()
+	onMail := s.b.onMail
+	s.b.mu.Unlock()
+	if onMail != nil {
+		onMail(s.c)
 	}
 	return nil
 }
@@ -136,15 +139,18 @@ func (s *smtpSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if s.b.failData != nil {
-		return s.b.failData
-	}
 	_, isTLS := s.c.TLSConnectionState()
 	s.b.mu.Lock()
-	s.b.msgs = append(s.b.msgs, received{From: s.from, To: append([]string(nil), s.to...), Data: data, User: s.user, TLS: isTLS})
+	failData, onData := s.b.failData, s.b.onData
+	if failData == nil {
+		s.b.msgs = append(s.b.msgs, received{From: s.from, To: append([]string(nil), s.to...), Data: data, User: s.user, TLS: isTLS})
+	}
 	s.b.mu.Unlock()
-	if s.b.onData != nil {
-		return s.b.onData(s.c)
+	if failData != nil {
+		return failData
+	}
+	if onData != nil {
+		return onData(s.c)
 	}
 	return nil
 }
