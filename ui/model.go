@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mailsift/model"
+	"mailsift/store"
 )
 
 // state is the screen the root model routes keys to.
@@ -225,6 +226,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.loadMissing()
 	case threadLoadedMsg:
 		return m.handleThreadLoaded(msg)
+	case summaryRefreshedMsg:
+		if msg.err == nil && m.screen == stateThread && msg.id == m.thread.id && m.thread.thread != nil &&
+			triageChanged(m.thread.summary, msg.summary) {
+			unread := m.thread.summary.Unread
+			m.thread.summary = msg.summary
+			m.thread.summary.Unread = unread
+			m.thread.render(&m.c)
+		}
+		return nil
 	case storeChangedMsg:
 		if err := quiet(msg.err); err != nil {
 			m.setError(err)
@@ -295,11 +305,11 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 		}
 	case TriageProgressMsg:
 		m.triage, m.hasTriage = ev, true
-		return m.startReload()
+		return tea.Batch(m.startReload(), m.refreshOpenThread())
 	case ConnMsg:
 		m.conn = ev.State
 	case ThreadsChangedMsg:
-		return m.startReload()
+		return tea.Batch(m.startReload(), m.refreshOpenThread())
 	case ErrorMsg:
 		if ev.Err != nil {
 			m.setError(ev.Err)
@@ -308,6 +318,35 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 		m.setError(ev)
 	}
 	return nil
+}
+
+// summaryRefreshedMsg carries the open thread's current inbox row.
+type summaryRefreshedMsg struct {
+	id      int64
+	summary store.ThreadSummary
+	err     error
+}
+
+// refreshOpenThread re-reads the open thread's row, so a triage result
+// arriving while the user reads it updates the header.
+func (m *Model) refreshOpenThread() tea.Cmd {
+	if m.screen != stateThread || m.thread.thread == nil {
+		return nil
+	}
+	b, ctx, id := m.opts.Store, m.ctx(), m.thread.id
+	return func() tea.Msg {
+		ts, err := b.ThreadSummaryByID(ctx, id)
+		return summaryRefreshedMsg{id: id, summary: ts, err: err}
+	}
+}
+
+// triageChanged reports whether the header of a thread would change.
+func triageChanged(a, b store.ThreadSummary) bool {
+	if a.Section != b.Section || a.Override != b.Override || (a.Triage == nil) != (b.Triage == nil) {
+		return true
+	}
+	return a.Triage != nil && (a.Triage.CacheKey != b.Triage.CacheKey || !a.Triage.CreatedAt.Equal(b.Triage.CreatedAt) ||
+		a.Triage.ContentHash != b.Triage.ContentHash)
 }
 
 // loadMissing requests the inbox pages the window needs.

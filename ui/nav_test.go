@@ -255,3 +255,19 @@ func TestResizeReflows(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenThreadHeaderUpdatesWhenTriageArrives(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	d := newDriver(t, Options{Store: s}, 100, 30)
+	d.keys("G", "enter") // "Weekly report from Bob", not yet triaged
+	if !strings.Contains(d.view(), "Not triaged yet.") {
+		t.Fatalf("thread view:\n%s", d.view())
+	}
+	saveTriage(t, s, "report@x", store.TriageRecord{Source: "ollama", Model: "llama3.2:3b",
+		Result: model.EmailTriageResult{Category: model.CategoryInformational, Summary: "Status report: all green."}})
+	d.send(TriageProgressMsg{Done: 1, Total: 1, Model: "llama3.2:3b"})
+	v := d.view()
+	if !strings.Contains(v, "Summary: Status report: all green.") || !strings.Contains(v, "Bucket: Informational") {
+		t.Fatalf("header not updated after triage:\n%s", v)
+	}
+}
