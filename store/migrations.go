@@ -158,6 +158,12 @@ CREATE INDEX pending_flags_loc ON pending_flags(account, mailbox, key);
 	draftsSchema,
 	// 3: date-ordered search rowids, section counts kept by triggers.
 	speedSchema,
+	// 4: ThreadsNeedingTriage walks an index in its own order and stops
+	// after its page instead of sorting every thread.
+	`
+DROP INDEX threads_triage_queue;
+CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest DESC, id DESC);
+`,
 }
 
 // speedSchema (migration 3) makes the two hot reads cheap at 100k threads:

@@ -292,3 +292,20 @@ func BenchmarkListThreadsPage(b *testing.B) {
 		reportPercentiles(b, durs)
 	})
 }
+
+// BenchmarkThreadsNeedingTriage times one 20-thread batch of the triage
+// queue at 100k messages (60% of threads triaged under the cache key).
+func BenchmarkThreadsNeedingTriage(b *testing.B) {
+	s := benchStore(b, 100000)
+	ctx := context.Background()
+	durs := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		ids, err := s.ThreadsNeedingTriage(ctx, "bench", 20)
+		if err != nil || len(ids) != 20 {
+			b.Fatalf("ThreadsNeedingTriage = %d ids, %v", len(ids), err)
+		}
+		durs = append(durs, time.Since(t))
+	}
+	reportPercentiles(b, durs)
+}
