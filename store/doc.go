@@ -84,7 +84,7 @@ and accounts. A message is unread when none of its locations has \Seen.
 	func (s *Store) AckFlagChanges(ctx context.Context, ids []int64) error
 
 	// Search: FTS5 syntax (words, "phrases", AND/OR/NOT, prefix*, parentheses) plus
-	// from: to: subject: body: (value may be quoted: from:"bob smith"), after:YYYY-MM-DD (inclusive),
+	// from: to: (To, Cc and Bcc) subject: body: (value may be quoted: from:"bob smith"), after:YYYY-MM-DD (inclusive),
 	// before:YYYY-MM-DD (exclusive), is:unread, is:read. Words with punctuation are quoted for you.
 	// Errors are clear ("search: unbalanced quote in query …"), never raw SQL errors.
 	// Without any text term (only after:/before:/is:) the snippet is the start of the body.
@@ -117,7 +117,7 @@ and accounts. A message is unread when none of its locations has \Seen.
 Migrations are the ordered migrations slice in store/migrations.go; migration i brings
 PRAGMA user_version from i to i+1, each in its own transaction. Taken: 1 mail mirror
 (store), 2 draftsSchema (drafts engineer, store/drafts.go), 3 speedSchema (store:
-date-ordered search rowids, trigger-kept section_counts). To add tables, put the SQL in a
+date-ordered search rowids, trigger-kept section_counts), 4 (store: triage-queue index). To add tables, put the SQL in a
 const in your own file in store/ and append it as a new last element of the slice; never
 edit or reorder an applied migration. Write inside s.tx(ctx, func(tx *sql.Tx) error {...})
 (the single writer); read with s.r. If you add or delete rows of threads or change
