@@ -59,6 +59,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("store: create directory %q: %w", dir, err)
 		}
 	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "foreign_keys(ON)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -68,7 +71,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		wq[k] = v
 	}
 	wq.Set("_txlock", "immediate")
-	w, err := sql.Open("sqlite", "file:"+path+"?"+wq.Encode())
+	w, err := sql.Open("sqlite", fileURI(path)+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
 	}
@@ -80,7 +83,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	r, err := sql.Open("sqlite", fileURI(path)+"?"+q.Encode())
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
@@ -89,6 +92,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	r.SetMaxIdleConns(4)
 	s.r = r
 	return s, nil
+}
+
+// fileURI turns a file path into an SQLite "file:" URI, escaping the
+// characters URIs give a meaning (%, ?, #) so any directory name works.
+func fileURI(path string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(filepath.ToSlash(path))
 }
 
 // Close closes both connection pools.

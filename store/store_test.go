@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -173,5 +174,22 @@ func TestEnvelopeThenBodyDedupesWithOtherFolder(t *testing.T) {
 	}
 	if n := countRows(t, s, "SELECT count(*) FROM threads"); n != 1 {
 		t.Fatalf("threads = %d, want 1", n)
+	}
+}
+
+func TestOpenOddPaths(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"with space", "hash#x", "pct%20y", "q?z", "ünï"} {
+		p := filepath.Join(t.TempDir(), name, "mailsift.db")
+		s, err := Open(ctx, p, nil)
+		if err != nil {
+			t.Errorf("Open(%q): %v", p, err)
+			continue
+		}
+		put(t, s, mkMsg("p@x", "Path"))
+		s.Close()
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("Open(%q) did not create the file there: %v", p, err)
+		}
 	}
 }
