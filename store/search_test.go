@@ -118,3 +118,30 @@ func TestCleanText(t *testing.T) {
 		t.Errorf("CleanText(...) = %q, want text kept, escapes and OSC payload removed", got)
 	}
 }
+
+func TestHostileTextStoredAndSearchable(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	text := "nul\x00byte bad\xff\xfeutf8 \x1b]8;;http://evil\x07click\x1b]8;;\x07 walrus"
+	m := mkMsg("h@x", "Subj \x1b[2J\xff", body(text))
+	put(t, s, m)
+	th, err := s.Thread(ctx, threadOf(t, s, "h@x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := th.Messages[0].Text; got != text {
+		t.Errorf("text not stored byte for byte: %q", got)
+	}
+	hits, err := s.Search(ctx, "walrus", 5)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("Search(walrus) = %v, %v", hits, err)
+	}
+	for _, r := range hits[0].Snippet {
+		if unicode.IsControl(r) {
+			t.Fatalf("snippet %q contains control %U", hits[0].Snippet, r)
+		}
+	}
+	if strings.Contains(hits[0].Snippet, "http://evil") {
+		t.Errorf("snippet %q keeps an OSC 8 payload", hits[0].Snippet)
+	}
+}
