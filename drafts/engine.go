@@ -218,14 +218,12 @@ func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, ac
 	if err := e.st.SaveDraft(ctx, d); err != nil {
 		return nil, fmt.Errorf("drafts: %w", err)
 	}
-	e.pushServerDraft(ctx, d)
 	return d, nil
 }
 
 // SaveDraft stores an edited draft (autosave: call it on every edit; the
-// store commits at once), recomputing its risk flags against the thread,
-// and refreshes the copy in the server's Drafts folder for IMAP accounts
-// (best effort: a server failure is logged, the local save stands).
+// store commits at once), recomputing its risk flags against the thread.
+// The server's Drafts folder is updated separately by PushServerDraft.
 func (e *Engine) SaveDraft(ctx context.Context, d *Draft) error {
 	var t *model.Thread
 	if d.ThreadID > 0 {
@@ -247,38 +245,79 @@ func (e *Engine) SaveDraft(ctx context.Context, d *Draft) error {
 	if err := e.st.SaveDraft(ctx, d); err != nil {
 		return fmt.Errorf("drafts: %w", err)
 	}
-	e.pushServerDraft(ctx, d)
 	return nil
 }
 
-// pushServerDraft appends the draft to the account's Drafts folder marked
-// \Draft (IMAP accounts only).
-func (e *Engine) pushServerDraft(ctx context.Context, d *Draft) {
-	a, err := e.account(d.Account)
-	if err != nil || a.Mailbox == nil || len(d.To)+len(d.Cc)+len(d.Bcc) == 0 {
-		return
-	}
-	out, err := BuildMessage(d, time.Now(), "draft-"+d.ID+"-"+fmt.Sprint(d.UpdatedAt.UnixMilli())+"@mailsift.invalid")
+// MessageDeleter is optionally implemented by a Mailbox that can remove a
+// message by UID (flag \Deleted and expunge it); PushServerDraft then
+// replaces the previous server copy instead of adding another.
+type MessageDeleter interface {
+	DeleteMessage(ctx context.Context, mailbox string, uid uint32) error
+}
+
+// PushServerDraft appends the stored draft to the account's Drafts folder
+// marked \Draft (IMAP accounts only; a no-op otherwise), replacing the
+// previous copy when the mailbox can delete. Call it when the user leaves
+// the editor or on a debounce, not on every keystroke. A failure leaves
+// the local draft intact.
+func (e *Engine) PushServerDraft(ctx context.Context, draftID string) error {
+	d, err := e.st.Draft(ctx, draftID)
 	if err != nil {
-		e.log.Warn("drafts: server draft copy not built", "draft", d.ID, "err", err)
-		return
+		return fmt.Errorf("drafts: %w", err)
+	}
+	a, err := e.account(d.Account)
+	if err != nil || a.Mailbox == nil || d.State != store.DraftOpen || len(d.To)+len(d.Cc)+len(d.Bcc) == 0 {
+		return nil
+	}
+	from := d.From
+	if from.Email == "" {
+		from = e.opt.Principal
+	}
+	out, err := BuildMessage(d, d.UpdatedAt, NewMessageID(from.Email))
+	if err != nil {
+		return fmt.Errorf("drafts: server copy of draft %s: %w", d.ID, err)
 	}
 	uid, err := a.Mailbox.Append(ctx, a.drafts(), []model.Flag{model.FlagDraft, model.FlagSeen}, time.Now(), out.Raw)
 	if err != nil {
-		e.log.Warn("drafts: append to Drafts folder failed; the draft is saved locally", "draft", d.ID, "err", err)
-		return
+		return fmt.Errorf("drafts: append draft to %s (the draft is saved locally): %w", a.drafts(), err)
 	}
-	if err := e.st.SetDraftServerCopy(ctx, d.ID, a.drafts(), uid); err != nil {
-		e.log.Warn("drafts: record server draft", "err", err)
+	if del, ok := a.Mailbox.(MessageDeleter); ok && d.ServerUID != 0 && d.ServerMailbox != "" {
+		if err := del.DeleteMessage(ctx, d.ServerMailbox, d.ServerUID); err != nil {
+			e.log.Warn("drafts: remove previous server draft", "draft", d.ID, "err", err)
+		}
 	}
+	return e.st.SetDraftServerCopy(ctx, d.ID, a.drafts(), uid)
 }
 
-// Discard discards an open draft.
+// Discard discards an open draft (and its server copy, where possible).
 func (e *Engine) Discard(ctx context.Context, draftID string) error {
 	if err := e.st.DiscardDraft(ctx, draftID); err != nil {
 		return fmt.Errorf("drafts: %w", err)
 	}
+	if d, err := e.st.Draft(ctx, draftID); err == nil {
+		if a, err := e.account(d.Account); err == nil {
+			e.dropServerDraft(ctx, a, draftID)
+		}
+	}
 	return nil
+}
+
+// dropServerDraft removes the draft's copy from the server's Drafts folder
+// when the mailbox can delete (best effort).
+func (e *Engine) dropServerDraft(ctx context.Context, a *Account, draftID string) {
+	del, ok := a.Mailbox.(MessageDeleter)
+	if !ok {
+		return
+	}
+	d, err := e.st.Draft(ctx, draftID)
+	if err != nil || d.ServerUID == 0 || d.ServerMailbox == "" {
+		return
+	}
+	if err := del.DeleteMessage(ctx, d.ServerMailbox, d.ServerUID); err != nil {
+		e.log.Warn("drafts: remove server draft", "draft", draftID, "err", err)
+		return
+	}
+	_ = e.st.SetDraftServerCopy(ctx, draftID, "", 0)
 }
 
 func riskLevel(flags []string) string {
@@ -533,6 +572,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 			return err
 		}
 		e.log.Info("drafts: sent", "message_id", ticket.MessageID, "via", acct.Transport.Name())
+		e.dropServerDraft(ctx, acct, ticket.DraftID)
 		if e.opt.Retriage != nil && ticket.ThreadID > 0 {
 			e.opt.Retriage(ctx, ticket.ThreadID)
 		}

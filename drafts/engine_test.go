@@ -417,6 +417,11 @@ func TestDraftsSurviveReopenAndServerCopy(t *testing.T) {
 	if err := e.SaveDraft(ctx, d); err != nil {
 		t.Fatal(err)
 	}
+	for i := 0; i < 2; i++ {
+		if err := e.PushServerDraft(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.Close()
 	st2 := openStore(t, path)
 	got, err := st2.Draft(ctx, d.ID)
@@ -432,12 +437,20 @@ func TestDraftsSurviveReopenAndServerCopy(t *testing.T) {
 	}
 	mb.mu.Lock()
 	n := len(mb.folders["Drafts"])
+	isDraft := n > 0 && strings.Contains(string(mb.folders["Drafts"][0]), "edited body")
 	mb.mu.Unlock()
-	if n != 2 || got.ServerMailbox != "Drafts" || got.ServerUID == 0 {
+	if n != 1 || !isDraft || got.ServerMailbox != "Drafts" || got.ServerUID != 2 {
 		t.Errorf("server Drafts copies = %d, recorded %q/%d", n, got.ServerMailbox, got.ServerUID)
 	}
-	if err := st2.DiscardDraft(ctx, d.ID); err != nil {
+	e2 := newEngine(st2, nil, mb, nil)
+	if err := e2.Discard(ctx, d.ID); err != nil {
 		t.Fatal(err)
+	}
+	mb.mu.Lock()
+	n = len(mb.folders["Drafts"])
+	mb.mu.Unlock()
+	if n != 0 {
+		t.Errorf("discarded draft still has %d server copies", n)
 	}
 	if err := st2.SaveDraft(ctx, got); !errors.Is(err, store.ErrNotEditable) {
 		t.Errorf("edit of discarded draft = %v", err)

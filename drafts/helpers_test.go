@@ -74,17 +74,45 @@ func seedThread(t testing.TB, st *store.Store) (int64, string) {
 type memMailbox struct {
 	mu      sync.Mutex
 	folders map[string][][]byte
+	uids    map[string][]uint32
 	uid     uint32
+	deleted []uint32
 }
 
-func newMemMailbox() *memMailbox { return &memMailbox{folders: map[string][][]byte{}} }
+func newMemMailbox() *memMailbox {
+	return &memMailbox{folders: map[string][][]byte{}, uids: map[string][]uint32{}}
+}
 
 func (m *memMailbox) Append(_ context.Context, mailbox string, _ []model.Flag, _ time.Time, raw []byte) (uint32, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.folders[mailbox] = append(m.folders[mailbox], append([]byte(nil), raw...))
 	m.uid++
+	m.uids[mailbox] = append(m.uids[mailbox], m.uid)
 	return m.uid, nil
+}
+
+// DeleteMessage removes the message with the given uid (uids are 1-based
+// append order across folders; the slot is kept so later uids stay valid).
+func (m *memMailbox) DeleteMessage(_ context.Context, mailbox string, uid uint32) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deleted = append(m.deleted, uid)
+	var keep [][]byte
+	for i, raw := range m.folders[mailbox] {
+		if m.uids[mailbox][i] != uid {
+			keep = append(keep, raw)
+		}
+	}
+	m.folders[mailbox] = keep
+	var ku []uint32
+	for _, u := range m.uids[mailbox] {
+		if u != uid {
+			ku = append(ku, u)
+		}
+	}
+	m.uids[mailbox] = ku
+	return nil
 }
 
 func (m *memMailbox) FindByMessageID(_ context.Context, mailbox, id string) (bool, error) {
