@@ -145,8 +145,12 @@ func TestSearchDebounceAndOpen(t *testing.T) {
 	if d.m.screen != stateThread || d.m.thread.id != threadID(t, s, "lunch1@x") {
 		t.Fatalf("enter on the hit opened %d", d.m.thread.id)
 	}
+	// esc from a thread opened from search goes back to the results.
+	d.keys("esc")
+	if d.m.screen != stateSearch || d.m.search.query != "ramen" {
+		t.Fatalf("esc from the thread: screen %d query %q, want the search", d.m.screen, d.m.search.query)
+	}
 	// Typing goes through the debounce (the driver waits for the tick).
-	d.keys("esc", "/")
 	start := time.Now()
 	for range len("ramen") {
 		d.keys("backspace")

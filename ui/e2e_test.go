@@ -108,6 +108,8 @@ func TestTmuxEndToEnd(t *testing.T) {
 	keys("Enter")
 	waitFor("thread view", has("Bucket:", "Our nightly data export from Northwind has failed"))
 	keys("Escape")
+	waitFor("search results again", has("results for Escalation"))
+	keys("Escape")
 	waitFor("inbox again", has("Urgent (", "Actionable ("))
 
 	keys("q")

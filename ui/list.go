@@ -24,8 +24,6 @@ type listView struct {
 	// pending is the command waiting for the user's choice; OpList when
 	// this is a plain list.
 	pending Command
-	// returnTo says esc from a thread opened here comes back to the list.
-	returnTo bool
 }
 
 func (l *listView) move(d int) {
@@ -125,7 +123,6 @@ func (m *Model) apply(c Command, id int64) tea.Cmd {
 	b, ctx := m.opts.Store, m.ctx()
 	switch c.Op {
 	case OpOpen:
-		m.list.returnTo = m.screen == stateList
 		return m.openThread(id)
 	case OpReply, OpReplyAll:
 		return m.reply(id, c.Op == OpReplyAll)

@@ -531,6 +531,10 @@ func (m *Model) reply(id int64, all bool) tea.Cmd {
 
 // openThread switches to the thread view and loads the thread.
 func (m *Model) openThread(id int64) tea.Cmd {
+	m.thread.returnTo = stateInbox
+	if m.screen == stateList || m.screen == stateSearch {
+		m.thread.returnTo = m.screen
+	}
 	m.thread.id = id
 	m.thread.thread = nil
 	m.thread.attachments = nil
@@ -574,10 +578,9 @@ func (m *Model) handleThreadKey(msg tea.KeyMsg) tea.Cmd {
 	tv := &m.thread
 	switch {
 	case key.Matches(msg, k.Back):
-		m.screen = stateInbox
-		if m.list.returnTo {
-			m.screen = stateList
-			m.list.returnTo = false
+		m.screen = m.thread.returnTo
+		if m.screen == stateSearch {
+			return m.search.open(m)
 		}
 		return m.loadMissing()
 	case key.Matches(msg, k.Down):

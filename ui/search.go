@@ -84,7 +84,6 @@ func (s *searchView) handleKey(m *Model, msg tea.KeyMsg) tea.Cmd {
 		if s.cursor < len(s.hits) {
 			id := s.hits[s.cursor].ThreadID
 			s.input.Blur()
-			m.list.returnTo = false
 			return m.openThread(id)
 		}
 		return nil

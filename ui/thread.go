@@ -32,7 +32,8 @@ type threadView struct {
 	unfolded    bool
 	vp          viewport.Model
 	attachments []attachmentRef
-	saveIdx     int // attachment the save prompt is for
+	saveIdx     int   // attachment the save prompt is for
+	returnTo    state // screen esc goes back to
 }
 
 // threadLoadedMsg carries a thread loaded by loadThreadCmd.
