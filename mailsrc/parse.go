@@ -505,7 +505,6 @@ func sanitize(s string, keepNL bool) string {
 	}, s)
 }
 
-
 // joinBlocks joins non-empty text blocks with a blank line.
 func joinBlocks(blocks []string) string {
 	var nonEmpty []string
