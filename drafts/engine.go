@@ -531,7 +531,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 		}
 		return e.st.RefuseOutbox(ctx, it.ID, err.Error())
 	}
-	ticket, err := e.st.BeginSend(ctx, it.ID, time.Now())
+	permit, err := e.st.BeginSend(ctx, it.ID, time.Now())
 	if err != nil {
 		if errors.Is(err, store.ErrApprovalNotApproved) || errors.Is(err, store.ErrIntegrity) {
 			e.log.Error("drafts: refusing to send an item without a valid approval", "outbox", it.ID, "err", err)
@@ -547,7 +547,8 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 	}
 	start := time.Now()
 	var hookErr error
-	sendErr := acct.Transport.Send(ctx, Envelope{From: ticket.EnvelopeFrom, To: ticket.Recipients}, ticket.Raw, func() error {
+	ticket := permit.Item()
+	sendErr := acct.Transport.Send(ctx, permit, func() error {
 		if err := e.hook(ctx, StepBeforeCommit); err != nil {
 			hookErr = err
 			return err

@@ -97,13 +97,13 @@ func TestSendExactBytesOverSMTP(t *testing.T) {
 
 func TestSMTPErrors(t *testing.T) {
 	ctx := context.Background()
-	env := Envelope{From: "alice@example.com", To: []string{"bob@example.com"}}
 	noCommit := func() error { return nil }
+	tk := func(raw string) *store.SendTicket { return ticketFor(t, raw, "alice@example.com", "bob@example.com") }
 	t.Run("wrong password is permanent and says so", func(t *testing.T) {
 		srv := startSMTP(t, &smtpBackend{user: "alice", pass: "right"}, "plain")
 		tr := srv.transport("plain")
 		tr.Password = func(context.Context) (string, error) { return "wrong", nil }
-		err := tr.Send(ctx, env, []byte("Subject: x\r\n\r\nx\r\n"), noCommit)
+		err := tr.Send(ctx, tk("Subject: x\r\n\r\nx\r\n"), noCommit)
 		var perm *PermanentError
 		if !errors.As(err, &perm) || !strings.Contains(err.Error(), "check the password") || strings.Contains(err.Error(), "wrong") {
 			t.Errorf("err = %v", err)
@@ -112,7 +112,7 @@ func TestSMTPErrors(t *testing.T) {
 	t.Run("STARTTLS required", func(t *testing.T) {
 		srv := startSMTP(t, &smtpBackend{}, "plain")
 		tr := srv.transport("starttls")
-		err := tr.Send(ctx, env, []byte("x\r\n"), noCommit)
+		err := tr.Send(ctx, tk("x\r\n"), noCommit)
 		if !strings.Contains(fmt_(err), "does not offer STARTTLS") {
 			t.Errorf("err = %v", err)
 		}
@@ -124,24 +124,38 @@ func TestSMTPErrors(t *testing.T) {
 		srv := startSMTP(t, &smtpBackend{}, "implicit")
 		tr := srv.transport("implicit")
 		tr.TLSConfig = nil
-		if err := tr.Send(ctx, env, []byte("x\r\n"), noCommit); err == nil || !strings.Contains(err.Error(), "certificate") {
+		if err := tr.Send(ctx, tk("x\r\n"), noCommit); err == nil || !strings.Contains(err.Error(), "certificate") {
 			t.Errorf("err = %v", err)
 		}
 	})
 	t.Run("insecure to a remote host refused", func(t *testing.T) {
 		tr := &SMTP{Host: "smtp.example.com", Port: 25, TLS: SMTPInsecure}
-		if err := tr.Send(ctx, env, []byte("x\r\n"), noCommit); err == nil || !strings.Contains(err.Error(), "loopback") {
+		if err := tr.Send(ctx, tk("x\r\n"), noCommit); err == nil || !strings.Contains(err.Error(), "loopback") {
 			t.Errorf("err = %v", err)
 		}
 	})
 	t.Run("dead server is temporary", func(t *testing.T) {
 		tr := &SMTP{Host: "127.0.0.1", Port: 1, TLS: SMTPInsecure, Timeout: time.Second}
-		err := tr.Send(ctx, env, []byte("x\r\n"), noCommit)
+		err := tr.Send(ctx, tk("x\r\n"), noCommit)
 		var perm *PermanentError
 		if err == nil || errors.As(err, &perm) || errors.Is(err, ErrOutcomeUnknown) {
 			t.Errorf("err = %v, want temporary", err)
 		}
 	})
+}
+
+func TestTransportNeedsTicket(t *testing.T) {
+	srv := startSMTP(t, &smtpBackend{}, "plain")
+	for _, tr := range []Transport{srv.transport("plain"), &Sendmail{Command: "cat"}} {
+		err := tr.Send(context.Background(), nil, func() error { return nil })
+		var perm *PermanentError
+		if !errors.As(err, &perm) || !strings.Contains(err.Error(), "approval") {
+			t.Errorf("%s without a ticket = %v", tr.Name(), err)
+		}
+	}
+	if len(srv.be.messages()) != 0 {
+		t.Errorf("sent without a ticket")
+	}
 }
 
 func fmt_(err error) string {

@@ -189,3 +189,29 @@ func confirmedReply(t testing.TB, e *Engine, st *store.Store, threadID int64) (*
 	}
 	return d, a, item
 }
+
+// ticketFor passes raw through the real approval gate of a fresh store
+// and returns the send ticket (for calling transports directly).
+func ticketFor(t testing.TB, raw, from string, rcpts ...string) *store.SendTicket {
+	t.Helper()
+	ctx := context.Background()
+	st, _ := newStore(t)
+	d := &store.Draft{To: []model.Address{{Email: rcpts[0]}}, Body: "x"}
+	if err := st.SaveDraft(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	a := &store.Approval{DraftID: d.ID, ExpiresAt: time.Now().Add(time.Minute), What: store.ApprovalWhat{
+		Action: "send_mail", EnvelopeFrom: from, Recipients: rcpts, MessageID: NewMessageID(from), Message: raw}}
+	if err := st.CreateApproval(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	item, err := st.ConfirmAndEnqueue(ctx, store.ConfirmRequest{ApprovalID: a.ID, By: "operator", NotBefore: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := st.BeginSend(ctx, item.ID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}

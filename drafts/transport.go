@@ -13,6 +13,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"mailsift/store"
 )
 
 // Envelope is the SMTP envelope of one message.
@@ -21,14 +23,28 @@ type Envelope struct {
 	To   []string
 }
 
-// Transport hands one message to a mail server. Send calls commit right
+// unpack returns the envelope and bytes of a ticket.
+func unpack(t *store.SendTicket) (Envelope, []byte, error) {
+	if t == nil {
+		return Envelope{}, nil, permanent(errors.New("no send ticket: the message has no checked approval"))
+	}
+	it := t.Item()
+	if it.EnvelopeFrom == "" || len(it.Recipients) == 0 || len(it.Raw) == 0 {
+		return Envelope{}, nil, permanent(errors.New("send ticket without sender, recipients or message"))
+	}
+	return Envelope{From: it.EnvelopeFrom, To: it.Recipients}, it.Raw, nil
+}
+
+// Transport hands one approved message to a mail server. It takes a
+// store.SendTicket, which only store.BeginSend creates after checking the
+// approval: without one nothing can be sent. Send calls commit right
 // before the point after which the server may have accepted the message
 // (the end of DATA, or starting the sendmail command); if commit fails,
 // Send stops without handing the message over. The returned error is nil
 // (accepted), wraps ErrOutcomeUnknown, is a *PermanentError, or is
 // temporary (anything else: retried with backoff).
 type Transport interface {
-	Send(ctx context.Context, env Envelope, raw []byte, commit func() error) error
+	Send(ctx context.Context, t *store.SendTicket, commit func() error) error
 	// Name describes the transport without secrets ("smtps://user@host:465").
 	Name() string
 }
@@ -117,8 +133,12 @@ func isLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Send delivers raw to env (see Transport).
-func (s *SMTP) Send(ctx context.Context, env Envelope, raw []byte, commit func() error) error {
+// Send delivers the ticket's message (see Transport).
+func (s *SMTP) Send(ctx context.Context, t *store.SendTicket, commit func() error) error {
+	env, raw, err := unpack(t)
+	if err != nil {
+		return err
+	}
 	if s.TLS == SMTPInsecure && !isLoopbackHost(s.Host) {
 		return permanent(fmt.Errorf("smtp+insecure is only allowed to a loopback host, not %q; use smtps:// or smtp:// (STARTTLS)", s.Host))
 	}
@@ -275,7 +295,11 @@ func (s *Sendmail) Name() string { return "sendmail: " + s.Command }
 // Send runs the command (see Transport). Exit status 0 is success; 75
 // (EX_TEMPFAIL), 69, 71 and 74 are temporary; other statuses are permanent;
 // a killed command leaves the outcome unknown.
-func (s *Sendmail) Send(ctx context.Context, env Envelope, raw []byte, commit func() error) error {
+func (s *Sendmail) Send(ctx context.Context, t *store.SendTicket, commit func() error) error {
+	env, raw, err := unpack(t)
+	if err != nil {
+		return err
+	}
 	var kept []string
 	for _, f := range strings.Fields(s.Command) {
 		if f != "-t" {
@@ -300,7 +324,7 @@ func (s *Sendmail) Send(ctx context.Context, env Envelope, raw []byte, commit fu
 	if err := commit(); err != nil {
 		return err
 	}
-	err := cmd.Run()
+	err = cmd.Run()
 	if err == nil {
 		return nil
 	}

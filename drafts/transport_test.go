@@ -19,14 +19,14 @@ func TestSMTPAuthLogin(t *testing.T) {
 	srv := startSMTP(t, &smtpBackend{user: "alice", pass: "pw-123"}, "starttls")
 	tr := srv.transport("starttls")
 	tr.Auth = "login"
-	if err := tr.Send(context.Background(), Envelope{From: "alice@example.com", To: []string{"bob@example.com"}}, []byte("Subject: x\r\n\r\nx\r\n"), func() error { return nil }); err != nil {
+	if err := tr.Send(context.Background(), ticketFor(t, "Subject: x\r\n\r\nx\r\n", "alice@example.com", "bob@example.com"), func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if m := srv.be.messages(); len(m) != 1 || m[0].User != "alice" || !m[0].TLS {
 		t.Errorf("received = %+v", m)
 	}
 	tr.Auth = "cram-md5"
-	err := tr.Send(context.Background(), Envelope{From: "alice@example.com", To: []string{"bob@example.com"}}, []byte("x\r\n"), func() error { return nil })
+	err := tr.Send(context.Background(), ticketFor(t, "x\r\n", "alice@example.com", "bob@example.com"), func() error { return nil })
 	var perm *PermanentError
 	if !errors.As(err, &perm) || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("unsupported mechanism = %v", err)
@@ -39,10 +39,10 @@ func TestSendmailTransport(t *testing.T) {
 	// Records its arguments and stdin; exits with $FAKE_EXIT.
 	os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+dir+"/args\"\ncat > \""+dir+"/stdin\"\nexit ${FAKE_EXIT:-0}\n"), 0o755)
 	raw := []byte("Subject: hi\r\n\r\nbody\r\n")
-	env := Envelope{From: "alice@example.com", To: []string{"bob@example.com", "hidden@example.com"}}
+	tk := ticketFor(t, string(raw), "alice@example.com", "bob@example.com", "hidden@example.com")
 	committed := false
 	tr := &Sendmail{Command: script + " -t"}
-	if err := tr.Send(context.Background(), env, raw, func() error { committed = true; return nil }); err != nil {
+	if err := tr.Send(context.Background(), tk, func() error { committed = true; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	args, _ := os.ReadFile(filepath.Join(dir, "args"))
@@ -52,7 +52,7 @@ func TestSendmailTransport(t *testing.T) {
 	}
 	for code, wantPerm := range map[string]bool{"75": false, "1": true} {
 		t.Setenv("FAKE_EXIT", code)
-		err := tr.Send(context.Background(), env, raw, func() error { return nil })
+		err := tr.Send(context.Background(), tk, func() error { return nil })
 		var perm *PermanentError
 		if err == nil || errors.As(err, &perm) != wantPerm || !strings.Contains(err.Error(), "status "+code) {
 			t.Errorf("exit %s: err = %v, permanent want %v", code, err, wantPerm)

@@ -54,8 +54,11 @@ func TestDraftLifecycle(t *testing.T) {
 		t.Errorf("BeginSend before due = %v", err)
 	}
 	ticket, err := s.BeginSend(ctx, item.ID, time.Now())
-	if err != nil || ticket.State != OutboxSending || ticket.Attempts != 1 || ticket.Phase != PhaseConnecting {
-		t.Fatalf("BeginSend = %+v, %v", ticket, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk := ticket.Item(); tk.State != OutboxSending || tk.Attempts != 1 || tk.Phase != PhaseConnecting || string(tk.Raw) != a.What.Message {
+		t.Fatalf("BeginSend = %+v", tk)
 	}
 	if _, err := s.BeginSend(ctx, item.ID, time.Now()); !errors.Is(err, ErrBadState) {
 		t.Errorf("second BeginSend while sending = %v", err)

@@ -179,14 +179,27 @@ func (s *Store) outboxTx(ctx context.Context, id int64, op string, fn func(tx *s
 	return nil
 }
 
+// SendTicket is the permission to hand one approved message to a
+// transport. Only BeginSend creates one (its fields are unexported), and
+// drafts transports take a ticket, so no code path reaches a transport
+// without passing the approval check.
+type SendTicket struct{ item OutboxItem }
+
+// Item returns the outbox item the ticket is for (Raw is a copy).
+func (t *SendTicket) Item() OutboxItem {
+	it := t.item
+	it.Raw = append([]byte(nil), t.item.Raw...)
+	it.Recipients = append([]string(nil), t.item.Recipients...)
+	return it
+}
+
 // BeginSend is the gate in front of every transport: it checks, in one
 // transaction, that the item is due, that its approval is approved, and
 // that the SHA-256 of the queued bytes equals the approved message's hash
 // and the tool call's request hash; then it marks the item sending
-// (phase connecting, attempts+1). The transport may be called only with
-// the item BeginSend returns.
-func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*OutboxItem, error) {
-	var out *OutboxItem
+// (phase connecting, attempts+1) and returns the ticket a transport needs.
+func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*SendTicket, error) {
+	var out *SendTicket
 	err := s.outboxTx(ctx, id, "begin send of", func(tx *sql.Tx, o *OutboxItem) error {
 		if o.State != OutboxQueued && o.State != OutboxFailed {
 			return fmt.Errorf("state %s: %w", o.State, ErrBadState)
@@ -215,7 +228,7 @@ func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*Outbox
 			o.Phase, o.Attempts, ms(now), id); err != nil {
 			return err
 		}
-		out = o
+		out = &SendTicket{item: *o}
 		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.attempted",
 			Summary: fmt.Sprintf("send attempt %d of %s", o.Attempts, o.MessageID), Outcome: "info",
 			DraftID: o.DraftID, ApprovalID: o.ApprovalID, ToolCallID: o.ToolCallID, OutboxID: id})
