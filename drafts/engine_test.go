@@ -201,6 +201,18 @@ func TestNothingSentWithoutApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The store refuses to change a queued message...
+	_, _, queued := confirmedReply(t, e, st, tid)
+	if _, err := db.Exec(`UPDATE outbox SET raw = CAST('x' AS BLOB) WHERE id = ?`, queued.ID); err == nil || !strings.Contains(err.Error(), "fixed") {
+		t.Errorf("changing queued bytes = %v, want refused", err)
+	}
+	if err := e.Cancel(ctx, queued.ID); err != nil {
+		t.Fatal(err)
+	}
+	// ...and even with that trigger dropped, the gate checks the hash.
+	if _, err := db.Exec(`DROP TRIGGER outbox_fixed`); err != nil {
+		t.Fatal(err)
+	}
 	for _, tamper := range []string{
 		`UPDATE approvals SET status = 'denied' WHERE id = ?`,
 		`UPDATE outbox SET raw = CAST(replace(CAST(raw AS TEXT), 'bob@example.com', 'eve@evil.example') AS BLOB) WHERE approval_id = ?`,

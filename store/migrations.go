@@ -164,6 +164,8 @@ CREATE INDEX pending_flags_loc ON pending_flags(account, mailbox, key);
 DROP INDEX threads_triage_queue;
 CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest DESC, id DESC);
 `,
+	// 5: a queued message's bytes, Message-ID and idempotency key never change (store/outbox.go).
+	outboxFixedSchema,
 }
 
 // speedSchema (migration 3) makes the two hot reads cheap at 100k threads:

@@ -11,6 +11,19 @@ import (
 	"mailsift/model"
 )
 
+// outboxFixedSchema is migration 5: the exact bytes, Message-ID and
+// idempotency key of a queued message, and an approval's approved text,
+// cannot be changed once stored.
+const outboxFixedSchema = `
+CREATE TRIGGER outbox_fixed BEFORE UPDATE OF raw, message_id, idempotency_key, envelope_from, rcpts_json, approval_id ON outbox
+	WHEN OLD.raw IS NOT NEW.raw OR OLD.message_id IS NOT NEW.message_id OR OLD.idempotency_key IS NOT NEW.idempotency_key
+		OR OLD.envelope_from IS NOT NEW.envelope_from OR OLD.rcpts_json IS NOT NEW.rcpts_json OR OLD.approval_id IS NOT NEW.approval_id
+BEGIN SELECT RAISE(ABORT, 'outbox: a queued message is fixed'); END;
+CREATE TRIGGER approvals_what_fixed BEFORE UPDATE OF what_json, what_hash ON approvals
+	WHEN OLD.what_json IS NOT NEW.what_json OR OLD.what_hash IS NOT NEW.what_hash
+BEGIN SELECT RAISE(ABORT, 'approvals: the approved message is fixed'); END;
+`
+
 // OutboxState is the state of a queued send.
 type OutboxState string
 
