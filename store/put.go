@@ -171,7 +171,7 @@ func (w *writer) put(m *model.Message) error {
 		}
 		target = id
 	}
-	if err := w.setLocation(m.Loc, key, target, m.Flags, true); err != nil {
+	if err := w.setLocation(m.Loc, key, target, m.Flags); err != nil {
 		return err
 	}
 	if locMsg != 0 && locMsg != target {
@@ -360,7 +360,7 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
 // setLocation upserts a location pointing at message msg. The flags from
 // the source are overlaid with local changes still waiting in the queue:
 // a pending local change wins until the sync code acknowledges it.
-func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.Flags, withMessage bool) error {
+func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.Flags) error {
 	f, err := w.overlayPending(loc.Account, loc.Mailbox, key, f)
 	if err != nil {
 		return err

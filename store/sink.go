@@ -31,7 +31,7 @@ func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Fla
 			if err != nil {
 				return err
 			}
-			if err := w.setLocation(loc, key, msg, f, false); err != nil {
+			if err := w.setLocation(loc, key, msg, f); err != nil {
 				return err
 			}
 		}
