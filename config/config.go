@@ -268,6 +268,10 @@ func homeDir(env func(string) string) (string, error) {
 
 // Load reads, validates and returns the configuration: defaults, then the file,
 // then the environment (OLLAMA_HOST), then --source/--demo, then validation.
+// PrincipalEnv names the environment variable that gives the principal's
+// address for an ad-hoc --source account when no config file sets one.
+const PrincipalEnv = "MAILSIFT_EMAIL"
+
 func Load(opts LoadOptions) (*Config, error) {
 	env := opts.env()
 	cfg := Defaults()
@@ -318,6 +322,11 @@ func Load(opts LoadOptions) (*Config, error) {
 			if src, err := ParseSource(opts.Source); err == nil {
 				cfg.Principal.Email = guessEmail(src)
 			}
+		}
+		if cfg.Principal.Email == "" {
+			// A local source (maildir://, mbox://) names no user: take the
+			// principal from the environment, e.g. MAILSIFT_EMAIL=you@example.com.
+			cfg.Principal.Email = env(PrincipalEnv)
 		}
 	}
 

@@ -448,3 +448,32 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+func TestSourcePrincipalFromEnv(t *testing.T) {
+	dir := t.TempDir()
+	env := func(k string) string {
+		switch k {
+		case "XDG_CONFIG_HOME":
+			return filepath.Join(dir, "cfg")
+		case "MAILSIFT_EMAIL":
+			return "me@example.org"
+		}
+		return ""
+	}
+	cfg, err := Load(LoadOptions{Env: env, DataDir: dir, Source: "maildir://" + dir})
+	if err != nil {
+		t.Fatalf("Load(--source maildir, MAILSIFT_EMAIL set) error = %v", err)
+	}
+	if cfg.Principal.Email != "me@example.org" {
+		t.Fatalf("principal = %q, want me@example.org from MAILSIFT_EMAIL", cfg.Principal.Email)
+	}
+	env2 := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "cfg")
+		}
+		return ""
+	}
+	if _, err := Load(LoadOptions{Env: env2, DataDir: dir, Source: "maildir://" + dir}); err == nil || !strings.Contains(err.Error(), "MAILSIFT_EMAIL") {
+		t.Fatalf("Load(--source maildir) without principal error = %v, want a hint naming MAILSIFT_EMAIL", err)
+	}
+}

@@ -25,7 +25,7 @@ func Validate(cfg *Config, env func(string) string) error {
 	// principal
 	if cfg.Principal.Email == "" {
 		if len(cfg.Accounts) > 0 {
-			add("principal.email: missing; add [principal] with email = \"you@example.com\" (the address your mail is sent to)")
+			add("principal.email: missing; add [principal] with email = \"you@example.com\" (the address your mail is sent to), or with --source set MAILSIFT_EMAIL=you@example.com")
 		}
 	} else if a, err := mail.ParseAddress(cfg.Principal.Email); err != nil || a.Address != cfg.Principal.Email {
 		add("principal.email: %q is not a plain address; write just the address, e.g. email = \"you@example.com\", and put the name in principal.name", cfg.Principal.Email)
