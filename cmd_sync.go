@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"mailsift/internal/termsafe"
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/mirror"
 )
@@ -99,11 +100,18 @@ type progressBar struct {
 	last  time.Time
 	done  int
 	drawn bool
+	// per mailbox, the highest count of messages seen in a fetch phase
+	byBox map[string]int
 }
 
 func (b *progressBar) update(p mailsrc.Progress) {
 	if p.Phase == "bodies" || p.Phase == "envelopes" {
-		b.done = max(b.done, p.Done)
+		if b.byBox == nil {
+			b.byBox = map[string]int{}
+		}
+		b.done -= b.byBox[p.Mailbox]
+		b.byBox[p.Mailbox] = max(b.byBox[p.Mailbox], p.Done)
+		b.done += b.byBox[p.Mailbox]
 	}
 	if !b.tty || time.Since(b.last) < 100*time.Millisecond && p.Done != p.Total {
 		return
@@ -114,7 +122,7 @@ func (b *progressBar) update(p mailsrc.Progress) {
 	if p.Total > 0 {
 		filled = width * min(p.Done, p.Total) / p.Total
 	}
-	rate := float64(p.Done) / max(time.Since(b.start).Seconds(), 0.001)
+	rate := float64(b.done) / max(time.Since(b.start).Seconds(), 0.001)
 	bar := make([]byte, width)
 	for i := range bar {
 		if i < filled {
@@ -123,7 +131,7 @@ func (b *progressBar) update(p mailsrc.Progress) {
 			bar[i] = '.'
 		}
 	}
-	fmt.Fprintf(b.w, "\r\x1b[K%s %-10s %-9s [%s] %d/%d %.0f msg/s", p.Account, p.Mailbox, p.Phase, bar, p.Done, p.Total, rate)
+	fmt.Fprintf(b.w, "\r\x1b[K%s %-10s %-9s [%s] %d/%d %.0f msg/s", p.Account, termsafe.SanitizeLine(p.Mailbox), p.Phase, bar, p.Done, p.Total, rate)
 	b.drawn = true
 }
 
