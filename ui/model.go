@@ -692,7 +692,27 @@ func (m Model) View() string {
 		lines[len(lines)-1] = m.prompt.View()
 		body = strings.Join(lines, "\n")
 	}
-	return m.titleLine() + "\n" + body + "\n" + m.statusLine()
+	return clampWidth(m.titleLine()+"\n"+body+"\n"+m.statusLine(), m.width)
+}
+
+// clampWidth cuts lines wider than w (very narrow terminals), so the
+// frame never wraps and scrolls the screen.
+func clampWidth(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	changed := false
+	for i, l := range lines {
+		if len(l) > w && ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "\n")
 }
 
 // titleLine shows where the user is.

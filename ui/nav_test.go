@@ -242,7 +242,7 @@ func TestQuitKeys(t *testing.T) {
 func TestResizeReflows(t *testing.T) {
 	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
 	d := newDriver(t, Options{Store: s}, 100, 30)
-	for _, size := range [][2]int{{60, 12}, {140, 40}} {
+	for _, size := range [][2]int{{60, 12}, {140, 40}, {30, 6}} {
 		d.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		lines := strings.Split(d.view(), "\n")
 		if len(lines) != size[1] {

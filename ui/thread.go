@@ -143,7 +143,7 @@ func (tv *threadView) render(c *common) {
 		return
 	}
 	off := tv.vp.YOffset
-	tv.vp.SetContent(renderThread(c, tv.summary, tv.thread, tv.attachments, !tv.unfolded, max(20, tv.vp.Width)))
+	tv.vp.SetContent(renderThread(c, tv.summary, tv.thread, tv.attachments, !tv.unfolded, max(10, tv.vp.Width)))
 	tv.vp.SetYOffset(off)
 }
 
