@@ -1,6 +1,8 @@
 package triage
 
 import (
+	"sort"
+
 	"mailsift/triage/bayes"
 )
 
@@ -88,8 +90,18 @@ var phraseLists = [numPhraseKinds][]string{
 	},
 }
 
-// phraseIndex is the compiled phrase lists: phrases by first word.
-type phraseIndex map[string][]compiledPhrase
+// phraseIndex is the compiled phrase lists, indexed by their last word
+// so that words can be matched as they stream by.
+type phraseIndex struct {
+	m map[string][]compiledPhrase
+	// filter has a bit per cheap word hash of every last word: most words
+	// end no phrase and skip the map lookup.
+	filter [64]uint64
+}
+
+func wordHash(w string) uint {
+	return (uint(len(w))*31 + uint(w[0])*7 + uint(w[len(w)-1])) & 4095
+}
 
 type compiledPhrase struct {
 	words []string
@@ -97,74 +109,74 @@ type compiledPhrase struct {
 	text  string
 }
 
-func compilePhrases() phraseIndex {
-	idx := phraseIndex{}
+// maxPhraseWords bounds the words of one phrase (the stream's window).
+const maxPhraseWords = 8
+
+func compilePhrases() *phraseIndex {
+	idx := &phraseIndex{m: map[string][]compiledPhrase{}}
 	for k, list := range phraseLists {
 		for _, p := range list {
 			w := bayes.AppendWords(nil, p, "")
-			if len(w) == 0 {
+			if len(w) == 0 || len(w) > maxPhraseWords {
 				continue
 			}
-			idx[w[0]] = append(idx[w[0]], compiledPhrase{words: w, kind: phraseKind(k), text: p})
+			last := w[len(w)-1]
+			idx.m[last] = append(idx.m[last], compiledPhrase{words: w, kind: phraseKind(k), text: p})
+			h := wordHash(last)
+			idx.filter[h/64] |= 1 << (h % 64)
 		}
+	}
+	// Injection phrases first, longest first, so they win over the rest.
+	for _, c := range idx.m {
+		sort.SliceStable(c, func(i, j int) bool {
+			if (c[i].kind == pkInjection) != (c[j].kind == pkInjection) {
+				return c[i].kind == pkInjection
+			}
+			return len(c[i].words) > len(c[j].words)
+		})
 	}
 	return idx
 }
 
-// phraseHit is one matched phrase at word position pos.
-type phraseHit struct {
-	kind phraseKind
-	text string
-	pos  int
-	n    int
+// phraseStream matches phrases over words pushed one at a time.
+type phraseStream struct {
+	idx    *phraseIndex
+	win    [maxPhraseWords]string
+	n      int
+	counts [numPhraseKinds]int
+	first  [numPhraseKinds]string
 }
 
-// match finds phrase hits in words. Injection phrases are matched first
-// and their words are not used for any other kind, so "mark this as
-// urgent" counts as an injection attempt and not as urgency.
-func (idx phraseIndex) match(words []string) []phraseHit {
-	var hits []phraseHit
-	masked := -1 // words before this index belong to an injection hit
-	for i := 0; i < len(words); i++ {
-		cands := idx[words[i]]
-		if len(cands) == 0 {
+// push adds the next word. A word that ends an injection phrase counts for
+// nothing else, so "mark this as urgent" is an injection attempt, not urgency.
+func (p *phraseStream) push(w string) {
+	p.win[p.n%maxPhraseWords] = w
+	p.n++
+	if h := wordHash(w); p.idx.filter[h/64]&(1<<(h%64)) == 0 {
+		return
+	}
+	cands := p.idx.m[w]
+	for _, c := range cands {
+		if !p.tail(c.words) {
 			continue
 		}
-		// injection first, longest first (lists are short)
-		best := -1
-		for ci, c := range cands {
-			if c.kind != pkInjection || !hasWordsAt(words, i, c.words) {
-				continue
-			}
-			if best < 0 || len(c.words) > len(cands[best].words) {
-				best = ci
-			}
+		if p.counts[c.kind] == 0 {
+			p.first[c.kind] = c.text
 		}
-		if best >= 0 {
-			c := cands[best]
-			hits = append(hits, phraseHit{kind: c.kind, text: c.text, pos: i, n: len(c.words)})
-			masked = i + len(c.words)
-			continue
-		}
-		if i < masked {
-			continue
-		}
-		for _, c := range cands {
-			if c.kind == pkInjection || !hasWordsAt(words, i, c.words) {
-				continue
-			}
-			hits = append(hits, phraseHit{kind: c.kind, text: c.text, pos: i, n: len(c.words)})
+		p.counts[c.kind]++
+		if c.kind == pkInjection {
+			return
 		}
 	}
-	return hits
 }
 
-func hasWordsAt(words []string, i int, p []string) bool {
-	if i+len(p) > len(words) {
+// tail reports whether the last words pushed are ws.
+func (p *phraseStream) tail(ws []string) bool {
+	if len(ws) > p.n {
 		return false
 	}
-	for j, w := range p {
-		if words[i+j] != w {
+	for j := range ws {
+		if p.win[(p.n-len(ws)+j)%maxPhraseWords] != ws[j] {
 			return false
 		}
 	}
@@ -172,13 +184,9 @@ func hasWordsAt(words []string, i int, p []string) bool {
 }
 
 // containsInjection says whether s contains an injection phrase; used to
-// keep such sentences out of summaries and action items.
-func (idx phraseIndex) containsInjection(s string) bool {
-	words := bayes.AppendWords(nil, s, "")
-	for _, h := range idx.match(words) {
-		if h.kind == pkInjection {
-			return true
-		}
-	}
-	return false
+// keep such sentences out of summaries, action items and the spam score.
+func (idx *phraseIndex) containsInjection(s string) bool {
+	ps := phraseStream{idx: idx}
+	bayes.EachWord(s, ps.push)
+	return ps.counts[pkInjection] > 0
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"regexp"
 	"sort"
+	"sync"
 	"strings"
 
 	"mailsift/model"
@@ -79,8 +80,36 @@ var lureKinds = map[SignalKind]bool{
 // Analyzer computes deterministic signals and the offline triage. It is
 // safe for concurrent use; build one and share it.
 type Analyzer struct {
-	phrases phraseIndex
+	phrases *phraseIndex
 	spam    *bayes.Classifier
+
+	// lookalikes caches lookalike() per host (senders and link hosts
+	// repeat); bounded by maxCachedHosts.
+	mu         sync.RWMutex
+	lookalikes map[string]string
+}
+
+const maxCachedHosts = 50000
+
+// lookalike is the cached lookalike(host, pDomain).
+func (a *Analyzer) lookalike(host, pDomain string) (string, bool) {
+	key := host + "|" + pDomain
+	a.mu.RLock()
+	v, ok := a.lookalikes[key]
+	a.mu.RUnlock()
+	if ok {
+		return v, v != ""
+	}
+	v, _ = lookalike(host, pDomain)
+	a.mu.Lock()
+	if a.lookalikes == nil {
+		a.lookalikes = map[string]string{}
+	}
+	if len(a.lookalikes) < maxCachedHosts {
+		a.lookalikes[key] = v
+	}
+	a.mu.Unlock()
+	return v, v != ""
 }
 
 // NewAnalyzer returns an analyzer scoring spam with c (nil: the shipped
@@ -124,7 +153,8 @@ type analysis struct {
 	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
 	internal     bool // the latest message from others comes from the principal's domain
 
-	latestSubjWords, latestBodyWords []string // words of the latest message, when reusable for the spam score
+	latestScore  float64 // spam log-odds of the latest message from others
+	latestScored bool
 	firstLine                        string
 }
 
@@ -188,24 +218,16 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		}
 		// Spam score on the latest message from others, as trained.
 		if a.spam != nil && !an.replied {
-			var toks []string
-			switch {
-			case an.injection:
+			if an.injection || !an.latestScored {
 				// injected instructions must not move the score either way
-				toks = bayes.Tokenize(m.Subject, a.withoutInjection(m.Body()), domainOf(m.From.Email))
-			case an.latestBodyWords != nil:
-				toks = make([]string, 0, len(an.latestSubjWords)+len(an.latestBodyWords)+1)
-				for _, w := range an.latestSubjWords {
-					toks = append(toks, "s:"+w)
+				body := m.Body()
+				if an.injection {
+					body = a.withoutInjection(body)
 				}
-				toks = append(toks, an.latestBodyWords...)
-				if d := domainOf(m.From.Email); d != "" {
-					toks = append(toks, "d:"+d)
-				}
-			default:
-				toks = bayes.Tokenize(m.Subject, m.Body(), domainOf(m.From.Email))
+				an.spamProb = a.spam.SpamProbability(bayes.Tokenize(m.Subject, body, domainOf(m.From.Email)))
+			} else {
+				an.spamProb = bayes.Probability(an.latestScore)
 			}
-			an.spamProb = a.spam.SpamProbability(toks)
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
 			}
@@ -331,7 +353,7 @@ func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, add f
 	if strings.Contains(host, "xn--") {
 		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5})
 	}
-	if imitated, ok := lookalike(host, pDomain); ok {
+	if imitated, ok := a.lookalike(host, pDomain); ok {
 		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3})
 	}
 }
@@ -369,21 +391,32 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	// Phrases over subject and own text.
 	// (over the whole body, quotes included: the words are shared with the
 	// spam score, which was trained on whole bodies)
-	words := bayes.AppendWords(nil, m.Subject, "")
-	nSubj := len(words)
-	words = bayes.AppendWords(words, body, "")
-	if latest {
-		an.latestBodyWords = words[nSubj:]
-		an.latestSubjWords = words[:nSubj]
+	// One pass: phrase matching and, for the latest message, the spam score.
+	ps := phraseStream{idx: a.phrases}
+	var weights map[string]float64
+	var score float64
+	if latest && a.spam != nil {
+		score, weights = a.spam.Weights()
 	}
-	var counts [numPhraseKinds]int
-	var first [numPhraseKinds]string
-	for _, h := range a.phrases.match(words) {
-		if counts[h.kind] == 0 {
-			first[h.kind] = h.text
+	bayes.EachWord(m.Subject, func(w string) {
+		ps.push(w)
+		if weights != nil {
+			score += weights["s:"+w]
 		}
-		counts[h.kind]++
+	})
+	bayes.EachWord(body, func(w string) {
+		ps.push(w)
+		if weights != nil {
+			score += weights[w]
+		}
+	})
+	if weights != nil {
+		if d := domainOf(m.From.Email); d != "" {
+			score += weights["d:"+d]
+		}
+		an.latestScore, an.latestScored = score, true
 	}
+	counts, first := ps.counts, ps.first
 	if counts[pkInjection] > 0 {
 		an.injection = true
 		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})
@@ -434,8 +467,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		sender = f[0]
 	}
 	var deadlineDone, soonDone bool
-	if len(own) > 4<<10 {
-		own = own[:4<<10]
+	// Requests and deadlines sit near the top of a message.
+	if len(own) > 2<<10 {
+		own = own[:2<<10]
 	}
 	// Keywords are found once over the whole text; the regular expressions
 	// then run only on sentences holding one.
@@ -577,22 +611,20 @@ const (
 	trigSoon
 )
 
-var triggers = func() map[string]uint8 {
-	m := map[string]uint8{}
-	for _, w := range []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"} {
-		m[w] |= trigGreet
+// trigger returns the trigger mask of a lower-cased word.
+func trigger(w string) uint8 {
+	switch w {
+	case "hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten":
+		return trigGreet
+	case "please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting":
+		return trigRequest
+	case "by", "before", "until", "till", "due", "later", "deadline", "avant":
+		return trigDeadline
+	case "eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow":
+		return trigSoon
 	}
-	for _, w := range []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"} {
-		m[w] |= trigRequest
-	}
-	for _, w := range []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"} {
-		m[w] |= trigDeadline
-	}
-	for _, w := range []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"} {
-		m[w] |= trigSoon
-	}
-	return m
-}()
+	return 0
+}
 
 // scanTriggers calls hit with the byte offset of every trigger word of s
 // (ASCII letters, case-insensitive).
@@ -619,8 +651,8 @@ func scanTriggers(s string, hit func(off int, mask uint8)) {
 			n++
 			j++
 		}
-		if n <= len(buf) {
-			if m := triggers[string(buf[:n])]; m != 0 {
+		if n >= 2 && n <= 11 {
+			if m := trigger(string(buf[:n])); m != 0 {
 				hit(i, m)
 			}
 		}

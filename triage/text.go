@@ -9,10 +9,12 @@ import (
 
 	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
+
+	"mailsift/triage/bayes"
 )
 
 // maxAnalyzed caps how much of one body the deterministic triage reads.
-const maxAnalyzed = 16 << 10
+const maxAnalyzed = bayes.MaxBodyBytes
 
 // ownText returns the author's own text of a body: quoted lines,
 // attribution lines, Outlook originals, forwards and signatures dropped.

@@ -208,6 +208,26 @@ func (c *Classifier) SpamProbability(tokens []string) float64 {
 	return 1 / (1 + math.Exp(-score))
 }
 
+// Weights returns the current prior log-odds and per-token weights for
+// streaming scoring (see Probability). The map is never modified after it
+// is returned: Learn builds a new one.
+func (c *Classifier) Weights() (prior float64, weights map[string]float64) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.prior, c.weights
+}
+
+// Probability turns a summed log-odds score into P(spam).
+func Probability(score float64) float64 {
+	if score > 40 {
+		return 1
+	}
+	if score < -40 {
+		return 0
+	}
+	return 1 / (1 + math.Exp(-score))
+}
+
 // Learn adds one message's tokens as spam (or ham) from the user's mark.
 // Marking the same message twice counts twice: callers mark once per
 // change of the user's verdict (use Unlearn to undo a previous mark).

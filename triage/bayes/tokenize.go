@@ -12,7 +12,7 @@ import (
 )
 
 // MaxBodyBytes is how much of a body is tokenized; spam decides early.
-const MaxBodyBytes = 16 << 10
+const MaxBodyBytes = 8 << 10
 
 // Tokenize returns the classifier's tokens for one message: body words,
 // subject words prefixed "s:", and the sender's domain prefixed "d:".
@@ -34,59 +34,65 @@ func Tokenize(subject, body, fromDomain string) []string {
 // AppendWords appends the words of s, each with prefix, to toks: the
 // same words Tokenize uses. Words are slices of one lower-cased copy of s.
 func AppendWords(toks []string, s, prefix string) []string {
-	s = lowerText(s)
-	start := -1
-	digits := true
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		w := s[start:end]
-		start = -1
-		if len(w) < 2 || len(w) > 24 {
-			return
-		}
-		if digits && len(w) > 4 {
-			w = "#num"
-		}
+	EachWord(s, func(w string) {
 		if prefix != "" {
 			w = prefix + w
 		}
 		toks = append(toks, w)
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') || c == '$' {
-				if start < 0 {
-					start = i
-					digits = true
-				}
-				if c > '9' || c < '0' {
+	})
+	return toks
+}
+
+// EachWord calls fn with each word of s, as Tokenize sees them (without
+// prefixes), in order. Words are slices of one lower-cased copy of s.
+func EachWord(s string, fn func(w string)) {
+	s = lowerText(s)
+	start := -1
+	digits := true
+	for i := 0; i <= len(s); {
+		word := false
+		n := 1
+		if i < len(s) {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				if ('a' <= c && c <= 'z') || c == '$' {
+					word = true
+					if start < 0 {
+						start = i
+					}
 					digits = false
+				} else if '0' <= c && c <= '9' {
+					word = true
+					if start < 0 {
+						start, digits = i, true
+					}
 				}
 			} else {
-				flush(i)
+				r, size := utf8.DecodeRuneInString(s[i:])
+				n = size
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					word = true
+					if start < 0 {
+						start, digits = i, true
+					}
+					if !unicode.IsDigit(r) {
+						digits = false
+					}
+				}
 			}
-			i++
-			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-				digits = true
+		if !word && start >= 0 {
+			if l := i - start; l >= 2 && l <= 24 {
+				w := s[start:i]
+				if digits && l > 4 {
+					w = "#num"
+				}
+				fn(w)
 			}
-			if !unicode.IsDigit(r) {
-				digits = false
-			}
-		} else {
-			flush(i)
+			start = -1
 		}
 		i += n
 	}
-	flush(len(s))
-	return toks
 }
 
 // lowerText lower-cases s: a byte loop for ASCII, strings.ToLower otherwise.
