@@ -5,8 +5,8 @@ import (
 	"net"
 	"regexp"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 
 	"mailsift/model"
 	"mailsift/triage/bayes"
@@ -155,7 +155,7 @@ type analysis struct {
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
-	firstLine                        string
+	firstLine    string
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
