@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,10 +28,24 @@ type writer struct {
 	dirty map[int64]bool
 	// stmts caches prepared statements for the transaction (closed with it).
 	stmts map[string]*sql.Stmt
+	// fresh holds the threads created by this writer: they can have no
+	// override or triage record yet, so their section stays untriaged.
+	fresh map[int64]bool
+	// ftsPending holds messages whose search entry is written by finish,
+	// in one statement: FTS5 flushes its pending terms to disk at every
+	// statement savepoint, so indexing message by message between other
+	// writes produced one tiny segment (and merge work) per message.
+	ftsPending map[int64]bool
+	// nextID is the id the next inserted message gets (0: not read yet).
+	nextID int64
+	// noPending is set when no flag change is queued, so locations need
+	// no overlay (PutMessages checks once per batch).
+	noPending bool
 }
 
 func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
-	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}, stmts: map[string]*sql.Stmt{}}
+	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}, stmts: map[string]*sql.Stmt{},
+		fresh: map[int64]bool{}, ftsPending: map[int64]bool{}}
 }
 
 func (w *writer) prep(q string) (*sql.Stmt, error) {
@@ -89,6 +104,11 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
+		var pending bool
+		if err := w.queryRow(`SELECT EXISTS(SELECT 1 FROM pending_flags)`).Scan(&pending); err != nil {
+			return err
+		}
+		w.noPending = !pending
 		accounts := map[string]bool{}
 		for _, m := range msgs {
 			if m == nil {
@@ -272,62 +292,126 @@ func nonNilAtt(a []model.Attachment) []model.Attachment {
 const ftsShift = 1 << 20
 
 func (w *writer) ftsDelete(id int64) error {
+	if w.ftsPending[id] {
+		return nil // not indexed yet: finish indexes its current text
+	}
 	_, err := w.exec(`INSERT INTO messages_fts(messages_fts, rowid, from_text, to_text, subject, body)
 		SELECT 'delete', fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
 		WHERE id = ? AND fts_rowid IS NOT NULL`, id)
 	return err
 }
 
-// ftsInsert gives message id its date-ordered search rowid and indexes it.
+// ftsRowid returns the date-ordered search rowid for message id dated
+// date: date << 20 | low bits of id, bumped past rowids already taken.
+func (w *writer) ftsRowid(id, date int64) (int64, error) {
+	want := date*ftsShift + id%ftsShift
+	for {
+		var taken bool
+		if err := w.queryRow(`SELECT EXISTS(SELECT 1 FROM messages WHERE fts_rowid = ? AND id <> ?)`, want, id).Scan(&taken); err != nil {
+			return 0, err
+		}
+		if !taken {
+			return want, nil
+		}
+		want++
+	}
+}
+
+// ftsInsert gives message id its date-ordered search rowid; finish
+// indexes it.
 func (w *writer) ftsInsert(id int64) error {
 	var date int64
 	var cur sql.NullInt64
 	if err := w.queryRow(`SELECT date, fts_rowid FROM messages WHERE id = ?`, id).Scan(&date, &cur); err != nil {
 		return err
 	}
-	want := date*ftsShift + id%ftsShift
-	if !cur.Valid || cur.Int64 != want {
-		for {
-			var n int
-			if err := w.queryRow(`SELECT count(*) FROM messages WHERE fts_rowid = ? AND id <> ?`, want, id).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				break
-			}
-			want++
+	if want := date*ftsShift + id%ftsShift; !cur.Valid || cur.Int64 != want {
+		want, err := w.ftsRowid(id, date)
+		if err != nil {
+			return err
 		}
 		if _, err := w.exec(`UPDATE messages SET fts_rowid = ? WHERE id = ?`, want, id); err != nil {
 			return err
 		}
 	}
+	w.ftsPending[id] = true
+	return nil
+}
+
+// ftsFlush indexes the messages queued by ftsInsert in one statement, in
+// rowid order (FTS5 flushes its pending terms when a rowid goes down).
+func (w *writer) ftsFlush() error {
+	if len(w.ftsPending) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(w.ftsPending))
+	for id := range w.ftsPending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	_, err := w.exec(`INSERT INTO messages_fts(rowid, from_text, to_text, subject, body)
-		SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src WHERE id = ?`, id)
-	return err
+		SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY fts_rowid`, mustJSON(ids))
+	if err != nil {
+		return fmt.Errorf("index for search: %w", err)
+	}
+	w.ftsPending = map[int64]bool{}
+	return nil
+}
+
+// newMessageID returns the id for a new message row: the ids SQLite
+// would pick (max + 1), known before the insert so the row is written
+// once, with its thread and search rowid.
+func (w *writer) newMessageID() (int64, error) {
+	if w.nextID == 0 {
+		var maxID int64
+		if err := w.queryRow(`SELECT COALESCE(max(id), 0) FROM messages`).Scan(&maxID); err != nil {
+			return 0, err
+		}
+		w.nextID = maxID + 1
+	}
+	id := w.nextID
+	w.nextID++
+	return id, nil
 }
 
 func (w *writer) insertMessage(mid string, m *model.Message) (int64, error) {
-	args := append([]any{mid, nullable(m.ContentHash)}, messageArgs(m)...)
-	res, err := w.exec(`INSERT INTO messages(message_id, content_hash, `+messageCols+`)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	id, err := w.newMessageID()
 	if err != nil {
 		return 0, err
 	}
-	id, err := res.LastInsertId()
+	refs := messageRefs(mid, m)
+	date := unixOrZero(m.Date)
+	thread, created, err := w.pickThread(id, 0, mid, refs, m)
 	if err != nil {
 		return 0, err
 	}
-	if err := w.ftsInsert(id); err != nil {
+	ftsRowid, err := w.ftsRowid(id, date)
+	if err != nil {
 		return 0, err
 	}
+	args := append([]any{id, mid, nullable(m.ContentHash), thread, ftsRowid}, messageArgs(m)...)
+	if _, err := w.exec(`INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, `+messageCols+`)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+		return 0, err
+	}
+	w.ftsPending[id] = true
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
 			return 0, err
 		}
 	}
-	if err := w.assignThread(id, 0, mid, m); err != nil {
-		return 0, err
+	for _, r := range refs {
+		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+			return 0, err
+		}
 	}
+	if !created {
+		if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, thread); err != nil {
+			return 0, err
+		}
+	}
+	w.dirty[thread] = true
 	return id, nil
 }
 
@@ -361,9 +445,11 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
 // the source are overlaid with local changes still waiting in the queue:
 // a pending local change wins until the sync code acknowledges it.
 func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.Flags) error {
-	f, err := w.overlayPending(loc.Account, loc.Mailbox, key, f)
-	if err != nil {
-		return err
+	var err error
+	if !w.noPending {
+		if f, err = w.overlayPending(loc.Account, loc.Mailbox, key, f); err != nil {
+			return err
+		}
 	}
 	kw := f.Keywords
 	if kw == nil {
@@ -470,8 +556,27 @@ func (w *writer) gcMessage(id int64) error {
 	if err := w.ftsDelete(id); err != nil {
 		return err
 	}
+	delete(w.ftsPending, id)
 	_, err := w.exec(`DELETE FROM messages WHERE id = ?`, id)
 	return err
+}
+
+// messageRefs returns the Message-IDs a message refers to (References,
+// then In-Reply-To), trimmed, without duplicates or its own.
+func messageRefs(mid string, m *model.Message) []string {
+	refs := make([]string, 0, len(m.References)+len(m.InReplyTo))
+	seen := map[string]bool{mid: true}
+	for _, list := range [][]string{m.References, m.InReplyTo} {
+		for _, r := range list {
+			r = strings.Trim(strings.TrimSpace(r), "<>")
+			if r == "" || seen[r] {
+				continue
+			}
+			seen[r] = true
+			refs = append(refs, r)
+		}
+	}
+	return refs
 }
 
 // assignThread threads message id (currently in thread cur, 0 if none) by
@@ -481,16 +586,31 @@ func (w *writer) gcMessage(id int64) error {
 // recent thread with the same normalised subject active within
 // subjectWindow of its date.
 func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error {
-	refs := make([]string, 0, len(m.References)+len(m.InReplyTo))
-	seen := map[string]bool{mid: true}
-	for _, r := range append(append([]string{}, m.References...), m.InReplyTo...) {
-		r = strings.Trim(strings.TrimSpace(r), "<>")
-		if r == "" || seen[r] {
-			continue
+	refs := messageRefs(mid, m)
+	for _, r := range refs {
+		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+			return err
 		}
-		seen[r] = true
-		refs = append(refs, r)
 	}
+	keep, _, err := w.pickThread(id, cur, mid, refs, m)
+	if err != nil {
+		return err
+	}
+	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE id = ?`, keep, id); err != nil {
+		return err
+	}
+	if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, unixOrZero(m.Date), keep); err != nil {
+		return err
+	}
+	w.dirty[keep] = true
+	return nil
+}
+
+// pickThread finds the thread for message id (which may not be inserted
+// yet) with Message-ID mid referring to refs, currently in thread cur (0
+// if none): it merges the threads the message links and creates a thread
+// when there is none (created true, latest set to the message's date).
+func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.Message) (keep int64, created bool, err error) {
 	cands := map[int64]bool{}
 	if cur != 0 {
 		cands[cur] = true
@@ -513,25 +633,22 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 		return rows.Err()
 	}
 	for _, r := range refs {
-		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
-			return err
-		}
 		// Parents present in the store, and siblings sharing the reference.
 		if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, r, id); err != nil {
-			return err
+			return 0, false, err
 		}
 		if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
 			WHERE r.ref = ? AND r.message <> ?`, r, id); err != nil {
-			return err
+			return 0, false, err
 		}
 	}
 	// Other copies of this message, and children that arrived first.
 	if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, mid, id); err != nil {
-		return err
+		return 0, false, err
 	}
 	if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
 		WHERE r.ref = ? AND r.message <> ?`, mid, id); err != nil {
-		return err
+		return 0, false, err
 	}
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)
@@ -541,13 +658,12 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 		err := w.queryRow(`SELECT id FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
 			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
+			return 0, false, err
 		}
 		if t != 0 {
 			cands[t] = true
 		}
 	}
-	var keep int64
 	for t := range cands {
 		if keep == 0 || t < keep {
 			keep = t
@@ -556,27 +672,22 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 	if keep == 0 {
 		res, err := w.exec(`INSERT INTO threads(subject, norm_subject, latest) VALUES(?, ?, ?)`, m.Subject, norm, date)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
 		if keep, err = res.LastInsertId(); err != nil {
-			return err
+			return 0, false, err
 		}
+		w.fresh[keep] = true
+		created = true
 	}
 	for t := range cands {
 		if t != keep {
 			if err := w.mergeThread(keep, t); err != nil {
-				return err
+				return 0, false, err
 			}
 		}
 	}
-	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE id = ?`, keep, id); err != nil {
-		return err
-	}
-	if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, keep); err != nil {
-		return err
-	}
-	w.dirty[keep] = true
-	return nil
+	return keep, created, nil
 }
 
 // mergeThread moves every message of thread from into thread into and
@@ -600,7 +711,9 @@ func (w *writer) mergeThread(into, from int64) error {
 	return nil
 }
 
-// finish recomputes the aggregates of every touched thread.
+// finish recomputes the aggregates of every touched thread, then
+// indexes the new and changed messages for search (last, so no later
+// statement makes FTS5 flush again).
 func (w *writer) finish() error {
 	for id := range w.dirty {
 		if err := w.recomputeThread(id); err != nil {
@@ -608,7 +721,7 @@ func (w *writer) finish() error {
 		}
 	}
 	w.dirty = map[int64]bool{}
-	return nil
+	return w.ftsFlush()
 }
 
 // recomputeThread refreshes the cached aggregates of one thread (latest,
@@ -689,6 +802,11 @@ func (w *writer) recomputeThread(id int64) error {
 		mustJSON(parts), hex.EncodeToString(h.Sum(nil)), id)
 	if err != nil {
 		return err
+	}
+	if w.fresh[id] {
+		// Created by this writer: no override or triage can exist yet, and
+		// a new thread starts untriaged.
+		return nil
 	}
 	return w.updateSection(id)
 }
