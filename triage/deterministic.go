@@ -58,6 +58,12 @@ func Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
 
 // Deterministic triages a thread (messages oldest first) from signals alone.
 func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
+	o, _ := a.deterministic(msgs, principal)
+	return o
+}
+
+// deterministic is Deterministic that also returns the analysis.
+func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address) (*Outcome, *analysis) {
 	an := a.analyze(msgs, principal)
 	o := &Outcome{Source: SourceDeterministic, Signals: an.signals}
 	r := &o.Result
@@ -110,7 +116,7 @@ func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address)
 	}
 	r.Summary = summary(msgs, an)
 	o.Extras = extras(r, an)
-	return o
+	return o, an
 }
 
 func (a *Analyzer) threshold() float64 {

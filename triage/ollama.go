@@ -1,10 +1,12 @@
 package triage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -97,6 +99,7 @@ type OllamaOptions struct {
 // Ollama triages with a local Ollama model.
 type Ollama struct {
 	opts   OllamaOptions
+	base   *url.URL
 	client *api.Client
 	schema json.RawMessage
 	log    *slog.Logger
@@ -139,7 +142,10 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 		opts.BusyBackoff = 500 * time.Millisecond
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{}
+		// Keep a connection per parallel request alive (the default keeps 2).
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		opts.HTTPClient = &http.Client{Transport: tr}
 	}
 	if opts.Analyzer == nil {
 		opts.Analyzer = NewAnalyzer(nil)
@@ -148,7 +154,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Ollama{opts: opts, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(model.ResultSchema()), log: log}, nil
+	return &Ollama{opts: opts, base: u, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(model.ResultSchema()), log: log}, nil
 }
 
 // CacheKey implements Triager.
@@ -216,10 +222,9 @@ const maxShrinks = 2
 // Triage implements Triager: the model's answer, validated, or the
 // deterministic triage marked with the reason.
 func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
-	a := o.opts.Analyzer
-	an := a.analyze(in.Messages, in.Principal)
+	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal)
 	fallback := func(err *Error, attempts int) (*Outcome, error) {
-		out := a.Deterministic(in.Messages, in.Principal)
+		out := det
 		out.FallbackReason = err.Msg
 		out.Attempts = attempts
 		o.log.Warn("triage: deterministic fallback", "reason", err.Msg)
@@ -257,7 +262,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 			rejection = verr.Error()
 			continue
 		}
-		out := o.outcome(res, an, in)
+		out := o.outcome(res, an, det)
 		out.PromptTokens = resp.PromptEvalCount
 		out.Attempts = attempts
 		return out, nil
@@ -265,8 +270,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 }
 
 // outcome completes a model result with reasons and extras.
-func (o *Ollama) outcome(res *model.EmailTriageResult, an *analysis, in Input) *Outcome {
-	det := o.opts.Analyzer.Deterministic(in.Messages, in.Principal)
+func (o *Ollama) outcome(res *model.EmailTriageResult, an *analysis, det *Outcome) *Outcome {
 	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: an.signals}
 	if out.Result.ActionItems == nil {
 		out.Result.ActionItems = []model.ActionItem{}
@@ -322,14 +326,7 @@ func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error)
 	backoff := o.opts.BusyBackoff
 	for try := 0; ; try++ {
 		cctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
-		var got *api.ChatResponse
-		err := o.client.Chat(cctx, req, func(r api.ChatResponse) error {
-			if r.Done || got == nil {
-				rr := r
-				got = &rr
-			}
-			return nil
-		})
+		got, err := o.post(cctx, req)
 		cerr := cctx.Err()
 		cancel()
 		if err == nil && got == nil {
@@ -354,6 +351,51 @@ func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error)
 		}
 		return nil, o.classify(ctx, err)
 	}
+}
+
+// post sends one non-streamed chat request and decodes the single answer.
+// It is what api.Client.Chat does for stream=false, minus the 8 MB line
+// buffer Chat allocates per call (api/client.go maxBufferSize), which cost
+// more CPU and GC than the rest of a triage; errors keep the api package's
+// shapes (api.StatusError) so they classify the same way.
+func (o *Ollama) post(ctx context.Context, req *api.ChatRequest) (*api.ChatResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	resp, err := o.opts.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if resp.StatusCode >= http.StatusBadRequest {
+		se := api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: string(bytes.TrimSpace(data))}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			se.ErrorMessage = e.Error
+		}
+		return nil, se
+	}
+	if json.Unmarshal(data, &e) == nil && e.Error != "" {
+		return nil, errors.New(e.Error)
+	}
+	var cr api.ChatResponse
+	if err := json.Unmarshal(data, &cr); err != nil {
+		return nil, fmt.Errorf("decode answer %q: %w", oneLine(string(data), 80), err)
+	}
+	return &cr, nil
 }
 
 // classify maps a client error to a user-facing *Error.

@@ -149,62 +149,112 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 // pass triages ids with tr; it returns a non-nil error in switched when
 // tr turned out to be offline (the remaining threads are left for the
 // caller to triage with the fallback).
+//
+// Three stages keep the model busy: one goroutine loads threads ahead,
+// Parallel goroutines triage, and one goroutine saves results and sends
+// events, so store IO never sits between two model calls.
 func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []Example, events chan<- Event, res *PassResult) (switched error, err error) {
 	total := len(ids)
 	if total == 0 {
 		return nil, nil
 	}
-	jobs := make(chan int64)
-	var (
-		mu      sync.Mutex
-		done    int
-		offline error
-		wg      sync.WaitGroup
-	)
+	type job struct {
+		id   int64
+		hash string
+		th   *model.Thread
+		err  error
+	}
+	type result struct {
+		job
+		out    *Outcome
+		triErr error
+	}
 	stop := make(chan struct{})
 	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+
+	jobs := make(chan job, w.opts.Parallel)
+	go func() {
+		defer close(jobs)
+		for _, id := range ids {
+			// The hash is read before the thread: if mail arrives in
+			// between, the record carries the older hash and the thread is
+			// triaged again.
+			j := job{id: id}
+			if j.hash, j.err = w.st.ThreadContentHash(ctx, id); j.err == nil {
+				j.th, j.err = w.st.Thread(ctx, id)
+			}
+			select {
+			case jobs <- j:
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	results := make(chan result, w.opts.Parallel)
+	var wg sync.WaitGroup
 	for range min(w.opts.Parallel, total) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for id := range jobs {
-				out, saveErr, triErr := w.one(ctx, tr, id, examples)
-				mu.Lock()
-				if saveErr == nil && out != nil {
-					done++
-					res.Triaged++
-				} else {
-					res.Failed++
+			for j := range jobs {
+				r := result{job: j}
+				if j.err == nil {
+					r.out, r.triErr = tr.Triage(ctx, Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples})
+					if IsOffline(r.triErr) {
+						halt()
+					}
 				}
-				ev := Event{Done: done, Total: total, ThreadID: id, Model: tr.Model(), Outcome: out, Offline: tr.Model() == ""}
-				if saveErr != nil {
-					ev.Err = saveErr
-				} else if triErr != nil && !IsOffline(triErr) {
-					ev.Err = triErr
-				}
-				if IsOffline(triErr) && offline == nil {
-					offline = triErr
-					stopOnce.Do(func() { close(stop) })
-				}
-				mu.Unlock()
-				if ctx.Err() == nil {
-					w.send(ctx, events, ev)
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
 				}
 			}
 		}()
 	}
-feed:
-	for _, id := range ids {
-		select {
-		case jobs <- id:
-		case <-stop:
-			break feed
-		case <-ctx.Done():
-			break feed
+	go func() { wg.Wait(); close(results) }()
+
+	var offline error
+	done := 0
+	for r := range results {
+		if ctx.Err() != nil {
+			continue // drain
 		}
+		ev := Event{Total: total, ThreadID: r.id, Model: tr.Model(), Offline: tr.Model() == ""}
+		if r.err != nil {
+			res.Failed++
+			ev.Err = fmt.Errorf("triage: thread %d: %w", r.id, r.err)
+		} else {
+			key := tr.CacheKey()
+			var te *Error
+			if errors.As(r.triErr, &te) && te.Kind != ErrOffContract && te.Kind != ErrTruncated {
+				// A passing failure (offline, busy, timeout, server error):
+				// keep the deterministic result under its own key so the
+				// model gets the thread on a later pass.
+				key = DeterministicCacheKey()
+			}
+			if err := w.st.SaveTriage(ctx, Record(r.id, key, r.hash, r.out)); err != nil {
+				res.Failed++
+				ev.Err = fmt.Errorf("triage: save thread %d: %w", r.id, err)
+			} else {
+				done++
+				res.Triaged++
+				ev.Outcome = r.out
+				if r.triErr != nil && !IsOffline(r.triErr) {
+					ev.Err = r.triErr
+				}
+			}
+		}
+		if IsOffline(r.triErr) && offline == nil {
+			offline = r.triErr
+		}
+		ev.Done = done
+		w.send(ctx, events, ev)
 	}
-	close(jobs)
-	wg.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -214,38 +264,6 @@ feed:
 		return offline, nil
 	}
 	return nil, nil
-}
-
-// one triages and saves one thread. saveErr is a store failure; triErr is
-// the triager's error (the outcome is then a fallback).
-func (w *Worker) one(ctx context.Context, tr Triager, id int64, examples []Example) (*Outcome, error, error) {
-	// The hash is read before the thread: if mail arrives in between, the
-	// record carries the older hash and the thread is triaged again.
-	hash, err := w.st.ThreadContentHash(ctx, id)
-	if err != nil {
-		return nil, err, nil
-	}
-	th, err := w.st.Thread(ctx, id)
-	if err != nil {
-		return nil, err, nil
-	}
-	out, triErr := tr.Triage(ctx, Input{Messages: th.Messages, Principal: w.opts.Principal, Examples: examples})
-	if ctx.Err() != nil {
-		return nil, ctx.Err(), nil
-	}
-	key := tr.CacheKey()
-	var te *Error
-	if errors.As(triErr, &te) && te.Kind != ErrOffContract && te.Kind != ErrTruncated {
-		// A passing failure (offline, busy, timeout, server error): keep
-		// the deterministic result under its own key so the model gets
-		// the thread on a later pass.
-		key = DeterministicCacheKey()
-	}
-	rec := Record(id, key, hash, out)
-	if err := w.st.SaveTriage(ctx, rec); err != nil {
-		return nil, err, triErr
-	}
-	return out, nil, triErr
 }
 
 // Record converts an outcome into the store's record.
