@@ -30,6 +30,12 @@ type KeyMap struct {
 	Help             key.Binding
 	Quit             key.Binding
 	ForceQuit        key.Binding
+
+	// Draft review and confirm screens (enabled by setDraftKeys).
+	Edit, EditExternal, EditDone key.Binding
+	ToggleAll, ToConfirm         key.Binding
+	Discard, DiscardYes          key.Binding
+	Send, Undo                   key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -61,6 +67,15 @@ func DefaultKeyMap() KeyMap {
 		Help:          key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:          key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Edit:          key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		EditExternal:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "$EDITOR")),
+		EditDone:      key.NewBinding(key.WithKeys("esc", "ctrl+s"), key.WithHelp("esc/ctrl+s", "done editing")),
+		ToggleAll:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "reply/reply all")),
+		ToConfirm:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "send…")),
+		Discard:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard")),
+		DiscardYes:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
+		Send:          key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send this message")),
+		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 	}
 }
 

@@ -30,6 +30,10 @@ const (
 	stateSearch // search as you type
 	stateHelp
 	statePrompt // the : command line or the save prompt (an overlay)
+
+	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go).
+	stateDraft
+	stateConfirm
 )
 
 // common is shared by every screen: styles, keys, clock, logger.
@@ -64,6 +68,7 @@ type Model struct {
 	list       listView
 	search     searchView
 	lastList   []ListItem // the last :list result, for :open N (selectionIndex)
+	drafts     draftFlow  // draft review, confirm screen, undo window
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -181,6 +186,7 @@ func (m *Model) setKeys() {
 		st = statePrompt
 	}
 	m.c.keys.setState(st, m.errText != "", len(m.thread.attachments) > 0)
+	m.setDraftKeys(st)
 }
 
 // Update routes messages: host events and IO results first, then keys to
@@ -260,6 +266,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case draftMsg:
+		return m.handleDraftMsg(msg)
 	case noteMsg:
 		m.note = string(msg)
 		return nil
@@ -314,6 +322,8 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 		if ev.Err != nil {
 			m.setError(ev.Err)
 		}
+	case OutboxEvent:
+		m.handleOutboxEvent(ev)
 	case error:
 		m.setError(ev)
 	}
@@ -404,6 +414,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.DismissError) {
 		m.errText = ""
 		return nil
+	}
+	if cmd, ok := m.handleDraftRouting(msg); ok {
+		return cmd
 	}
 	switch m.screen {
 	case stateSearch:
@@ -522,6 +535,9 @@ func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 
 // reply hands a thread to the host's draft flow.
 func (m *Model) reply(id int64, all bool) tea.Cmd {
+	if m.opts.Drafts != nil {
+		return m.openDraft(id, all)
+	}
 	if m.opts.Reply == nil {
 		m.note = "replies are not available yet"
 		return nil
@@ -686,6 +702,8 @@ func (m Model) View() string {
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.errText != "", len(m.thread.attachments) > 0)
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
+	case stateDraft, stateConfirm:
+		body = m.draftView()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")
@@ -727,6 +745,8 @@ func (m *Model) titleLine() string {
 		where = "Search"
 	case stateHelp:
 		where = "Help"
+	case stateDraft, stateConfirm:
+		where = m.draftTitle()
 	}
 	total := 0
 	for _, n := range m.inbox.counts {

@@ -52,6 +52,9 @@ type Options struct {
 	// Reply opens the draft flow for a thread (all: reply to all). Nil
 	// means replies are not available yet.
 	Reply func(threadID int64, all bool) tea.Cmd
+	// Drafts, when set, is the send engine behind r/R: the draft review
+	// and confirm screens replace Reply. *drafts.Engine satisfies it.
+	Drafts Drafter
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error
