@@ -226,3 +226,46 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestCorpusSpamScores measures the deterministic triage's is_spam on the
+// SpamAssassin corpus: the training groups and the held-out groups.
+func TestCorpusSpamScores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus scan")
+	}
+	a := NewAnalyzer(nil)
+	p := model.Address{Email: "user@mailsift.invalid"}
+	for _, split := range []struct {
+		name       string
+		spam, ham  string
+		minP, minR float64
+	}{
+		{"train (spam-1 + easy-ham-1)", "spam-1", "easy-ham-1", 0.97, 0.95},
+		{"held out (spam-2 + easy-ham-2)", "spam-2", "easy-ham-2", 0.95, 0.85},
+	} {
+		var tp, fp, fn, tn int
+		for _, g := range []struct {
+			group string
+			spam  bool
+		}{{split.spam, true}, {split.ham, false}} {
+			for _, m := range loadCorpus(t, 1<<30, g.group) {
+				got := a.Deterministic([]*model.Message{m}, p).Result.IsSpam
+				switch {
+				case got && g.spam:
+					tp++
+				case got && !g.spam:
+					fp++
+				case !got && g.spam:
+					fn++
+				default:
+					tn++
+				}
+			}
+		}
+		prec, rec := float64(tp)/float64(tp+fp), float64(tp)/float64(tp+fn)
+		t.Logf("%s: precision %.4f recall %.4f (TP %d FP %d FN %d TN %d)", split.name, prec, rec, tp, fp, fn, tn)
+		if prec < split.minP || rec < split.minR {
+			t.Errorf("%s: precision %.4f / recall %.4f below %.2f / %.2f", split.name, prec, rec, split.minP, split.minR)
+		}
+	}
+}
