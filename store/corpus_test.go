@@ -12,7 +12,7 @@ import (
 
 // copyTree copies a directory tree (the maildir source moves files from
 // new/ to cur/, so it must not run on the checked-in corpus).
-func copyTree(t *testing.T, src, dst string) {
+func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {

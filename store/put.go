@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mailsift/model"
 )
@@ -159,7 +160,7 @@ func (w *writer) put(m *model.Message) error {
 		return err
 	}
 
-	var target int64
+	var target, thread int64
 	var targetHasBody bool
 	if hash != "" {
 		err := w.queryRow(`SELECT id, has_body FROM messages WHERE message_id = ? AND content_hash = ?`, mid, hash).Scan(&target, &targetHasBody)
@@ -185,13 +186,13 @@ func (w *writer) put(m *model.Message) error {
 			}
 		}
 	default:
-		id, err := w.insertMessage(mid, m)
+		id, tid, err := w.insertMessage(mid, m)
 		if err != nil {
 			return err
 		}
-		target = id
+		target, thread = id, tid
 	}
-	if err := w.setLocation(m.Loc, key, target, m.Flags); err != nil {
+	if err := w.setLocationIn(m.Loc, key, target, thread, m.Flags); err != nil {
 		return err
 	}
 	if locMsg != 0 && locMsg != target {
@@ -375,44 +376,42 @@ func (w *writer) newMessageID() (int64, error) {
 	return id, nil
 }
 
-func (w *writer) insertMessage(mid string, m *model.Message) (int64, error) {
-	id, err := w.newMessageID()
+func (w *writer) insertMessage(mid string, m *model.Message) (id, thread int64, err error) {
+	id, err = w.newMessageID()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	refs := messageRefs(mid, m)
 	date := unixOrZero(m.Date)
 	thread, created, err := w.pickThread(id, 0, mid, refs, m)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	ftsRowid, err := w.ftsRowid(id, date)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	args := append([]any{id, mid, nullable(m.ContentHash), thread, ftsRowid}, messageArgs(m)...)
 	if _, err := w.exec(`INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, `+messageCols+`)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	w.ftsPending[id] = true
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	for _, r := range refs {
-		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
-			return 0, err
-		}
+	if err := w.insertRefs(id, refs); err != nil {
+		return 0, 0, err
 	}
 	if !created {
 		if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, thread); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	w.dirty[thread] = true
-	return id, nil
+	return id, thread, nil
 }
 
 func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
@@ -445,6 +444,12 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
 // the source are overlaid with local changes still waiting in the queue:
 // a pending local change wins until the sync code acknowledges it.
 func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.Flags) error {
+	return w.setLocationIn(loc, key, msg, 0, f)
+}
+
+// setLocationIn is setLocation for a message known to be in thread (0:
+// look it up).
+func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64, f model.Flags) error {
 	var err error
 	if !w.noPending {
 		if f, err = w.overlayPending(loc.Account, loc.Mailbox, key, f); err != nil {
@@ -464,6 +469,10 @@ func (w *writer) setLocation(loc model.Location, key string, msg int64, f model.
 		boolInt(f.Deleted), boolInt(f.Draft), mustJSON(kw), msg)
 	if err != nil {
 		return err
+	}
+	if thread != 0 {
+		w.dirty[thread] = true
+		return nil
 	}
 	return w.markMessageThread(msg)
 }
@@ -587,10 +596,8 @@ func messageRefs(mid string, m *model.Message) []string {
 // subjectWindow of its date.
 func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error {
 	refs := messageRefs(mid, m)
-	for _, r := range refs {
-		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
-			return err
-		}
+	if err := w.insertRefs(id, refs); err != nil {
+		return err
 	}
 	keep, _, err := w.pickThread(id, cur, mid, refs, m)
 	if err != nil {
@@ -604,6 +611,35 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 	}
 	w.dirty[keep] = true
 	return nil
+}
+
+// insertRefs records the Message-IDs message id refers to.
+func (w *writer) insertRefs(id int64, refs []string) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	if jsonExact(refs) {
+		_, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) SELECT ?, value FROM json_each(?)`, id, mustJSON(refs))
+		return err
+	}
+	for _, r := range refs {
+		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonExact reports whether strs survive a trip through a JSON array and
+// SQLite's json_each unchanged (valid UTF-8, no NUL), so a list can be
+// passed to SQL as one JSON parameter. Hostile Message-IDs go one by one.
+func jsonExact(strs []string) bool {
+	for _, s := range strs {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // pickThread finds the thread for message id (which may not be inserted
@@ -632,23 +668,25 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 		}
 		return rows.Err()
 	}
-	for _, r := range refs {
-		// Parents present in the store, and siblings sharing the reference.
-		if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, r, id); err != nil {
+	// Parents present in the store and siblings sharing a reference;
+	// other copies of this message and children that arrived first: one
+	// query over the message's own Message-ID and its references.
+	if all := append([]string{mid}, refs...); jsonExact(all) {
+		if err := addRows(`SELECT thread_id FROM messages WHERE message_id IN (SELECT value FROM json_each(?1)) AND id <> ?2
+			UNION SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
+			WHERE r.ref IN (SELECT value FROM json_each(?1)) AND r.message <> ?2`, mustJSON(all), id); err != nil {
 			return 0, false, err
 		}
-		if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
-			WHERE r.ref = ? AND r.message <> ?`, r, id); err != nil {
-			return 0, false, err
+	} else {
+		for _, r := range all {
+			if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, r, id); err != nil {
+				return 0, false, err
+			}
+			if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
+				WHERE r.ref = ? AND r.message <> ?`, r, id); err != nil {
+				return 0, false, err
+			}
 		}
-	}
-	// Other copies of this message, and children that arrived first.
-	if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, mid, id); err != nil {
-		return 0, false, err
-	}
-	if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
-		WHERE r.ref = ? AND r.message <> ?`, mid, id); err != nil {
-		return 0, false, err
 	}
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)

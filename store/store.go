@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -68,9 +69,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	wq := url.Values{}
 	for k, v := range q {
-		wq[k] = v
+		wq[k] = slices.Clone(v)
 	}
 	wq.Set("_txlock", "immediate")
+	// The writer keeps more pages cached: a batch touches the message,
+	// search and thread b-trees all over.
+	wq.Add("_pragma", "cache_size(-32768)")
+	wq.Add("_pragma", "temp_store(MEMORY)")
 	w, err := sql.Open("sqlite", fileURI(path)+"?"+wq.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: open %q: %w", path, err)
