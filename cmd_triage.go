@@ -212,7 +212,8 @@ func (g *globals) triager(cfg *config.Config, an *triage.Analyzer, offline bool)
 	log, _ := g.Logger()
 	return triage.NewOllama(triage.OllamaOptions{
 		Host: cfg.Ollama.Host, Model: cfg.Ollama.Model, NumCtx: cfg.Ollama.NumCtx,
-		Timeout: cfg.Ollama.Timeout, Analyzer: an, Logger: log,
+		Timeout: cfg.Ollama.Timeout, TokenBudget: cfg.Triage.TokenBudget,
+		MaxMessages: cfg.Triage.MaxThreadMessages, Analyzer: an, Logger: log,
 	})
 }
 

@@ -182,7 +182,7 @@ func TestPromptsWithinBudget(t *testing.T) {
 	var sizes []int
 	trimmed := 0
 	check := func(in Input) {
-		p := buildPrompt(in, a.Signals(in.Messages, in.Principal), budget, newFence(), "")
+		p := buildPrompt(in, a.Signals(in.Messages, in.Principal), budget, newFence(), "", 0)
 		if p.Tokens > budget {
 			t.Errorf("prompt of %q: %d tokens > budget %d", in.Messages[0].Subject, p.Tokens, budget)
 		}

@@ -84,6 +84,11 @@ type OllamaOptions struct {
 	KeepAlive time.Duration
 	// ReserveTokens is left for the answer (default 1024).
 	ReserveTokens int
+	// TokenBudget caps the prompt (triage.token_budget; 0: NumCtx - ReserveTokens).
+	TokenBudget int
+	// MaxMessages keeps only the newest messages of a thread in the prompt
+	// (triage.max_thread_messages; 0: all that fit).
+	MaxMessages int
 	// BusyRetries is how often a 503 (queue full) is retried (default 3),
 	// with backoff starting at BusyBackoff (default 500ms).
 	BusyRetries int
@@ -231,12 +236,20 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 		return out, err
 	}
 	budget := o.opts.NumCtx - o.opts.ReserveTokens
+	if o.opts.TokenBudget > 0 {
+		budget = min(budget, o.opts.TokenBudget)
+	}
+	dropped := 0
+	if n := o.opts.MaxMessages; n > 0 && len(in.Messages) > n {
+		dropped = len(in.Messages) - n
+		in.Messages = in.Messages[dropped:]
+	}
 	rejection := ""
 	attempts := 0
 	shrinks := 0
 	offContract := 0
 	for {
-		p := buildPrompt(in, an.signals, budget, newFence(), rejection)
+		p := buildPrompt(in, an.signals, budget, newFence(), rejection, dropped)
 		attempts++
 		resp, err := o.chat(ctx, p)
 		if err != nil {

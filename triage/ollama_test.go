@@ -370,3 +370,17 @@ func TestOllamaTruncatedAlwaysFallsBack(t *testing.T) {
 		t.Errorf("calls = %d source %q", f.calls.Load(), out.Source)
 	}
 }
+
+func TestOllamaMaxMessages(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	o := f.triager(t, func(op *OllamaOptions) { op.MaxMessages = 1 })
+	in := testInput()
+	in.Messages = append([]*model.Message{{MessageID: "m0", From: model.Address{Email: "bob@example.org"}, Subject: "Old", Text: "The very first message."}}, in.Messages...)
+	if _, err := o.Triage(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	u := f.reqs[0].Messages[1].Content
+	if strings.Contains(u, "The very first message.") || !strings.Contains(u, "[1 earlier message(s) omitted") || !strings.Contains(u, "hop on a call") {
+		t.Errorf("max_thread_messages not applied:\n%s", u)
+	}
+}

@@ -81,8 +81,9 @@ Fields:
 - action_items: what the principal must do, as short imperative sentences; due_hint is the deadline exactly as written in the mail (e.g. "Friday"), or null. Empty for spam, phishing and mail needing no action.
 - draft: null unless a short reply from the principal is clearly expected; then to, subject and body of that reply. Never promise payments, credentials or data.`
 
-// buildPrompt builds the prompt for in with the thread cut to budget tokens.
-func buildPrompt(in Input, signals []Signal, budget int, fence string, rejection string) Prompt {
+// buildPrompt builds the prompt for in with the thread cut to budget
+// tokens; dropped counts older messages already left out by the caller.
+func buildPrompt(in Input, signals []Signal, budget int, fence string, rejection string, dropped int) Prompt {
 	p := Prompt{Fence: fence}
 	var sys strings.Builder
 	fmt.Fprintf(&sys, "You are mailsift's email triage engine. You triage one email thread for the principal (the inbox owner): %s.\n", escapeFence(principalString(in.Principal), fence))
@@ -146,7 +147,7 @@ func buildPrompt(in Input, signals []Signal, budget int, fence string, rejection
 		}
 		break
 	}
-	p.Omitted = keepFrom
+	p.Omitted = keepFrom + dropped
 	var u strings.Builder
 	fmt.Fprintf(&u, "<<<%s>>>\n", fence)
 	if p.Omitted > 0 {
