@@ -77,6 +77,24 @@ func BenchmarkDeterministicCorpus(b *testing.B) {
 	b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "msgs/cpu-s")
 }
 
+// BenchmarkDeterministicCorpusParallel is the same on all cores, as the
+// worker runs it (the Analyzer is shared by the goroutines).
+func BenchmarkDeterministicCorpusParallel(b *testing.B) {
+	msgs := loadCorpus(b, 1<<30, allGroups...)
+	a := NewAnalyzer(nil)
+	p := model.Address{Email: "jm@example.com"}
+	var next atomic.Int64
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := int(next.Add(1)) % len(msgs)
+			a.Deterministic(msgs[i:i+1], p)
+		}
+	})
+	b.ReportMetric(float64(next.Load())/time.Since(start).Seconds(), "msgs/s")
+}
+
 // BenchmarkDeterministicDemo triages the demo mailbox's threads.
 func BenchmarkDeterministicDemo(b *testing.B) {
 	threads := demoThreads(b)
