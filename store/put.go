@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -103,6 +105,7 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
+	preps := prepareMessages(msgs)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
 		var pending bool
@@ -111,7 +114,7 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 		}
 		w.noPending = !pending
 		accounts := map[string]bool{}
-		for _, m := range msgs {
+		for i, m := range msgs {
 			if m == nil {
 				continue
 			}
@@ -121,7 +124,7 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 					return err
 				}
 			}
-			if err := w.put(m); err != nil {
+			if err := w.put(m, &preps[i]); err != nil {
 				return fmt.Errorf("message %q at %s/%s/%s: %w", m.MessageID, m.Loc.Account, m.Loc.Mailbox, locKey(m.Loc), err)
 			}
 		}
@@ -133,19 +136,59 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 	return nil
 }
 
-func (w *writer) put(m *model.Message) error {
-	key := locKey(m.Loc)
-	if key == "" {
-		return errors.New("location has neither key nor uid")
+// putPrep is the part of storing a message computed outside the write
+// transaction, on all cores: column values and references.
+type putPrep struct {
+	mid  string
+	args []any // messageArgs
+	refs []string
+}
+
+// prepareMessages computes the putPrep of every message in parallel (the
+// write transaction itself runs on one connection, one core).
+func prepareMessages(msgs []*model.Message) []putPrep {
+	preps := make([]putPrep, len(msgs))
+	workers := min(runtime.GOMAXPROCS(0), (len(msgs)+15)/16)
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := k; i < len(msgs); i += workers {
+				m := msgs[i]
+				if m == nil {
+					continue
+				}
+				mid := storedMessageID(m)
+				preps[i] = putPrep{mid: mid, args: messageArgs(m), refs: messageRefs(mid, m)}
+			}
+		}()
 	}
+	wg.Wait()
+	return preps
+}
+
+// storedMessageID is the Message-ID a message is stored under: its own,
+// else one derived from its content hash or, for an envelope, its
+// location.
+func storedMessageID(m *model.Message) string {
 	mid := strings.TrimSpace(m.MessageID)
 	if mid == "" {
 		if m.ContentHash != "" {
 			mid = "mailsift-" + m.ContentHash
 		} else {
-			mid = "mailsift-loc-" + m.Loc.Account + "/" + m.Loc.Mailbox + "/" + key
+			mid = "mailsift-loc-" + m.Loc.Account + "/" + m.Loc.Mailbox + "/" + locKey(m.Loc)
 		}
 	}
+	return mid
+}
+
+func (w *writer) put(m *model.Message, p *putPrep) error {
+	key := locKey(m.Loc)
+	if key == "" {
+		return errors.New("location has neither key nor uid")
+	}
+	mid := p.mid
 	hash := m.ContentHash
 
 	// What the location holds now.
@@ -186,7 +229,7 @@ func (w *writer) put(m *model.Message) error {
 			}
 		}
 	default:
-		id, tid, err := w.insertMessage(mid, m)
+		id, tid, err := w.insertMessage(mid, m, p)
 		if err != nil {
 			return err
 		}
@@ -376,12 +419,12 @@ func (w *writer) newMessageID() (int64, error) {
 	return id, nil
 }
 
-func (w *writer) insertMessage(mid string, m *model.Message) (id, thread int64, err error) {
+func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, thread int64, err error) {
 	id, err = w.newMessageID()
 	if err != nil {
 		return 0, 0, err
 	}
-	refs := messageRefs(mid, m)
+	refs := p.refs
 	date := unixOrZero(m.Date)
 	thread, created, err := w.pickThread(id, 0, mid, refs, m)
 	if err != nil {
@@ -391,7 +434,7 @@ func (w *writer) insertMessage(mid string, m *model.Message) (id, thread int64, 
 	if err != nil {
 		return 0, 0, err
 	}
-	args := append([]any{id, mid, nullable(m.ContentHash), thread, ftsRowid}, messageArgs(m)...)
+	args := append([]any{id, mid, nullable(m.ContentHash), thread, ftsRowid}, p.args...)
 	if _, err := w.exec(`INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, `+messageCols+`)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
 		return 0, 0, err
@@ -753,44 +796,68 @@ func (w *writer) mergeThread(into, from int64) error {
 // indexes the new and changed messages for search (last, so no later
 // statement makes FTS5 flush again).
 func (w *writer) finish() error {
+	ids := make([]int64, 0, len(w.dirty))
 	for id := range w.dirty {
-		if err := w.recomputeThread(id); err != nil {
-			return fmt.Errorf("recompute thread %d: %w", id, err)
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	// Read the messages of up to threadChunk threads per query.
+	const threadChunk = 500
+	for len(ids) > 0 {
+		n := min(len(ids), threadChunk)
+		if err := w.recomputeThreads(ids[:n]); err != nil {
+			return err
 		}
+		ids = ids[n:]
 	}
 	w.dirty = map[int64]bool{}
 	return w.ftsFlush()
 }
 
-// recomputeThread refreshes the cached aggregates of one thread (latest,
-// counts, sender, participants, content hash, section), deleting it when
-// it has no messages left.
-func (w *writer) recomputeThread(id int64) error {
-	rows, err := w.query(`SELECT m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
+// threadRow is one message as the thread aggregates need it.
+type threadRow struct {
+	mid, hash, subject, norm, fromName, fromEmail string
+	date                                          int64
+	body, att, unread                             bool
+}
+
+// recomputeThreads refreshes the cached aggregates of the threads ids
+// (see storeThread), reading their messages in one query.
+func (w *writer) recomputeThreads(ids []int64) error {
+	byThread := make(map[int64][]threadRow, len(ids))
+	q := `SELECT m.thread_id, m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
 		m.norm_subject, m.from_name, m.from_email, m.has_body, m.has_attachment,
 		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)
-		FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
+		FROM messages m WHERE m.thread_id IN (SELECT value FROM json_each(?)) ORDER BY m.thread_id, m.date, m.id`
+	rows, err := w.query(q, mustJSON(ids))
 	if err != nil {
-		return err
+		return fmt.Errorf("recompute threads: %w", err)
 	}
-	type row struct {
-		mid, hash, subject, norm, fromName, fromEmail string
-		date                                          int64
-		body, att, unread                             bool
-	}
-	var ms []row
 	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.mid, &r.hash, &r.date, &r.subject, &r.norm, &r.fromName, &r.fromEmail, &r.body, &r.att, &r.unread); err != nil {
+		var t int64
+		var r threadRow
+		if err := rows.Scan(&t, &r.mid, &r.hash, &r.date, &r.subject, &r.norm, &r.fromName, &r.fromEmail, &r.body, &r.att, &r.unread); err != nil {
 			rows.Close()
-			return err
+			return fmt.Errorf("recompute threads: %w", err)
 		}
-		ms = append(ms, r)
+		byThread[t] = append(byThread[t], r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return fmt.Errorf("recompute threads: %w", err)
 	}
+	for _, id := range ids {
+		if err := w.storeThread(id, byThread[id]); err != nil {
+			return fmt.Errorf("recompute thread %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// storeThread refreshes the cached aggregates of thread id (latest,
+// counts, sender, participants, content hash, section) from its messages
+// ms (oldest first), deleting the thread when ms is empty.
+func (w *writer) storeThread(id int64, ms []threadRow) error {
 	if len(ms) == 0 {
 		_, err := w.exec(`DELETE FROM threads WHERE id = ?`, id)
 		return err
@@ -834,7 +901,7 @@ func (w *writer) recomputeThread(id int64) error {
 	if parts == nil {
 		parts = []string{}
 	}
-	_, err = w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
+	_, err := w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
 		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?
 		WHERE id = ?`, subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName, from.fromEmail,
 		mustJSON(parts), hex.EncodeToString(h.Sum(nil)), id)
