@@ -284,7 +284,14 @@ func envelope(th textproto.Header, envFrom string, raw []byte, probs *[]string) 
 	m.Cc = addressList(h, "Cc", probs)
 	m.Bcc = addressList(h, "Bcc", probs)
 
-	m.Subject = sanitizeLine(decodeWords(h.Get("Subject")))
+	rawSubject := decodeWords(h.Get("Subject"))
+	if hasTerminalControls(rawSubject) {
+		*probs = append(*probs, "header: terminal escape or bidi control sequences removed from Subject")
+	}
+	if fromHdr := decodeWords(h.Get("From")); hasTerminalControls(fromHdr) {
+		*probs = append(*probs, "header: terminal escape or bidi control sequences removed from From")
+	}
+	m.Subject = sanitizeLine(rawSubject)
 	if strings.Contains(m.Subject, "=?") && strings.Contains(h.Get("Subject"), "=?") {
 		*probs = append(*probs, "header: Subject has a malformed encoded word, shown raw")
 	}
@@ -503,6 +510,13 @@ func sanitize(s string, keepNL bool) string {
 		}
 		return r
 	}, s)
+}
+
+// hasTerminalControls reports whether s holds what a terminal would act on
+// or what reorders text: ESC, the 8-bit CSI, or bidi overrides and isolates.
+// Such mail is hostile or broken; the parser strips these and says so.
+func hasTerminalControls(s string) bool {
+	return strings.ContainsAny(s, "\x1b\u009b\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 }
 
 // joinBlocks joins non-empty text blocks with a blank line.

@@ -120,6 +120,9 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 	case (mt == "text/plain" || mt == "text/html") && disp != "attachment":
 		data, _ := w.decodeTransfer(h, body, leaf)
 		s := w.decodeCharset(data, params["charset"], leaf)
+		if hasTerminalControls(s) {
+			w.problem(leaf, "terminal escape or bidi control sequences removed")
+		}
 		if mt == "text/html" {
 			w.html = append(w.html, HTMLToText(s))
 		} else {

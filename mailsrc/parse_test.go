@@ -356,3 +356,27 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestParseReportsTerminalControls checks that stripping escape sequences is
+// not silent: triage turns the Problem into a phishing/obfuscation signal.
+func TestParseReportsTerminalControls(t *testing.T) {
+	m, err := Parse(readFixture(t, "terminal-escapes.eml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subj, body bool
+	for _, p := range m.Problems {
+		subj = subj || strings.Contains(p, "removed from Subject")
+		body = body || strings.Contains(p, "sequences removed") && !strings.Contains(p, "header:")
+	}
+	if !subj || !body {
+		t.Fatalf("Problems = %q, want entries for the Subject and the body", m.Problems)
+	}
+	clean, err := Parse([]byte("From: a@example.com\nDate: Mon, 16 Nov 2026 09:00:00 +0000\nMessage-ID: <c@example.com>\nSubject: hi\n\nplain text\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clean.Problems) != 0 {
+		t.Fatalf("clean message Problems = %q, want none", clean.Problems)
+	}
+}

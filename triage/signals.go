@@ -298,7 +298,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// The parser records what it stripped (terminal escapes, bidi controls).
 	for _, p := range m.Problems {
 		if lp := strings.ToLower(p); strings.Contains(lp, "control") || strings.Contains(lp, "escape") {
-			an.suspicious++
+			an.suspicious += 2 // no legitimate mail hides terminal escapes
 			add(Signal{Kind: SigObfuscatedSender, Reason: "the message hid terminal escape or control sequences", Message: i})
 			break
 		}
