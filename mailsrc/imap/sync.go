@@ -58,6 +58,9 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 	if err != nil {
 		return err
 	}
+	if err := s.unselect(c); err != nil {
+		return err
+	}
 	statuses := s.statuses(c, boxes)
 
 	var errs []error
@@ -156,6 +159,25 @@ func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, error) {
 		return chosen[i].name < chosen[j].name
 	})
 	return chosen, nil
+}
+
+// unselect leaves the selected mailbox: servers (Dovecot) answer STATUS
+// for the selected mailbox from the session's possibly stale view.
+func (s *Source) unselect(c *conn) error {
+	if c.selected == "" {
+		return nil
+	}
+	var err error
+	if c.has(imap.CapUnselect) || c.has(imap.CapIMAP4rev2) {
+		err = c.c.Unselect().Wait()
+	} else {
+		err = c.c.Noop().Wait()
+	}
+	c.selected = ""
+	if err != nil && !isServerError(err) {
+		return fmt.Errorf("imap: unselect: %w", err)
+	}
+	return nil
 }
 
 // statuses asks STATUS for every mailbox, pipelined, when the server has
@@ -333,8 +355,7 @@ func (s *Source) scanFlags(c *conn, name string, opts *imap.FetchOptions, f func
 }
 
 // fetchEnvelopes fetches the header fields of uids (ascending) newest
-// batch first, with the next batch's command already sent while the
-// current one is read, and puts each batch into the sink.
+// batch first and puts each batch into the sink.
 func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink, name string, uidValidity uint32, uids []imap.UID, progress func(mailsrc.Progress)) error {
 	if len(uids) == 0 {
 		return nil
@@ -349,29 +370,19 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 	for hi := len(uids); hi > 0; hi -= s.cfg.BatchSize {
 		batches = append(batches, uids[max(0, hi-s.cfg.BatchSize):hi])
 	}
-	issue := func(b []imap.UID) *imapclient.FetchCommand { return c.c.Fetch(imap.UIDSetNum(b...), opts) }
-	next := issue(batches[0])
 	done := 0
-	for i := range batches {
-		cur := next
-		next = nil
-		if i+1 < len(batches) {
-			next = issue(batches[i+1])
-		}
-		msgs, err := s.readEnvelopes(cur, name, hdr)
-		if err == nil {
-			err = sink.PutMessages(ctx, msgs)
-			if err != nil {
-				err = fmt.Errorf("imap: store envelopes of %q: %w", name, err)
-			}
-		}
+	for _, b := range batches {
+		// One command at a time: Dovecot runs pipelined FETCHes in
+		// parallel, and go-imap then needs each command consumed
+		// concurrently; a round trip per batch costs little.
+		msgs, err := s.readEnvelopes(c.c.Fetch(imap.UIDSetNum(b...), opts), name, hdr)
 		if err != nil {
-			if next != nil {
-				next.Close()
-			}
 			return err
 		}
-		done += len(batches[i])
+		if err := sink.PutMessages(ctx, msgs); err != nil {
+			return fmt.Errorf("imap: store envelopes of %q: %w", name, err)
+		}
+		done += len(b)
 		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "envelopes", Done: done, Total: len(uids)})
 	}
 	return nil

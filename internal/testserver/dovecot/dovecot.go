@@ -222,7 +222,7 @@ func start(t testing.TB, bin, version string, users map[string]string, opts *Opt
 	}
 	cmd := exec.Command(bin, "-F", "-c", confPath)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	stderr, err := os.Create(filepath.Join(dir, "stderr.log"))
 	if err != nil {
 		return nil, err
@@ -247,13 +247,16 @@ func start(t testing.TB, bin, version string, users map[string]string, opts *Opt
 		s.LMTPAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(lmtpPort))
 	}
 	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		// The master stops its children itself, but waits about a
+		// second for them; a test instance need not shut down cleanly.
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
 		select {
 		case <-exited:
-		case <-time.After(5 * time.Second):
+		case <-time.After(200 * time.Millisecond):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // any stragglers
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
