@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"mailsift/model"
@@ -119,5 +120,50 @@ func TestResetMailbox(t *testing.T) {
 	}
 	if hits, _ := s.Search(ctx, "inbox", 10); len(hits) != 0 {
 		t.Fatalf("search finds deleted message: %v", hits)
+	}
+}
+
+// TestLocationsFlagsRoundTrip checks that Locations returns each flag and
+// the keywords exactly as stored, one flag at a time (they are packed into
+// one column on the way out).
+func TestLocationsFlagsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	cases := []struct {
+		name string
+		f    model.Flags
+	}{
+		{"none", model.Flags{}},
+		{"seen", model.Flags{Seen: true}},
+		{"answered", model.Flags{Answered: true}},
+		{"flagged", model.Flags{Flagged: true}},
+		{"deleted", model.Flags{Deleted: true}},
+		{"draft", model.Flags{Draft: true}},
+		{"all", model.Flags{Seen: true, Answered: true, Flagged: true, Deleted: true, Draft: true}},
+		{"keywords", model.Flags{Answered: true, Keywords: []string{"$Label1", "work"}}},
+	}
+	for _, c := range cases {
+		m := mkMsg("rt-"+c.name+"@x", "Round trip "+c.name)
+		m.Flags = c.f
+		put(t, s, m)
+	}
+	locs, err := s.Locations(ctx, "acct", "INBOX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locs) != len(cases) {
+		t.Fatalf("Locations = %d entries, want %d", len(locs), len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			loc := model.Location{Account: "acct", Mailbox: "INBOX", Key: "rt-" + c.name + "@x"}
+			got, ok := locs[loc]
+			if !ok {
+				t.Fatalf("Locations has no %v", loc)
+			}
+			if !reflect.DeepEqual(got, c.f) {
+				t.Errorf("Locations()[%s] = %+v, want %+v", c.name, got, c.f)
+			}
+		})
 	}
 }

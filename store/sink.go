@@ -129,24 +129,35 @@ func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error
 }
 
 // Locations lists the stored locations of a mailbox with their flags.
+// The five system flags come packed in one column and keywords only when
+// set: a no-op resync reads every location of every mailbox.
 func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT key, uid, seen, answered, flagged, deleted, draft, keywords
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM locations WHERE account = ? AND mailbox = ?`,
+		account, mailbox).Scan(&n); err != nil {
+		return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT key, uid,
+		(seen != 0) | ((answered != 0) << 1) | ((flagged != 0) << 2) | ((deleted != 0) << 3) | ((draft != 0) << 4),
+		NULLIF(keywords, '[]')
 		FROM locations WHERE account = ? AND mailbox = ?`, account, mailbox)
 	if err != nil {
 		return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
 	}
 	defer rows.Close()
-	out := map[model.Location]model.Flags{}
+	out := make(map[model.Location]model.Flags, n)
 	for rows.Next() {
 		loc := model.Location{Account: account, Mailbox: mailbox}
-		var uid int64
-		var f model.Flags
-		var kw string
-		if err := rows.Scan(&loc.Key, &uid, &f.Seen, &f.Answered, &f.Flagged, &f.Deleted, &f.Draft, &kw); err != nil {
+		var uid, bits int64
+		var kw sql.NullString
+		if err := rows.Scan(&loc.Key, &uid, &bits, &kw); err != nil {
 			return nil, fmt.Errorf("store: locations of %s/%s: %w", account, mailbox, err)
 		}
 		loc.UID = uint32(uid)
-		f.Keywords = decodeKeywords(kw)
+		f := model.Flags{Seen: bits&1 != 0, Answered: bits&2 != 0, Flagged: bits&4 != 0, Deleted: bits&8 != 0, Draft: bits&16 != 0}
+		if kw.Valid {
+			f.Keywords = decodeKeywords(kw.String)
+		}
 		out[loc] = f
 	}
 	if err := rows.Err(); err != nil {
