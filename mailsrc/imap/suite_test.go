@@ -374,4 +374,26 @@ var scenarios = []scenario{
 			t.Errorf("FindByMessageID(missing) = %v, %v; want false", found, err)
 		}
 	}},
+	{"non-ASCII mailbox names", func(t *testing.T, ts *testServer) {
+		a := ts.admin(t)
+		a.create("Entwürfe")
+		a.create("Projekte/Résumé 日本")
+		u := a.append("Entwürfe", testMessage(1, "draft"))
+		v := a.append("Projekte/Résumé 日本", testMessage(2, "cv"))
+		sink := newFakeSink()
+		src := ts.source(t, nil)
+		mustSync(t, src, sink)
+		if mb, ok := sink.mailbox("acct", "Entwürfe"); !ok || mb.Role != model.RoleDrafts {
+			t.Errorf("mailbox Entwürfe = %+v, %v; want decoded name, role drafts", mb, ok)
+		}
+		if m := sink.inBox("acct", "Projekte/Résumé 日本")[uint32(v)]; m == nil || m.Subject != "cv" {
+			t.Errorf("message in Projekte/Résumé 日本 = %+v", m)
+		}
+		if err := src.PushFlags(context.Background(), []mailsrc.FlagChange{{Loc: loc("acct", "Entwürfe", u), Flag: model.FlagSeen, Set: true}}); err != nil {
+			t.Fatalf("PushFlags() = %v", err)
+		}
+		if fl := a.flags("Entwürfe", u); !hasFlag(fl, imap.FlagSeen) {
+			t.Errorf("flags in Entwürfe = %v, want \\Seen", fl)
+		}
+	}},
 }
