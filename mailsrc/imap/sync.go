@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"runtime"
+	"sync"
+
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
@@ -437,89 +440,158 @@ func unparsable(raw []byte, err error) *model.Message {
 	}
 }
 
+// rawMsg is one fetched message before parsing.
+type rawMsg struct {
+	uid   imap.UID
+	flags []imap.Flag
+	size  int64
+	raw   []byte
+}
+
 // fetchBodies fills in missing bodies of one mailbox, newest first as
-// the sink orders them, until none is missing.
+// the sink orders them, until none is missing. Parsing a batch runs on
+// all cores while the next batch is fetched.
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
-	sec := &imap.FetchItemBodySection{Peek: true}
-	opts := &imap.FetchOptions{UID: true, Flags: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{sec}}
 	done := 0
+	var parsing chan []*model.Message // the previous batch, being parsed
+	flush := func() error {
+		if parsing == nil {
+			return nil
+		}
+		msgs := <-parsing
+		parsing = nil
+		if len(msgs) == 0 {
+			return nil
+		}
+		if err := sink.PutMessages(ctx, msgs); err != nil {
+			return fmt.Errorf("imap: store bodies of %q: %w", name, err)
+		}
+		done += len(msgs)
+		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "bodies", Done: done})
+		return nil
+	}
+	defer func() {
+		if parsing != nil {
+			<-parsing
+		}
+	}()
 	for {
-		locs, err := sink.MissingBodies(ctx, s.account, name, s.cfg.BodyBatchSize)
+		locs, err := sink.MissingBodies(ctx, s.account, name, 8*s.cfg.BodyBatchSize)
 		if err != nil {
 			return fmt.Errorf("imap: missing bodies of %q: %w", name, err)
 		}
-		var set imap.UIDSet
-		want := make(map[imap.UID]model.Location)
+		var todo []model.Location
 		for _, l := range locs {
-			if l.UID == 0 || attempted[l.UID] {
-				continue
+			if l.UID != 0 && !attempted[l.UID] {
+				attempted[l.UID] = true
+				todo = append(todo, l)
 			}
-			attempted[l.UID] = true
-			set.AddNum(imap.UID(l.UID))
-			want[imap.UID(l.UID)] = l
 		}
-		if len(want) == 0 {
+		if len(todo) == 0 {
 			if len(locs) > 0 {
 				s.log.Warn("bodies still missing after fetch", "mailbox", name, "count", len(locs))
 			}
-			return nil
+			return flush()
 		}
 		if c.selected != name {
 			if _, err := s.selectMailbox(c, name, false); err != nil {
 				return err
 			}
 		}
-		cmd := c.c.Fetch(set, opts)
-		var msgs []*model.Message
-		for {
-			m := cmd.Next()
-			if m == nil {
-				break
-			}
-			buf, err := m.Collect()
+		for len(todo) > 0 {
+			batch := todo[:min(len(todo), s.cfg.BodyBatchSize)]
+			todo = todo[len(batch):]
+			raws, gone, err := s.fetchRaw(c, name, batch)
 			if err != nil {
-				cmd.Close()
-				return fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+				return err
 			}
-			if _, ok := want[buf.UID]; !ok {
-				continue
+			if err := flush(); err != nil {
+				return err
 			}
-			delete(want, buf.UID)
-			raw := buf.FindBodySection(sec)
-			msg, perr := mailsrc.Parse(raw)
-			if perr != nil {
-				msg = unparsable(raw, perr)
-				msg.Raw = raw
+			if len(gone) > 0 {
+				// Asked for but not returned: expunged meanwhile.
+				if err := sink.RemoveLocations(ctx, gone); err != nil {
+					return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
+				}
 			}
-			msg.Loc = loc(s.account, name, buf.UID)
-			msg.Flags = flagsFromIMAP(buf.Flags)
-			if buf.RFC822Size > 0 {
-				msg.Size = buf.RFC822Size
-			}
-			msg.HasBody = true
-			msgs = append(msgs, msg)
+			parsing = make(chan []*model.Message, 1)
+			go func(ch chan<- []*model.Message) { ch <- s.parseAll(name, raws) }(parsing)
 		}
-		if err := cmd.Close(); err != nil {
-			return fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+		if err := flush(); err != nil {
+			return err
 		}
-		if len(msgs) > 0 {
-			if err := sink.PutMessages(ctx, msgs); err != nil {
-				return fmt.Errorf("imap: store bodies of %q: %w", name, err)
-			}
-		}
-		if len(want) > 0 {
-			// Asked for but not returned: expunged meanwhile.
-			gone := make([]model.Location, 0, len(want))
-			for _, l := range want {
-				gone = append(gone, l)
-			}
-			if err := sink.RemoveLocations(ctx, gone); err != nil {
-				return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
-			}
-		}
-		done += len(msgs)
-		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "bodies", Done: done})
 	}
+}
+
+// fetchRaw fetches the whole messages at locs; gone lists those the
+// server did not return.
+func (s *Source) fetchRaw(c *conn, name string, locs []model.Location) (raws []rawMsg, gone []model.Location, err error) {
+	var set imap.UIDSet
+	want := make(map[imap.UID]model.Location, len(locs))
+	for _, l := range locs {
+		set.AddNum(imap.UID(l.UID))
+		want[imap.UID(l.UID)] = l
+	}
+	sec := &imap.FetchItemBodySection{Peek: true}
+	cmd := c.c.Fetch(set, &imap.FetchOptions{UID: true, Flags: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{sec}})
+	for {
+		m := cmd.Next()
+		if m == nil {
+			break
+		}
+		buf, err := m.Collect()
+		if err != nil {
+			cmd.Close()
+			return nil, nil, fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+		}
+		if _, ok := want[buf.UID]; !ok {
+			continue
+		}
+		delete(want, buf.UID)
+		raws = append(raws, rawMsg{uid: buf.UID, flags: buf.Flags, size: buf.RFC822Size, raw: buf.FindBodySection(sec)})
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, nil, fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
+	}
+	for _, l := range want {
+		gone = append(gone, l)
+	}
+	return raws, gone, nil
+}
+
+// parseAll parses raws on all cores, keeping their order.
+func (s *Source) parseAll(name string, raws []rawMsg) []*model.Message {
+	out := make([]*model.Message, len(raws))
+	workers := min(runtime.GOMAXPROCS(0), len(raws))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := raws[i]
+				msg, err := mailsrc.Parse(r.raw)
+				if err != nil {
+					msg = unparsable(r.raw, err)
+					msg.Raw = r.raw
+				}
+				msg.Loc = loc(s.account, name, r.uid)
+				msg.Flags = flagsFromIMAP(r.flags)
+				if r.size > 0 {
+					msg.Size = r.size
+				}
+				msg.HasBody = true
+				out[i] = msg
+			}
+		}()
+	}
+	for i := range raws {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
