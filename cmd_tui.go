@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mailsift/config"
+	"mailsift/drafts"
 	"mailsift/mailsrc/mirror"
 	"mailsift/model"
 	"mailsift/store"
@@ -107,6 +108,24 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		}()
 	}
 
+	// Drafts and sending: the engine runs the outbox in the background;
+	// its state changes reach the status bar.
+	eng, closeDrafts := newDraftEngine(ctx, cfg, st, principal, g, func(ctx context.Context, id int64) {
+		_ = retriage(ctx, st, id, wakeTriage)
+	})
+	defer closeDrafts()
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := eng.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			send(ui.ErrorMsg{Err: fmt.Errorf("outbox: %w", err)})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		watchOutbox(ctx, eng, send, time.Second)
+	}()
+
 	opts := ui.Options{
 		Store:     st,
 		Account:   accountLabel(cfg),
@@ -115,9 +134,8 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		Logger:    log,
 		// Re-triage: invalidate the thread's cached record, wake the worker.
 		Retriage: func(ctx context.Context, id int64) error { return retriage(ctx, st, id, wakeTriage) },
-		// Reply: the draft flow (drafts/) plugs in here; until then the UI
-		// says replies are not available yet.
-		Reply: nil,
+		// Reply (r/R): the draft review and confirm screens over the engine.
+		Drafts: eng,
 	}
 	if cfg.NoConfig {
 		opts.Hint = tuiHint
@@ -248,6 +266,115 @@ func forwardTriage(ctx context.Context, in <-chan triage.Event, send func(any), 
 		send(msg)
 		if ctx.Err() != nil {
 			return
+		}
+	}
+}
+
+// demoNoSend is what confirming a reply in the demo mailbox says.
+const demoNoSend = "demo mailbox: nothing is sent"
+
+// newDraftEngine builds the send engine for the configured accounts: the
+// SMTP or sendmail transport of each, the IMAP source as its mailbox (Sent
+// and Drafts copies) for IMAP accounts, and a transport that refuses for
+// the demo mailbox. The returned func closes the IMAP connections.
+func newDraftEngine(ctx context.Context, cfg *config.Config, st *store.Store, principal model.Address, g *globals,
+	retriage func(ctx context.Context, threadID int64)) (*drafts.Engine, func()) {
+	log, _ := g.Logger()
+	var accts []drafts.Account
+	var closers []func() error
+	for i := range cfg.Accounts {
+		a := &cfg.Accounts[i]
+		da := drafts.AccountFromConfig(a, principal)
+		if da.Transport == nil && (cfg.Demo || a.Src.Scheme == "demo") {
+			da.Transport = &drafts.NoSend{Reason: demoNoSend}
+		}
+		if a.Src.IsNetwork() {
+			if src, err := mirror.Open(a, mirror.Options{Logger: log}); err == nil {
+				closers = append(closers, src.Close)
+				if mb, ok := src.(drafts.Mailbox); ok {
+					da.Mailbox = mb
+				}
+			}
+			if mbs, err := st.Mailboxes(ctx, a.Name); err == nil {
+				da.SentMailbox, da.DraftsMailbox = drafts.SentAndDrafts(mbs)
+			}
+		}
+		accts = append(accts, da)
+	}
+	var gen drafts.Generator
+	if !cfg.Triage.Offline {
+		if o, err := drafts.NewOllama(cfg.Ollama.Host, cfg.Ollama.Model, cfg.Ollama.NumCtx, nil); err == nil {
+			gen = timeoutGenerator{g: o, d: cfg.Ollama.Timeout}
+		}
+	}
+	eng := drafts.New(st, drafts.Options{
+		Principal: principal,
+		Policy: drafts.Policy{Tone: cfg.Drafts.Tone, Length: cfg.Drafts.Length, Signature: cfg.Drafts.Signature,
+			Language: cfg.Drafts.Language, NeverPromise: cfg.Drafts.NeverPromise},
+		Generator:   gen,
+		Accounts:    accts,
+		UndoWindow:  time.Duration(cfg.Drafts.UndoSeconds) * time.Second,
+		ApprovalTTL: cfg.Drafts.ApprovalTTL,
+		Retriage:    retriage,
+		Logger:      log,
+	})
+	return eng, func() {
+		for _, c := range closers {
+			_ = c()
+		}
+	}
+}
+
+// timeoutGenerator bounds each draft request, so an unresponsive Ollama
+// falls back to the template draft instead of spinning for ever.
+type timeoutGenerator struct {
+	g drafts.Generator
+	d time.Duration
+}
+
+func (t timeoutGenerator) GenerateReply(ctx context.Context, req drafts.GenerateRequest) (*drafts.GeneratedReply, error) {
+	if t.d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.d)
+		defer cancel()
+	}
+	return t.g.GenerateReply(ctx, req)
+}
+
+func (t timeoutGenerator) Name() string { return t.g.Name() }
+
+// outboxLister is the part of the engine watchOutbox reads.
+type outboxLister interface {
+	Outbox(ctx context.Context, states ...store.OutboxState) ([]store.OutboxItem, error)
+}
+
+// watchOutbox polls the outbox and reports items that became sent,
+// failed or unknown since the last look (the engine has no event stream).
+func watchOutbox(ctx context.Context, eng outboxLister, send func(any), every time.Duration) {
+	seen := map[int64]store.OutboxState{}
+	first := true
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		items, err := eng.Outbox(ctx)
+		if err == nil {
+			for _, it := range items {
+				old, ok := seen[it.ID]
+				seen[it.ID] = it.State
+				if first || (ok && old == it.State) {
+					continue
+				}
+				switch it.State {
+				case store.OutboxSent, store.OutboxFailed, store.OutboxUnknown:
+					send(ui.OutboxEvent{ID: it.ID, State: it.State, MessageID: it.MessageID, Err: it.LastError, NextAttempt: it.NextAttemptAt})
+				}
+			}
+			first = false
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

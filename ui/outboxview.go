@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"mailsift/store"
 )
@@ -15,6 +16,8 @@ type OutboxEvent struct {
 	MessageID string
 	// Err is the last error of a failed or unknown item.
 	Err string
+	// NextAttempt is when a failed item is retried (zero: it is not).
+	NextAttempt time.Time
 }
 
 // handleOutboxEvent shows an outbox change in the status bar.
@@ -27,7 +30,11 @@ func (m *Model) handleOutboxEvent(ev OutboxEvent) {
 	case store.OutboxSent:
 		m.note = SanitizeLine("sent <" + ev.MessageID + ">")
 	case store.OutboxFailed:
-		m.setError(fmt.Errorf("send failed: %s (the draft is kept; see mailsift outbox)", ev.Err))
+		if !ev.NextAttempt.IsZero() {
+			m.setError(fmt.Errorf("send failed, retrying at %s: %s", ev.NextAttempt.Local().Format("15:04:05"), ev.Err))
+		} else {
+			m.setError(fmt.Errorf("send failed: %s (the draft is open again; see mailsift outbox)", ev.Err))
+		}
 	case store.OutboxUnknown:
 		m.setError(errors.New("send outcome unknown: " + ev.Err + " (see mailsift outbox)"))
 	}
