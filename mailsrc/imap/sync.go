@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -378,7 +379,7 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 		// One command at a time: Dovecot runs pipelined FETCHes in
 		// parallel, and go-imap then needs each command consumed
 		// concurrently; a round trip per batch costs little.
-		msgs, err := s.readEnvelopes(c.c.Fetch(imap.UIDSetNum(b...), opts), name, hdr)
+		msgs, err := s.readEnvelopes(c, c.c.Fetch(imap.UIDSetNum(b...), opts), name, hdr)
 		if err != nil {
 			return err
 		}
@@ -391,16 +392,15 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 	return nil
 }
 
-func (s *Source) readEnvelopes(cmd *imapclient.FetchCommand, name string, hdr *imap.FetchItemBodySection) ([]*model.Message, error) {
+func (s *Source) readEnvelopes(c *conn, cmd *imapclient.FetchCommand, name string, hdr *imap.FetchItemBodySection) ([]*model.Message, error) {
 	var msgs []*model.Message
 	for {
 		m := cmd.Next()
 		if m == nil {
 			break
 		}
-		buf, err := m.Collect()
+		buf, err := readMessage(c, m)
 		if err != nil {
-			cmd.Close()
 			return nil, fmt.Errorf("imap: fetch envelopes in %q: %w", name, err)
 		}
 		if buf.UID == 0 {
@@ -425,6 +425,41 @@ func (s *Source) readEnvelopes(cmd *imapclient.FetchCommand, name string, hdr *i
 		return nil, fmt.Errorf("imap: fetch envelopes in %q: %w", name, err)
 	}
 	return msgs, nil
+}
+
+// readMessage reads one FETCH response like FetchMessageData.Collect.
+// After a failed literal read (connection lost or closed on
+// cancellation) it closes the client and waits for go-imap's decoder to
+// stop before returning, and the caller must abandon the command: go-imap
+// would otherwise read the half-read literal again while its decoder
+// reads the same buffer (a data race).
+func readMessage(c *conn, m *imapclient.FetchMessageData) (*imapclient.FetchMessageBuffer, error) {
+	buf := &imapclient.FetchMessageBuffer{SeqNum: m.SeqNum}
+	for item := m.Next(); item != nil; item = m.Next() {
+		switch it := item.(type) {
+		case imapclient.FetchItemDataBodySection:
+			var b []byte
+			if it.Literal != nil {
+				var err error
+				if b, err = io.ReadAll(it.Literal); err != nil {
+					c.c.Close()
+					return nil, err
+				}
+			}
+			buf.BodySection = append(buf.BodySection, imapclient.FetchBodySectionBuffer{Section: it.Section, Bytes: b})
+		case imapclient.FetchItemDataUID:
+			buf.UID = it.UID
+		case imapclient.FetchItemDataFlags:
+			buf.Flags = it.Flags
+		case imapclient.FetchItemDataRFC822Size:
+			buf.RFC822Size = it.Size
+		case imapclient.FetchItemDataBodyStructure:
+			buf.BodyStructure = it.BodyStructure
+		case imapclient.FetchItemDataModSeq:
+			buf.ModSeq = it.ModSeq
+		}
+	}
+	return buf, nil
 }
 
 // unparsable stands in for a message the parser rejected, so that it is
@@ -541,9 +576,8 @@ func (s *Source) fetchRaw(c *conn, name string, locs []model.Location) (raws []r
 		if m == nil {
 			break
 		}
-		buf, err := m.Collect()
+		buf, err := readMessage(c, m)
 		if err != nil {
-			cmd.Close()
 			return nil, nil, fmt.Errorf("imap: fetch bodies in %q: %w", name, err)
 		}
 		if _, ok := want[buf.UID]; !ok {
