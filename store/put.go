@@ -685,6 +685,20 @@ func jsonExact(strs []string) bool {
 	return true
 }
 
+// candQuery returns the query that finds the threads of messages whose
+// Message-ID is one of the first n parameters or that refer to one of
+// them, other than message ?(n+1).
+func candQuery(n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = "?" + strconv.Itoa(i+1)
+	}
+	in, self := strings.Join(ps, ", "), "?"+strconv.Itoa(n+1)
+	return `SELECT thread_id FROM messages WHERE message_id IN (` + in + `) AND id <> ` + self + `
+	UNION ALL SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
+	WHERE r.ref IN (` + in + `) AND r.message <> ` + self
+}
+
 // pickThread finds the thread for message id (which may not be inserted
 // yet) with Message-ID mid referring to refs, currently in thread cur (0
 // if none): it merges the threads the message links and creates a thread
@@ -714,22 +728,28 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	// Parents present in the store and siblings sharing a reference;
 	// other copies of this message and children that arrived first: one
 	// query over the message's own Message-ID and its references.
-	if all := append([]string{mid}, refs...); jsonExact(all) {
-		if err := addRows(`SELECT thread_id FROM messages WHERE message_id IN (SELECT value FROM json_each(?1)) AND id <> ?2
-			UNION SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
-			WHERE r.ref IN (SELECT value FROM json_each(?1)) AND r.message <> ?2`, mustJSON(all), id); err != nil {
+	// In groups of 1, 2, 4 or 8 IDs (padded with mid): four statements
+	// with fixed parameter counts stay prepared.
+	all := append([]string{mid}, refs...)
+	for len(all) > 0 {
+		size := 1
+		for size < len(all) && size < 8 {
+			size *= 2
+		}
+		n := min(len(all), size)
+		args := make([]any, 0, size+1)
+		for i := range size {
+			if i < n {
+				args = append(args, all[i])
+			} else {
+				args = append(args, mid)
+			}
+		}
+		args = append(args, id)
+		if err := addRows(candQuery(size), args...); err != nil {
 			return 0, false, err
 		}
-	} else {
-		for _, r := range all {
-			if err := addRows(`SELECT thread_id FROM messages WHERE message_id = ? AND id <> ?`, r, id); err != nil {
-				return 0, false, err
-			}
-			if err := addRows(`SELECT m.thread_id FROM message_refs r JOIN messages m ON m.id = r.message
-				WHERE r.ref = ? AND r.message <> ?`, r, id); err != nil {
-				return 0, false, err
-			}
-		}
+		all = all[n:]
 	}
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)
