@@ -80,6 +80,16 @@ func Binary() string {
 	return ""
 }
 
+// haveLMTP reports whether Dovecot's lmtp service binary is installed.
+func haveLMTP() bool {
+	for _, dir := range []string{"/usr/lib/dovecot", "/usr/libexec/dovecot", "/usr/local/libexec/dovecot", "/usr/lib64/dovecot"} {
+		if _, err := os.Stat(filepath.Join(dir, "lmtp")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Unavailable skips the test with msg, or fails it when RequireEnv=1.
 func Unavailable(t testing.TB, msg string) {
 	t.Helper()
@@ -107,6 +117,9 @@ func Start(t testing.TB, opts *Options) *Server {
 		if u == "" || strings.ContainsAny(u, ":\n\r/ ") || strings.ContainsAny(p, ":\n\r") {
 			t.Fatalf("dovecot: user %q or its password contains ':', '/', spaces or newlines", u)
 		}
+	}
+	if opts.LMTP && !haveLMTP() {
+		Unavailable(t, "dovecot's LMTP server is not installed (Debian package dovecot-lmtpd)")
 	}
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
