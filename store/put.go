@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"mailsift/model"
 )
@@ -658,31 +657,27 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 
 // insertRefs records the Message-IDs message id refers to.
 func (w *writer) insertRefs(id int64, refs []string) error {
-	if len(refs) == 0 {
-		return nil
-	}
-	if jsonExact(refs) {
-		_, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) SELECT ?, value FROM json_each(?)`, id, mustJSON(refs))
-		return err
-	}
-	for _, r := range refs {
-		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+	// In groups of 1, 2, 4 or 8 rows (padded with a repeat, ignored):
+	// four statements with fixed parameter counts stay prepared.
+	for len(refs) > 0 {
+		size := 1
+		for size < len(refs) && size < 8 {
+			size *= 2
+		}
+		n := min(len(refs), size)
+		args := make([]any, 0, size+1)
+		args = append(args, id)
+		rows := make([]string, size)
+		for i := range size {
+			args = append(args, refs[min(i, n-1)])
+			rows[i] = "(?1, ?" + strconv.Itoa(i+2) + ")"
+		}
+		if _, err := w.exec(`INSERT OR IGNORE INTO message_refs(message, ref) VALUES `+strings.Join(rows, ", "), args...); err != nil {
 			return err
 		}
+		refs = refs[n:]
 	}
 	return nil
-}
-
-// jsonExact reports whether strs survive a trip through a JSON array and
-// SQLite's json_each unchanged (valid UTF-8, no NUL), so a list can be
-// passed to SQL as one JSON parameter. Hostile Message-IDs go one by one.
-func jsonExact(strs []string) bool {
-	for _, s := range strs {
-		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // candQuery returns the query that finds the threads of messages whose
