@@ -88,6 +88,21 @@ type Config struct {
 // credentials. Callers should not retry these without user action.
 var ErrAuthFailed = errors.New("authentication failed")
 
+// configError is a configuration mistake that retrying cannot fix.
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return e.msg }
+
+func configErrorf(format string, args ...any) error {
+	return &configError{msg: fmt.Sprintf(format, args...)}
+}
+
+// isConfigError reports errors that retrying cannot fix.
+func isConfigError(err error) bool {
+	var ce *configError
+	return errors.As(err, &ce)
+}
+
 // maxIdleReuse is how long an idle pooled connection is trusted to be
 // still alive before it is replaced by a fresh one.
 const maxIdleReuse = 5 * time.Minute
@@ -183,23 +198,23 @@ func (s *Source) addr() string { return net.JoinHostPort(s.cfg.Host, s.cfg.Port)
 // checkConfig refuses configurations that would leak credentials.
 func (s *Source) checkConfig() error {
 	if s.cfg.Host == "" {
-		return errors.New("imap: no host configured")
+		return configErrorf("imap: no host configured")
 	}
 	if s.cfg.Password == nil {
-		return fmt.Errorf("imap: no password source configured for %s; set password_cmd", s.cfg.Username)
+		return configErrorf("imap: no password source configured for %s; set password_cmd", s.cfg.Username)
 	}
 	loop := isLoopback(s.cfg.Host)
 	switch s.cfg.TLS {
 	case TLSImplicit, TLSStartTLS:
 	case TLSInsecurePlain:
 		if !loop {
-			return fmt.Errorf("imap: refusing unencrypted connection to non-loopback host %s; use imaps:// or STARTTLS", s.cfg.Host)
+			return configErrorf("imap: refusing unencrypted connection to non-loopback host %s; use imaps:// or STARTTLS", s.cfg.Host)
 		}
 	default:
-		return fmt.Errorf("imap: unknown TLS mode %d", int(s.cfg.TLS))
+		return configErrorf("imap: unknown TLS mode %d", int(s.cfg.TLS))
 	}
 	if s.cfg.TLSConfig != nil && s.cfg.TLSConfig.InsecureSkipVerify && !loop {
-		return fmt.Errorf("imap: refusing to skip TLS certificate verification for non-loopback host %s", s.cfg.Host)
+		return configErrorf("imap: refusing to skip TLS certificate verification for non-loopback host %s", s.cfg.Host)
 	}
 	return nil
 }
@@ -323,7 +338,7 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 			Username: s.cfg.Username, Token: secret, Host: s.cfg.Host,
 		}))
 	default:
-		return fmt.Errorf("imap: unknown auth mechanism %q (want plain, login, xoauth2 or oauthbearer)", s.cfg.Auth)
+		return configErrorf("imap: unknown auth mechanism %q (want plain, login, xoauth2 or oauthbearer)", s.cfg.Auth)
 	}
 	if err != nil {
 		var ie *imap.Error

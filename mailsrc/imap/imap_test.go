@@ -256,3 +256,63 @@ func TestXOAuth2(t *testing.T) {
 		t.Errorf("Next(error challenge) = %q, want empty", resp)
 	}
 }
+
+// TestWatchReconnects drops the watch connection under Watch and checks
+// that it reconnects (with backoff) and reports a possible change.
+func TestWatchReconnects(t *testing.T) {
+	ts := newMemServer(t)
+	var (
+		conns = make(chan net.Conn, 10)
+		dials atomic.Int64
+	)
+	src := ts.source(t, func(c *Config) {
+		c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, network, addr)
+			if err == nil {
+				conns <- conn
+			}
+			return conn, err
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := make(chan struct{}, 10)
+	done := make(chan error, 1)
+	go func() { done <- src.Watch(ctx, func() { changed <- struct{}{} }) }()
+
+	first := <-conns
+	time.Sleep(200 * time.Millisecond) // let it reach IDLE
+	select {
+	case <-changed:
+		t.Fatal("changed() called before anything happened")
+	default:
+	}
+	first.Close() // the network drops the connection
+	select {
+	case <-changed:
+	case err := <-done:
+		t.Fatalf("Watch() gave up after a dropped connection: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reconnect within 10s")
+	}
+	if n := dials.Load(); n != 2 {
+		t.Errorf("dialled %d times, want 2", n)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch() = %v, want context.Canceled", err)
+	}
+}
+
+func TestConfigErrorsNotRetried(t *testing.T) {
+	src := New("acct", Config{Host: "imap.example.com", TLS: TLSInsecurePlain, Username: "u",
+		Password: func(context.Context) (string, error) { return "p", nil }})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := src.Watch(ctx, func() {})
+	if !isConfigError(err) || !strings.Contains(err.Error(), "refusing unencrypted") {
+		t.Errorf("Watch() = %v, want the configuration error at once", err)
+	}
+}

@@ -168,11 +168,6 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	}
 }
 
-// isConfigError reports errors that retrying cannot fix.
-func isConfigError(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "refusing") || strings.Contains(err.Error(), "password source"))
-}
-
 func (s *Source) watchOnce(ctx context.Context, changed func(), reconnected bool) error {
 	notify := make(chan struct{}, 1)
 	poke := func() {
