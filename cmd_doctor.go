@@ -48,6 +48,9 @@ func cmdDoctor(ctx context.Context, g *globals, args []string) int {
 		checks = append(checks, check{name: "config", ok: true, info: fmt.Sprintf("%s (%d account(s))", what, len(cfg.Accounts))})
 	}
 	if cfg != nil {
+		if !cfg.NoConfig {
+			checks = append(checks, accountChecks(ctx, cfg)...)
+		}
 		checks = append(checks, ollamaChecks(ctx, cfg)...)
 		checks = append(checks, storeCheck(ctx, storePath(cfg)))
 	}

@@ -149,57 +149,11 @@ func (s *SMTP) Send(ctx context.Context, t *store.SendTicket, commit func() erro
 	if err := s.hook(ctx, StepBeforeConnect); err != nil {
 		return err
 	}
-	addr := net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
-	d := net.Dialer{Timeout: timeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	c, stop, err := s.connect(ctx, timeout)
 	if err != nil {
-		return fmt.Errorf("smtp: connect to %s: %w", addr, err)
+		return err
 	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	tcfg := &tls.Config{ServerName: s.Host, MinVersion: tls.VersionTLS12}
-	if s.TLSConfig != nil {
-		tcfg = s.TLSConfig.Clone()
-		if tcfg.ServerName == "" {
-			tcfg.ServerName = s.Host
-		}
-	}
-	var c *smtp.Client
-	switch s.TLS {
-	case SMTPImplicitTLS:
-		tc := tls.Client(conn, tcfg)
-		tc.SetDeadline(time.Now().Add(timeout))
-		if err := tc.HandshakeContext(ctx); err != nil {
-			conn.Close()
-			return fmt.Errorf("smtp: TLS handshake with %s: %w (check the certificate, or use smtp:// with STARTTLS on port 587)", addr, err)
-		}
-		tc.SetDeadline(time.Time{})
-		c = smtp.NewClient(tc)
-	case SMTPStartTLS:
-		c, err = smtp.NewClientStartTLS(conn, tcfg)
-		if err != nil {
-			conn.Close()
-			if strings.Contains(err.Error(), "doesn't support STARTTLS") {
-				return permanent(fmt.Errorf("smtp: %s does not offer STARTTLS, which smtp:// requires; use smtps:// (port 465)", addr))
-			}
-			return fmt.Errorf("smtp: STARTTLS with %s: %w", addr, err)
-		}
-	default:
-		c = smtp.NewClient(conn)
-	}
-	defer c.Close()
-	c.CommandTimeout = timeout
-	c.SubmissionTimeout = 2 * timeout
-	if s.LocalName != "" {
-		if err := c.Hello(s.LocalName); err != nil {
-			return smtpErr("smtp: EHLO", err)
-		}
-	}
-	if s.Username != "" {
-		if err := s.auth(ctx, c); err != nil {
-			return err
-		}
-	}
 	if err := c.Mail(env.From, nil); err != nil {
 		return smtpErr("smtp: MAIL FROM", err)
 	}
@@ -230,6 +184,82 @@ func (s *SMTP) Send(ctx context.Context, t *store.SendTicket, commit func() erro
 	}
 	_ = c.Quit()
 	return nil
+}
+
+// connect dials, secures and authenticates; the caller calls stop when done.
+func (s *SMTP) connect(ctx context.Context, timeout time.Duration) (c *smtp.Client, cleanupFn func(), err error) {
+	addr := net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("smtp: connect to %s: %w", addr, err)
+	}
+	stopWatch := context.AfterFunc(ctx, func() { conn.Close() })
+	tcfg := &tls.Config{ServerName: s.Host, MinVersion: tls.VersionTLS12}
+	if s.TLSConfig != nil {
+		tcfg = s.TLSConfig.Clone()
+		if tcfg.ServerName == "" {
+			tcfg.ServerName = s.Host
+		}
+	}
+	switch s.TLS {
+	case SMTPImplicitTLS:
+		tc := tls.Client(conn, tcfg)
+		tc.SetDeadline(time.Now().Add(timeout))
+		if err := tc.HandshakeContext(ctx); err != nil {
+			stopWatch()
+			conn.Close()
+			return nil, nil, fmt.Errorf("smtp: TLS handshake with %s: %w (check the certificate, or use smtp:// with STARTTLS on port 587)", addr, err)
+		}
+		tc.SetDeadline(time.Time{})
+		c = smtp.NewClient(tc)
+	case SMTPStartTLS:
+		c, err = smtp.NewClientStartTLS(conn, tcfg)
+		if err != nil {
+			stopWatch()
+			conn.Close()
+			if strings.Contains(err.Error(), "doesn't support STARTTLS") {
+				return nil, nil, permanent(fmt.Errorf("smtp: %s does not offer STARTTLS, which smtp:// requires; use smtps:// (port 465)", addr))
+			}
+			return nil, nil, fmt.Errorf("smtp: STARTTLS with %s: %w", addr, err)
+		}
+	default:
+		c = smtp.NewClient(conn)
+	}
+	cleanup := func() { stopWatch(); c.Close() }
+	c.CommandTimeout = timeout
+	c.SubmissionTimeout = 2 * timeout
+	if s.LocalName != "" {
+		if err := c.Hello(s.LocalName); err != nil {
+			cleanup()
+			return nil, nil, smtpErr("smtp: EHLO", err)
+		}
+	}
+	if s.Username != "" {
+		if err := s.auth(ctx, c); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	}
+	return c, cleanup, nil
+}
+
+// Check connects, secures the connection and logs in, then quits without
+// sending anything: `mailsift doctor` uses it to test SMTP settings.
+func (s *SMTP) Check(ctx context.Context) error {
+	if s.TLS == SMTPInsecure && !isLoopbackHost(s.Host) {
+		return permanent(fmt.Errorf("smtp+insecure is only allowed to a loopback host, not %q; use smtps:// or smtp:// (STARTTLS)", s.Host))
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	c, stop, err := s.connect(ctx, timeout)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return c.Quit()
 }
 
 func (s *SMTP) auth(ctx context.Context, c *smtp.Client) error {
