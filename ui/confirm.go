@@ -167,7 +167,7 @@ func (m *Model) handleConfirmMsg(msg draftMsg) tea.Cmd {
 		if f.undoID == 0 {
 			return nil
 		}
-		return undoTick(f.undoID)
+		return f.undoTick(f.undoID)
 	case undoTickMsg:
 		if msg.id != f.undoID {
 			return nil
@@ -184,7 +184,7 @@ func (m *Model) handleConfirmMsg(msg draftMsg) tea.Cmd {
 			m.note = m.undoText()
 			f.undoNote = m.note
 		}
-		return undoTick(msg.id)
+		return f.undoTick(msg.id)
 	case undoneMsg:
 		if msg.err != nil {
 			m.setError(fmt.Errorf("undo: %w (it may have left already: see mailsift outbox)", msg.err))
@@ -203,7 +203,10 @@ func (m *Model) undoText() string {
 	return fmt.Sprintf("queued: sending in %d s — u to undo", secs)
 }
 
-func undoTick(id int64) tea.Cmd {
+func (f *draftFlow) undoTick(id int64) tea.Cmd {
+	if f.manualTicks {
+		return nil
+	}
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return undoTickMsg{id: id} })
 }
 

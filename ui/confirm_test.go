@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -247,4 +248,29 @@ func TestGoldenConfirm(t *testing.T) {
 		t.Fatalf("confirm screen lacks the Message-ID or Date the mask expects:\n%s", v)
 	}
 	requireGolden(t, maskVolatile(v))
+}
+
+func TestUndoWindowEnds(t *testing.T) {
+	e := newDraftEnv(t, 120, 50, nil)
+	e.replyToLunch("r")
+	e.toConfirm()
+	e.keys("y")
+	id := e.m.drafts.undoID
+	if id == 0 {
+		t.Fatal("no undo pending after y")
+	}
+	e.m.c.now = func() time.Time { return fixedNow.Add(4 * time.Second) }
+	e.send(undoTickMsg{id: id})
+	if !strings.Contains(e.view(), "queued: sending in 6 s — u to undo") {
+		t.Fatalf("countdown not updated:\n%s", e.view())
+	}
+	e.m.c.now = func() time.Time { return fixedNow.Add(10 * time.Second) }
+	e.send(undoTickMsg{id: id})
+	if e.m.c.keys.Undo.Enabled() || strings.Contains(e.view(), "u to undo") {
+		t.Fatalf("undo still offered after the window:\n%s", e.view())
+	}
+	e.keys("u")
+	if items := e.outbox(); len(items) != 1 || items[0].State != store.OutboxQueued {
+		t.Fatalf("u after the window changed the outbox: %+v", items)
+	}
 }

@@ -88,6 +88,10 @@ type draftFlow struct {
 	undoID    int64
 	undoUntil time.Time
 	undoNote  string
+
+	// manualTicks stops the autosave and undo timers (tests that drive
+	// Update synchronously deliver those ticks themselves).
+	manualTicks bool
 }
 
 // draftMsg marks the messages of the draft screens; Model.update hands
@@ -352,6 +356,9 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 func (f *draftFlow) armAutosave() tea.Cmd {
 	f.tickArmed = true
 	seq := f.editSeq
+	if f.manualTicks {
+		return nil
+	}
 	return tea.Tick(autosaveIdle, func(time.Time) tea.Msg { return autosaveTickMsg{seq: seq} })
 }
 

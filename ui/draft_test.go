@@ -48,6 +48,7 @@ func newDraftEnv(t *testing.T, w, h int, transport drafts.Transport) *draftEnv {
 	eng := drafts.New(st, drafts.Options{Principal: me, UndoWindow: 10 * time.Second,
 		Accounts: []drafts.Account{{Name: "test", From: me, Transport: transport}}})
 	d := newDriver(t, Options{Store: st, Drafts: eng, Principal: me}, w, h)
+	d.m.drafts.manualTicks = true // the tests deliver timer ticks themselves
 	return &draftEnv{driver: d, st: st, eng: eng, tr: tr}
 }
 
@@ -119,6 +120,7 @@ func TestReplyAllToggleRecomputesRecipients(t *testing.T) {
 	tid := threadID(t, st, "team@x")
 	eng := drafts.New(st, drafts.Options{Principal: me, Accounts: []drafts.Account{{Name: "test", From: me, Transport: &countingTransport{}}}})
 	d := newDriver(t, Options{Store: st, Drafts: eng}, 100, 30)
+	d.m.drafts.manualTicks = true
 	d.run(d.m.openThread(tid))
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.keys("r")
