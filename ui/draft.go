@@ -318,19 +318,8 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 			m.setError(msg.err)
 			return nil
 		}
-		path := msg.path
-		c := exec.Command(msg.argv[0], append(msg.argv[1:], path)...) //nolint:gosec // the user's own $EDITOR
-		return tea.ExecProcess(c, func(err error) tea.Msg {
-			defer os.Remove(path)
-			if err != nil {
-				return editorDoneMsg{err: fmt.Errorf("editor %s: %w (the draft is unchanged)", msg.argv[0], err)}
-			}
-			b, rerr := os.ReadFile(path)
-			if rerr != nil {
-				return editorDoneMsg{err: fmt.Errorf("read back the edited draft: %w", rerr)}
-			}
-			return editorDoneMsg{body: string(b)}
-		})
+		c := exec.Command(msg.argv[0], append(msg.argv[1:], msg.path)...) //nolint:gosec // the user's own $EDITOR
+		return tea.ExecProcess(c, editorDone(msg.path, msg.argv[0]))
 	case editorDoneMsg:
 		if msg.err != nil {
 			m.setError(msg.err)
@@ -365,6 +354,21 @@ func (f *draftFlow) armAutosave() tea.Cmd {
 // storeChangedCmd reloads the inbox after a draft change.
 func storeChangedCmd() tea.Cmd {
 	return func() tea.Msg { return storeChangedMsg{} }
+}
+
+// editorDone reads the edited body back and removes the temp file.
+func editorDone(path, editor string) tea.ExecCallback {
+	return func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return editorDoneMsg{err: fmt.Errorf("editor %s: %w (the draft is unchanged)", editor, err)}
+		}
+		b, rerr := os.ReadFile(path)
+		if rerr != nil {
+			return editorDoneMsg{err: fmt.Errorf("read back the edited draft: %w", rerr)}
+		}
+		return editorDoneMsg{body: string(b)}
+	}
 }
 
 // writeEditorFileCmd writes the body to a private temp file for $EDITOR.

@@ -2,6 +2,9 @@ package ui
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -271,5 +274,48 @@ func TestSendKeysDisabledOutsideConfirm(t *testing.T) {
 	e.keys("s")
 	if !e.m.c.keys.Send.Enabled() {
 		t.Fatalf("send should be enabled on a valid confirm screen:\n%s", e.view())
+	}
+}
+
+func TestExternalEditorRoundTrip(t *testing.T) {
+	e := newDraftEnv(t, 100, 30, nil)
+	e.replyToLunch("r")
+	id := e.m.drafts.d.ID
+	script := filepath.Join(t.TempDir(), "ed.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf 'Edited in the editor.\\n' > \"$1\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EDITOR", script)
+	// E writes the body to a private temp file and names the editor.
+	nm, cmd := e.m.Update(keyMsg("E"))
+	e.m = nm.(Model)
+	ready, ok := cmd().(editorReadyMsg)
+	if !ok || ready.err != nil {
+		t.Fatalf("E gave %#v", ready)
+	}
+	fi, err := os.Stat(ready.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("temp file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(ready.path); !strings.HasPrefix(string(b), "Hi Dana,") {
+		t.Errorf("temp file holds %q, want the body", b)
+	}
+	if len(ready.argv) != 1 || ready.argv[0] != script {
+		t.Fatalf("editor argv %q, want [%s]", ready.argv, script)
+	}
+	// The runtime runs it (tea.ExecProcess); here it runs directly.
+	runErr := exec.Command(ready.argv[0], ready.path).Run()
+	e.send(editorDone(ready.path, ready.argv[0])(runErr))
+	if _, err := os.Stat(ready.path); !os.IsNotExist(err) {
+		t.Error("the temp file was not removed")
+	}
+	if got := reopenDraft(t, e.st.Path(), id).Body; got != "Edited in the editor." {
+		t.Fatalf("stored body %q", got)
+	}
+	if !strings.Contains(e.view(), "Edited in the editor.") {
+		t.Fatalf("review does not show the edited body:\n%s", e.view())
 	}
 }
