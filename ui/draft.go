@@ -415,6 +415,7 @@ func (m *Model) handleDraftKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.c.keys
 	f := &m.drafts
 	if f.editing {
+		m.sizeDraft() // the terminal may have been resized
 		if key.Matches(msg, k.EditDone) {
 			f.editing = false
 			f.ta.Blur()
