@@ -274,3 +274,38 @@ func TestUndoWindowEnds(t *testing.T) {
 		t.Fatalf("u after the window changed the outbox: %+v", items)
 	}
 }
+
+func TestOutboxScreenListsAndCancels(t *testing.T) {
+	e := newDraftEnv(t, 120, 40, nil)
+	e.keys("O")
+	if e.m.screen != stateOutbox || !strings.Contains(e.view(), "The outbox is empty") {
+		t.Fatalf("O should show the empty outbox:\n%s", e.view())
+	}
+	e.keys("esc", "G", "k", "enter", "r", "s", "y")
+	if n := len(e.outbox()); n != 1 {
+		t.Fatalf("%d items queued", n)
+	}
+	e.keys("O")
+	v := e.view()
+	for _, want := range []string{"Outbox (1)", "> queued", "dana@example.com · Re: Lunch tomorrow?", "Audit trail",
+		"draft.created", "approval.requested", "approval.approved", "outbox.queued"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("outbox screen lacks %q:\n%s", want, v)
+		}
+	}
+	if !e.m.c.keys.CancelSend.Enabled() {
+		t.Fatal("c should be enabled on a queued item")
+	}
+	e.keys("c")
+	if items := e.outbox(); items[0].State != store.OutboxCancelled {
+		t.Fatalf("c left the item %s", items[0].State)
+	}
+	v = e.view()
+	if !strings.Contains(v, "> cancelled") || !strings.Contains(v, "outbox.cancelled") || e.m.c.keys.CancelSend.Enabled() {
+		t.Fatalf("after c: cancelled item, its audit event, and c off:\n%s", v)
+	}
+	e.keys("esc")
+	if e.m.screen != stateThread {
+		t.Fatalf("esc from the outbox returns to the thread; screen %d", e.m.screen)
+	}
+}

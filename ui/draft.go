@@ -42,6 +42,8 @@ type Drafter interface {
 	Deny(ctx context.Context, approvalID, reason string) error
 	// Cancel cancels a queued send (the undo).
 	Cancel(ctx context.Context, outboxID int64) error
+	// Outbox lists outbox items (all states when none given).
+	Outbox(ctx context.Context, states ...store.OutboxState) ([]store.OutboxItem, error)
 	// UndoWindow is the delay between confirmation and sending.
 	UndoWindow() time.Duration
 	// Delivery names the account's transport and says whether it
@@ -92,6 +94,8 @@ type draftFlow struct {
 	// manualTicks stops the autosave and undo timers (tests that drive
 	// Update synchronously deliver those ticks themselves).
 	manualTicks bool
+
+	outbox outboxScreen
 }
 
 // draftMsg marks the messages of the draft screens; Model.update hands
@@ -141,7 +145,7 @@ func (m *Model) setDraftKeys(st state) {
 	k := &m.c.keys
 	f := &m.drafts
 	for _, b := range []*key.Binding{&k.Edit, &k.EditExternal, &k.EditDone, &k.ToggleAll, &k.ToConfirm,
-		&k.Discard, &k.DiscardYes, &k.Send, &k.Undo} {
+		&k.Discard, &k.DiscardYes, &k.Send, &k.Undo, &k.Outbox, &k.CancelSend} {
 		b.SetEnabled(false)
 	}
 	on := func(bs ...*key.Binding) {
@@ -152,6 +156,11 @@ func (m *Model) setDraftKeys(st state) {
 	undo := f.undoID != 0 && m.c.now().Before(f.undoUntil)
 	switch st {
 	case stateInbox, stateThread:
+		k.Undo.SetEnabled(undo)
+		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+	case stateOutbox:
+		on(&k.Up, &k.Down, &k.Back, &k.Outbox)
+		k.CancelSend.SetEnabled(f.outbox.cancellable())
 		k.Undo.SetEnabled(undo)
 	case stateDraft:
 		ready := f.d != nil && !f.loading
@@ -336,6 +345,8 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 		return m.startSave(true)
 	case approvalMsg, confirmedMsg, undoneMsg, undoTickMsg:
 		return m.handleConfirmMsg(msg)
+	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
+		return m.handleOutboxMsg(msg)
 	}
 	return nil
 }
@@ -404,9 +415,14 @@ func (m *Model) handleDraftRouting(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.handleDraftKey(msg), true
 	case stateConfirm:
 		return m.handleConfirmKey(msg), true
+	case stateOutbox:
+		return m.handleOutboxKey(msg), true
 	}
 	if key.Matches(msg, m.c.keys.Undo) {
 		return m.undoSend(), true
+	}
+	if key.Matches(msg, m.c.keys.Outbox) {
+		return m.openOutbox(), true
 	}
 	return nil, false
 }
@@ -645,8 +661,11 @@ func (m *Model) sizeDraft() {
 
 // draftView draws the review screen (or the confirm screen).
 func (m *Model) draftView() string {
-	if m.screen == stateConfirm {
+	switch m.screen {
+	case stateConfirm:
 		return m.confirmView()
+	case stateOutbox:
+		return m.outboxView()
 	}
 	c := &m.c
 	f := &m.drafts
@@ -688,8 +707,11 @@ func (m *Model) draftBody() string {
 
 // draftTitle names the draft screens in the title line.
 func (m *Model) draftTitle() string {
-	if m.screen == stateConfirm {
+	switch m.screen {
+	case stateConfirm:
 		return "Confirm send"
+	case stateOutbox:
+		return "Outbox"
 	}
 	return "Reply"
 }

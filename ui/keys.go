@@ -36,6 +36,7 @@ type KeyMap struct {
 	ToggleAll, ToConfirm         key.Binding
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
+	Outbox, CancelSend           key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -76,6 +77,8 @@ func DefaultKeyMap() KeyMap {
 		DiscardYes:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
 		Send:          key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send this message")),
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
+		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
+		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
 	}
 }
 

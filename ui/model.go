@@ -34,6 +34,7 @@ const (
 	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go).
 	stateDraft
 	stateConfirm
+	stateOutbox // the outbox and audit trail (ui/outboxview.go)
 )
 
 // common is shared by every screen: styles, keys, clock, logger.
@@ -323,7 +324,7 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 			m.setError(ev.Err)
 		}
 	case OutboxEvent:
-		m.handleOutboxEvent(ev)
+		return m.handleOutboxEvent(ev)
 	case error:
 		m.setError(ev)
 	}
@@ -702,7 +703,7 @@ func (m Model) View() string {
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.errText != "", len(m.thread.attachments) > 0)
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
-	case stateDraft, stateConfirm:
+	case stateDraft, stateConfirm, stateOutbox:
 		body = m.draftView()
 	}
 	if m.promptKind != promptNone {
@@ -745,7 +746,7 @@ func (m *Model) titleLine() string {
 		where = "Search"
 	case stateHelp:
 		where = "Help"
-	case stateDraft, stateConfirm:
+	case stateDraft, stateConfirm, stateOutbox:
 		where = m.draftTitle()
 	}
 	total := 0
