@@ -113,17 +113,17 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 	eng, closeDrafts := newDraftEngine(ctx, cfg, st, principal, g, func(ctx context.Context, id int64) {
 		_ = retriage(ctx, st, id, wakeTriage)
 	})
-	defer closeDrafts()
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		defer closeDrafts() // after the outbox stopped using the connections
 		if err := eng.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			send(ui.ErrorMsg{Err: fmt.Errorf("outbox: %w", err)})
 		}
 	}()
 	go func() {
 		defer wg.Done()
-		watchOutbox(ctx, eng, send, time.Second)
+		watchOutbox(ctx, st, send, time.Second)
 	}()
 
 	opts := ui.Options{
@@ -343,30 +343,61 @@ func (t timeoutGenerator) GenerateReply(ctx context.Context, req drafts.Generate
 
 func (t timeoutGenerator) Name() string { return t.g.Name() }
 
-// outboxLister is the part of the engine watchOutbox reads.
-type outboxLister interface {
-	Outbox(ctx context.Context, states ...store.OutboxState) ([]store.OutboxItem, error)
+// outboxReader is the part of the store watchOutbox reads.
+type outboxReader interface {
+	OutboxItems(ctx context.Context, states ...store.OutboxState) ([]store.OutboxItem, error)
+	OutboxItem(ctx context.Context, id int64) (*store.OutboxItem, error)
 }
 
 // watchOutbox polls the outbox and reports items that became sent,
 // failed or unknown since the last look (the engine has no event stream).
-func watchOutbox(ctx context.Context, eng outboxLister, send func(any), every time.Duration) {
+// It lists only unfinished items, reads the ones that left that list, and
+// probes ids past the last one known for items that were queued and
+// finished between two looks.
+func watchOutbox(ctx context.Context, st outboxReader, send func(any), every time.Duration) {
+	open := []store.OutboxState{store.OutboxQueued, store.OutboxSending, store.OutboxFailed, store.OutboxUnknown}
 	seen := map[int64]store.OutboxState{}
+	next := int64(1) // ids below were all looked at
 	first := true
 	t := time.NewTicker(every)
 	defer t.Stop()
+	report := func(it *store.OutboxItem) {
+		switch it.State {
+		case store.OutboxSent, store.OutboxFailed, store.OutboxUnknown:
+			send(ui.OutboxEvent{ID: it.ID, State: it.State, MessageID: it.MessageID, Err: it.LastError, NextAttempt: it.NextAttemptAt})
+		}
+	}
 	for {
-		items, err := eng.Outbox(ctx)
-		if err == nil {
-			for _, it := range items {
+		if items, err := st.OutboxItems(ctx, open...); err == nil {
+			now := map[int64]bool{}
+			for i := range items {
+				it := &items[i]
+				now[it.ID] = true
 				old, ok := seen[it.ID]
 				seen[it.ID] = it.State
-				if first || (ok && old == it.State) {
+				if !first && (!ok || old != it.State) {
+					report(it)
+				}
+			}
+			for id := range seen {
+				if now[id] {
 					continue
 				}
-				switch it.State {
-				case store.OutboxSent, store.OutboxFailed, store.OutboxUnknown:
-					send(ui.OutboxEvent{ID: it.ID, State: it.State, MessageID: it.MessageID, Err: it.LastError, NextAttempt: it.NextAttemptAt})
+				delete(seen, id) // finished (sent or cancelled) since the last look
+				if it, err := st.OutboxItem(ctx, id); err == nil {
+					report(it)
+				}
+			}
+			for ; ; next++ {
+				if now[next] {
+					continue
+				}
+				it, err := st.OutboxItem(ctx, next)
+				if err != nil {
+					break
+				}
+				if !first {
+					report(it)
 				}
 			}
 			first = false
