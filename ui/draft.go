@@ -195,7 +195,7 @@ func (m *Model) openDraft(threadID int64, all bool) tea.Cmd {
 	}
 	f.threadID, f.replyAll = threadID, all
 	f.loading, f.loadErr, f.d, f.thread, f.resumed = true, nil, nil, nil, false
-	f.editing, f.askDiscard, f.dirty, f.saving, f.unsaved = false, false, false, false, 0
+	f.editing, f.askDiscard, f.dirty, f.saving, f.unsaved, f.tickArmed = false, false, false, false, 0, false
 	f.loadSeq++
 	f.spin = spinner.New(spinner.WithSpinner(spinner.Line))
 	m.screen = stateDraft
