@@ -33,7 +33,9 @@ func AccountFromConfig(a *config.Account, principal model.Address) Account {
 		default:
 			s.TLS = SMTPInsecure
 		}
-		if s.Username == "" {
+		// Submission servers usually take the IMAP login; a plaintext
+		// loopback relay (smtp+insecure://localhost) usually takes none.
+		if s.Username == "" && s.TLS != SMTPInsecure {
 			s.Username = a.Src.User
 		}
 		if a.TLSInsecureSkipVerify && isLoopbackHost(a.Out.Host) {
