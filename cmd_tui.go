@@ -86,7 +86,17 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		forwardTriage(ctx, tevents, send, tr.Model(), cfg.Ollama.Host)
 	}()
 
-	// Sync: one mirror loop per account.
+	// Sync: one mirror loop per account. Flag changes made in the UI are
+	// pushed to the source at once (pushFlags pokes every loop).
+	var pushers []chan struct{}
+	pushFlags := func() {
+		for _, p := range pushers {
+			select {
+			case p <- struct{}{}:
+			default:
+			}
+		}
+	}
 	for i := range cfg.Accounts {
 		acct := &cfg.Accounts[i]
 		src, err := mirror.Open(acct, mirror.Options{Logger: log})
@@ -95,11 +105,13 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 			continue
 		}
 		mevents := make(chan mirror.Event, 16)
+		push := make(chan struct{}, 1)
+		pushers = append(pushers, push)
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			defer src.Close()
-			mirror.Run(ctx, st, acct.Name, src, 0, mevents)
+			mirror.Run(ctx, st, acct.Name, src, 0, push, mevents)
 			close(mevents)
 		}()
 		go func() {
@@ -127,7 +139,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 	}()
 
 	opts := ui.Options{
-		Store:     st,
+		Store:     flagPushingStore{Store: st, push: pushFlags},
 		Account:   accountLabel(cfg),
 		Principal: principal,
 		Events:    events,
@@ -408,4 +420,21 @@ func watchOutbox(ctx context.Context, st outboxReader, send func(any), every tim
 		case <-t.C:
 		}
 	}
+}
+
+// flagPushingStore is the store as the UI sees it, with one addition:
+// marking a thread read or unread also pokes the sync loops, so the change
+// reaches the server at once instead of at the next sync pass.
+type flagPushingStore struct {
+	*store.Store
+	push func()
+}
+
+// MarkThreadSeen sets the flag locally (queued for the server) and pokes the sync loops.
+func (s flagPushingStore) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error {
+	if err := s.Store.MarkThreadSeen(ctx, threadID, seen); err != nil {
+		return err
+	}
+	s.push()
+	return nil
 }

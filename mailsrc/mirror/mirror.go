@@ -138,9 +138,11 @@ type Event struct {
 // Run syncs the account, then watches it and syncs again whenever the
 // source reports changes (or every interval), until ctx ends. Failures are
 // retried with exponential backoff and jitter, capped at five minutes.
-// Flag changes queued in the store are pushed on every pass. Events are sent
+// Flag changes queued in the store are pushed on every pass, and at once
+// whenever push fires while watching (the TUI pokes it after marking mail
+// read); a failed push leaves them queued for the next pass. Events are sent
 // on events without blocking past ctx.
-func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Source, interval time.Duration, events chan<- Event) {
+func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Source, interval time.Duration, push <-chan struct{}, events chan<- Event) {
 	if interval <= 0 {
 		interval = 5 * time.Minute
 	}
@@ -178,6 +180,20 @@ func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Sourc
 			<-changed
 			cancel()
 		}()
+		pushDone := make(chan struct{})
+		go func() {
+			defer close(pushDone)
+			for {
+				select {
+				case <-wctx.Done():
+					return
+				case <-push:
+					if err := PushFlags(wctx, st, account, src); err != nil && wctx.Err() == nil {
+						send(Event{Err: err})
+					}
+				}
+			}
+		}()
 		send(Event{Watching: true})
 		werr := src.Watch(wctx, func() {
 			select {
@@ -186,6 +202,7 @@ func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Sourc
 			}
 		})
 		cancel()
+		<-pushDone
 		select {
 		case changed <- struct{}{}: // release the goroutine if Watch ended on its own
 		default:

@@ -147,3 +147,65 @@ func TestBackoffGrowsWithJitterAndCaps(t *testing.T) {
 	}
 	_ = errors.New
 }
+
+// TestRunPushesOnPoke checks the TUI path: while Run watches, a poke on
+// push writes a queued flag change to the source without waiting for the
+// next sync pass.
+func TestRunPushesOnPoke(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := t.TempDir()
+	writeMaildirMsg(t, root, "1700000000.2.host:2,", "From: Bob <bob@example.com>\nTo: alex@example.com\nSubject: Poke\nMessage-ID: <m2@example.com>\nDate: Mon, 16 Nov 2026 09:00:00 +0000\n\nHi\n")
+	acct := &config.Account{Name: "local", Src: config.Source{Scheme: "maildir", Path: root}}
+	src, err := Open(acct, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	st := openStore(t)
+	_ = st.EnsureAccount(ctx, "local", "maildir://"+root)
+	push := make(chan struct{}, 1)
+	events := make(chan Event, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Run(ctx, st, "local", src, time.Hour, push, events)
+	}()
+	// Wait for the first pass and the watch to start.
+	deadline := time.After(10 * time.Second)
+	for watching := false; !watching; {
+		select {
+		case ev := <-events:
+			if ev.Err != nil {
+				t.Fatal(ev.Err)
+			}
+			watching = ev.Watching
+		case <-deadline:
+			t.Fatal("Run never started watching")
+		}
+	}
+	locs, _ := st.Locations(ctx, "local", "INBOX")
+	for l := range locs {
+		if err := st.QueueFlagChange(ctx, l, model.FlagFlagged, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push <- struct{}{}
+	for {
+		names, _ := filepath.Glob(filepath.Join(root, "cur", "*"))
+		if len(names) == 1 && strings.HasSuffix(names[0], ":2,F") {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("flag not pushed after a poke; files %v", names)
+		case ev := <-events:
+			if ev.Err != nil {
+				t.Fatal(ev.Err)
+			}
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+}
