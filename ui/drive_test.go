@@ -19,7 +19,7 @@ type driver struct {
 	m Model
 }
 
-const cmdTimeout = 400 * time.Millisecond
+const cmdTimeout = 3 * time.Second
 
 func newDriver(t testing.TB, opts Options, w, h int) *driver {
 	t.Helper()

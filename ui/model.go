@@ -403,11 +403,29 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	return nil
 }
 
+// acceptsText reports whether keys currently go into a text field (the
+// command line, the save prompt, the search box or the inline editor).
+func (m *Model) acceptsText() bool {
+	return m.promptKind != promptNone || m.screen == stateSearch ||
+		(m.screen == stateDraft && m.drafts.editing)
+}
+
 // handleKey dispatches a key to the prompt or the active screen.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.c.keys
 	if key.Matches(msg, k.ForceQuit) {
 		return tea.Quit
+	}
+	// Keys typed faster than the terminal is read arrive as one message
+	// ("gj"); outside a text field each rune is its own command, in order.
+	// Never on the confirm screen: there "yy" or a paste is not the
+	// deliberate single y that sends, so it counts as any other key.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm {
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
 	}
 	if m.promptKind != promptNone {
 		return m.handlePrompt(msg)

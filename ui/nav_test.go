@@ -271,3 +271,24 @@ func TestOpenThreadHeaderUpdatesWhenTriageArrives(t *testing.T) {
 		t.Fatalf("header not updated after triage:\n%s", v)
 	}
 }
+
+// TestRunesReadTogether checks keys that arrive in one read ("jj" typed
+// fast, or a slow terminal): each rune acts as its own key outside text
+// fields, and stays text inside the search box.
+func TestRunesReadTogether(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	d := newDriver(t, Options{Store: s}, 100, 30)
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
+	if got := d.current(); got != "This week in Go" {
+		t.Fatalf(`after "jj" in one message cursor on %q, want two rows down ("This week in Go")`, got)
+	}
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("gk")})
+	if got := d.current(); got != "Production database is down" {
+		t.Fatalf(`after "gk" in one message cursor on %q, want the top row`, got)
+	}
+	d.keys("/")
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jq")})
+	if v := d.view(); !strings.Contains(v, "jq") {
+		t.Fatalf("search box lost typed runes:\n%s", v)
+	}
+}
