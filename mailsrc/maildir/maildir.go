@@ -472,24 +472,44 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 		close(results)
 	}()
 
+	// One writer stores a batch while the workers parse the next, so
+	// parsing and SQLite writes overlap instead of taking turns.
+	type pending struct {
+		msgs []*model.Message
+		done int
+	}
 	total := len(todo)
+	batches := make(chan pending, 1)
+	writerErr := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range batches {
+			if err != nil {
+				continue // drain so the reader never blocks
+			}
+			if e := sink.PutMessages(ctx, b.msgs); e != nil {
+				err = fmt.Errorf("maildir: store messages of %q: %w", mailbox, e)
+				cancel()
+				continue
+			}
+			progress(mailsrc.Progress{Account: s.account, Mailbox: mailbox, Phase: "bodies", Done: b.done, Total: total})
+		}
+		writerErr <- err
+	}()
 	done := 0
 	batch := make([]*model.Message, 0, s.opts.BatchSize)
-	var sinkErr error
 	flush := func() {
-		if len(batch) == 0 || sinkErr != nil {
+		if len(batch) == 0 {
 			return
 		}
-		if err := sink.PutMessages(ctx, batch); err != nil {
-			sinkErr = fmt.Errorf("maildir: store messages of %q: %w", mailbox, err)
-			cancel()
-			return
+		select {
+		case batches <- pending{msgs: batch, done: done}:
+		case <-ctx.Done():
 		}
-		batch = batch[:0]
-		progress(mailsrc.Progress{Account: s.account, Mailbox: mailbox, Phase: "bodies", Done: done, Total: total})
+		batch = make([]*model.Message, 0, s.opts.BatchSize)
 	}
 	for r := range results {
-		if sinkErr != nil {
+		if ctx.Err() != nil {
 			continue // drain so workers end
 		}
 		done++
@@ -508,8 +528,9 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 		}
 	}
 	flush()
-	if sinkErr != nil {
-		return sinkErr
+	close(batches)
+	if err := <-writerErr; err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
