@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"text/tabwriter"
 	"time"
 )
@@ -46,18 +43,8 @@ func cmdAudit(ctx context.Context, g *globals, args []string) int {
 		fmt.Fprintf(g.Stderr, "mailsift audit: --limit must be positive, got %d\n", *limit)
 		return 2
 	}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
-		return 1
-	}
-	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(g.Stderr, "mailsift audit: no local store at %s: nothing to show\n", storePath(cfg))
-		return 1
-	}
-	st, err := g.openStore(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
+	_, st := g.openExistingStore(ctx, "audit", "nothing to show")
+	if st == nil {
 		return 1
 	}
 	defer st.Close()

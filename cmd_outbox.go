@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -53,18 +50,8 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) int {
 	if len(pos) > 0 {
 		sub = pos[0]
 	}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift outbox: %v\n", err)
-		return 1
-	}
-	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(g.Stderr, "mailsift outbox: no local store at %s: nothing was ever queued\n", storePath(cfg))
-		return 1
-	}
-	st, err := g.openStore(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift outbox: %v\n", err)
+	cfg, st := g.openExistingStore(ctx, "outbox", "nothing was ever queued")
+	if st == nil {
 		return 1
 	}
 	defer st.Close()
@@ -92,6 +79,7 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) int {
 		if !ok {
 			return 2
 		}
+		var err error
 		if sub == "retry" {
 			err = st.RetryOutbox(ctx, id)
 		} else {

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -48,19 +45,8 @@ func cmdSearch(ctx context.Context, g *globals, args []string) int {
 		fmt.Fprintf(g.Stderr, "mailsift search: --limit must be positive, got %d\n", *limit)
 		return 2
 	}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift search: %v\n", err)
-		return 1
-	}
-	path := storePath(cfg)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(g.Stderr, "mailsift search: no local store at %s: run `mailsift sync` first\n", path)
-		return 1
-	}
-	st, err := g.openStore(ctx, cfg)
-	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift search: %v\n", err)
+	_, st := g.openExistingStore(ctx, "search", "run `mailsift sync` first")
+	if st == nil {
 		return 1
 	}
 	defer st.Close()

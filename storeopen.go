@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"mailsift/config"
@@ -37,4 +40,26 @@ func (g *globals) openStore(ctx context.Context, cfg *config.Config) (*store.Sto
 		}
 	}
 	return st, nil
+}
+
+// openExistingStore loads the config and opens its store for a command
+// that only reads what is there (search, outbox, audit). When no store
+// exists yet it prints "mailsift NAME: no local store at PATH: missing"
+// and returns nil; other errors are printed too. The caller closes the store.
+func (g *globals) openExistingStore(ctx context.Context, name, missing string) (*config.Config, *store.Store) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift %s: %v\n", name, err)
+		return nil, nil
+	}
+	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(g.Stderr, "mailsift %s: no local store at %s: %s\n", name, storePath(cfg), missing)
+		return nil, nil
+	}
+	st, err := g.openStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(g.Stderr, "mailsift %s: %v\n", name, err)
+		return nil, nil
+	}
+	return cfg, st
 }
