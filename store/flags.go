@@ -75,24 +75,9 @@ func (w *writer) queueFlag(loc model.Location, flag model.Flag, set bool) error 
 func (s *Store) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
-		rows, err := tx.QueryContext(ctx, `SELECT l.account, l.mailbox, l.key, l.uid FROM locations l
+		locs, err := queryLocations(ctx, tx, `SELECT l.account, l.mailbox, l.key, l.uid FROM locations l
 			JOIN messages m ON m.id = l.message WHERE m.thread_id = ? AND l.seen <> ?`, threadID, boolInt(seen))
 		if err != nil {
-			return err
-		}
-		var locs []model.Location
-		for rows.Next() {
-			var l model.Location
-			var uid int64
-			if err := rows.Scan(&l.Account, &l.Mailbox, &l.Key, &uid); err != nil {
-				rows.Close()
-				return err
-			}
-			l.UID = uint32(uid)
-			locs = append(locs, l)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for _, l := range locs {
@@ -156,4 +141,25 @@ func (s *Store) AckFlagChanges(ctx context.Context, ids []int64) error {
 		return fmt.Errorf("store: ack flag changes: %w", err)
 	}
 	return nil
+}
+
+// queryLocations runs a query selecting (account, mailbox, key, uid) and
+// collects the locations.
+func queryLocations(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]model.Location, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var locs []model.Location
+	for rows.Next() {
+		var l model.Location
+		var uid int64
+		if err := rows.Scan(&l.Account, &l.Mailbox, &l.Key, &uid); err != nil {
+			return nil, err
+		}
+		l.UID = uint32(uid)
+		locs = append(locs, l)
+	}
+	return locs, rows.Err()
 }

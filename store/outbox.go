@@ -315,24 +315,9 @@ func (s *Store) queueAnswered(ctx context.Context, tx *sql.Tx, messageID string)
 	if messageID == "" {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT l.account, l.mailbox, l.key, l.uid FROM locations l
+	locs, err := queryLocations(ctx, tx, `SELECT l.account, l.mailbox, l.key, l.uid FROM locations l
 		JOIN messages m ON m.id = l.message WHERE m.message_id = ? AND l.answered = 0`, messageID)
 	if err != nil {
-		return err
-	}
-	var locs []model.Location
-	for rows.Next() {
-		var l model.Location
-		var uid int64
-		if err := rows.Scan(&l.Account, &l.Mailbox, &l.Key, &uid); err != nil {
-			rows.Close()
-			return err
-		}
-		l.UID = uint32(uid)
-		locs = append(locs, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	w := s.newWriter(ctx, tx)
