@@ -125,6 +125,34 @@ func (s *Source) FindByMessageID(ctx context.Context, mailbox, messageID string)
 	return found, err
 }
 
+// DeleteMessage removes one message by UID: it sets \Deleted and expunges
+// that UID alone (UID EXPUNGE) where the server has UIDPLUS. Without
+// UIDPLUS the message is only flagged \Deleted, since a plain EXPUNGE would
+// also remove other messages the user flagged for deletion elsewhere. The
+// drafts engine uses it to replace its previous copy in Drafts.
+func (s *Source) DeleteMessage(ctx context.Context, mailbox string, uid uint32) error {
+	if uid == 0 {
+		return fmt.Errorf("imap: delete from %q: no UID", mailbox)
+	}
+	return s.withConn(ctx, func(c *conn) error {
+		if _, err := s.selectMailbox(c, mailbox, false); err != nil {
+			return err
+		}
+		set := imap.UIDSetNum(imap.UID(uid))
+		store := &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}
+		if err := c.c.Store(set, store, nil).Close(); err != nil {
+			return fmt.Errorf("imap: flag UID %d in %q deleted: %w", uid, mailbox, err)
+		}
+		if !c.has(imap.CapUIDPlus) {
+			return nil
+		}
+		if err := c.c.UIDExpunge(set).Close(); err != nil {
+			return fmt.Errorf("imap: expunge UID %d from %q: %w", uid, mailbox, err)
+		}
+		return nil
+	})
+}
+
 // Watch timings.
 const (
 	idleRestart  = 29 * time.Minute

@@ -373,6 +373,15 @@ var scenarios = []scenario{
 		if err != nil || found {
 			t.Errorf("FindByMessageID(missing) = %v, %v; want false", found, err)
 		}
+		if uid != 0 {
+			if err := src.DeleteMessage(context.Background(), "Sent", uid); err != nil {
+				t.Fatalf("DeleteMessage(%d) = %v", uid, err)
+			}
+			found, err = src.FindByMessageID(context.Background(), "Sent", "msg-7-sent-by-mailsift@example.com")
+			if err != nil || found {
+				t.Errorf("FindByMessageID after DeleteMessage = %v, %v; want false (expunged)", found, err)
+			}
+		}
 	}},
 	{"non-ASCII mailbox names", func(t *testing.T, ts *testServer) {
 		a := ts.admin(t)
