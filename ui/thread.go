@@ -227,10 +227,10 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 		return b.String()
 	}
 	if tr.Result.IsPhishing {
-		b.WriteString(c.st.danger.Render("PHISHING") + c.st.danger.Render(reasons(tr.PhishingReasons)) + "\n")
+		b.WriteString(wrap(c.st.danger.Render("PHISHING"+reasons(tr.PhishingReasons))) + "\n")
 	}
 	if tr.Result.IsSpam {
-		b.WriteString(c.st.warn.Render("SPAM"+reasons(tr.SpamReasons)) + "\n")
+		b.WriteString(wrap(c.st.warn.Render("SPAM"+reasons(tr.SpamReasons))) + "\n")
 	}
 	if s := Sanitize(tr.Result.Summary); strings.TrimSpace(s) != "" {
 		b.WriteString(wrap(c.st.label.Render("Summary: ")+s) + "\n")
