@@ -32,7 +32,7 @@ func Tokenize(subject, body, fromDomain string) []string {
 }
 
 // AppendWords appends the words of s, each with prefix, to toks: the
-// same words Tokenize uses. Words are slices of one lower-cased copy of s.
+// same words Tokenize uses.
 func AppendWords(toks []string, s, prefix string) []string {
 	EachWord(s, func(w string) {
 		if prefix != "" {
@@ -44,9 +44,77 @@ func AppendWords(toks []string, s, prefix string) []string {
 }
 
 // EachWord calls fn with each word of s, as Tokenize sees them (without
-// prefixes), in order. Words are slices of one lower-cased copy of s.
+// prefixes), in order. ASCII text is scanned once: words are slices of s,
+// or lower-cased copies for words holding capitals. From the first
+// non-ASCII byte on, the rest of s is lower-cased with strings.ToLower and
+// scanned rune by rune (the words are the same as lower-casing all of s
+// first: the ASCII prefix lower-cases byte for byte).
 func EachWord(s string, fn func(w string)) {
-	s = lowerText(s)
+	start := -1
+	digits, upper := true, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case ('a' <= c && c <= 'z') || c == '$':
+			if start < 0 {
+				start, upper = i, false
+			}
+			digits = false
+		case 'A' <= c && c <= 'Z':
+			if start < 0 {
+				start = i
+			}
+			digits, upper = false, true
+		case '0' <= c && c <= '9':
+			if start < 0 {
+				start, digits, upper = i, true, false
+			}
+		case c >= utf8.RuneSelf:
+			k := i
+			if start >= 0 {
+				k = start
+			}
+			eachLowerWord(strings.ToLower(s[k:]), fn)
+			return
+		default:
+			if start >= 0 {
+				emitASCII(s[start:i], digits, upper, fn)
+				start = -1
+			}
+		}
+	}
+	if start >= 0 {
+		emitASCII(s[start:], digits, upper, fn)
+	}
+}
+
+// emitASCII passes an ASCII word run to fn if it has 2 to 24 bytes,
+// collapsing long numbers and lower-casing capitals.
+func emitASCII(w string, digits, upper bool, fn func(w string)) {
+	l := len(w)
+	if l < 2 || l > 24 {
+		return
+	}
+	switch {
+	case digits && l > 4:
+		w = "#num"
+	case upper:
+		var b [24]byte
+		for j := 0; j < l; j++ {
+			c := w[j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b[j] = c
+		}
+		w = string(b[:l])
+	}
+	fn(w)
+}
+
+// eachLowerWord is EachWord over an already lower-cased s that may hold
+// any UTF-8.
+func eachLowerWord(s string, fn func(w string)) {
 	start := -1
 	digits := true
 	for i := 0; i <= len(s); {
@@ -93,30 +161,4 @@ func EachWord(s string, fn func(w string)) {
 		}
 		i += n
 	}
-}
-
-// lowerText lower-cases s: a byte loop for ASCII, strings.ToLower otherwise.
-func lowerText(s string) string {
-	upper := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return strings.ToLower(s)
-		}
-		if 'A' <= c && c <= 'Z' {
-			upper = true
-		}
-	}
-	if !upper {
-		return s
-	}
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return string(b)
 }

@@ -37,3 +37,35 @@ func BenchmarkCalibrateByteLoop2KB(b *testing.B) {
 	}
 	_ = n
 }
+
+// TestEachWordMatchesLowerFirst checks the one-pass ASCII scan against
+// lower-casing the whole text first and scanning rune by rune.
+func TestEachWordMatchesLowerFirst(t *testing.T) {
+	words := func(each func(string, func(string)), s string) []string {
+		var out []string
+		each(s, func(w string) { out = append(out, w) })
+		return out
+	}
+	lowerFirst := func(s string, fn func(string)) { eachLowerWord(strings.ToLower(s), fn) }
+	cases := []string{
+		"", "A", "AB", "Hello WORLD, MiXeD cAsE $5 $ABC 12345 1234 A1B2C3 12ab AB12345678",
+		"THISWORDISEXACTLY24BYTES THISWORDISLONGERTHAN24BYTES x",
+		"Caf\u00e9 OLÉ naïve", "KELVIN \u212a sign: \u212aelvin", "\u0130stanbul \u0130I",
+		"bad \xff\xfe UTF-8 WORDS\xffHERE", "ends with CAPS", "trailing digits 99999",
+		"ÀÉÎ upper non-ASCII then ASCII TAIL", "mid\u00adword soft-hyphen", "tab\tSEP\nline\r\nCRLF",
+	}
+	for _, c := range cases {
+		if got, want := words(EachWord, c), words(lowerFirst, c); !reflect.DeepEqual(got, want) {
+			t.Errorf("EachWord(%q) = %q, want %q", c, got, want)
+		}
+	}
+	// Every split point of a mixed string: the switch to the Unicode scan
+	// may happen inside a word.
+	s := "Über GROSSE Straße ÆON Ωmega ABCé déJÀ 2024ÉTÉ $Prix 12345é"
+	for i := range len(s) + 1 {
+		c := "Prefix WORDS " + s[i:]
+		if got, want := words(EachWord, c), words(lowerFirst, c); !reflect.DeepEqual(got, want) {
+			t.Errorf("EachWord(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
