@@ -99,8 +99,12 @@ type phraseIndex struct {
 	filter [64]uint64
 }
 
+// wordHash mixes a word's length, first two and last two bytes into 12
+// bits (words have at least 2 bytes).
 func wordHash(w string) uint {
-	return (uint(len(w))*31 + uint(w[0])*7 + uint(w[len(w)-1])) & 4095
+	n := len(w)
+	x := uint64(n) | uint64(w[0])<<8 | uint64(w[1])<<16 | uint64(w[n-2])<<24 | uint64(w[n-1])<<32
+	return uint((x * 0x9E3779B97F4A7C15) >> 52)
 }
 
 type compiledPhrase struct {

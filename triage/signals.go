@@ -87,6 +87,28 @@ type Analyzer struct {
 	// repeat); bounded by maxCachedHosts.
 	mu         sync.RWMutex
 	lookalikes map[string]string
+	// regDomains caches regDomain() per host, bounded the same way.
+	regDomains map[string]string
+}
+
+// regDomain is the cached regDomain(host).
+func (a *Analyzer) regDomain(host string) string {
+	a.mu.RLock()
+	v, ok := a.regDomains[host]
+	a.mu.RUnlock()
+	if ok {
+		return v
+	}
+	v = regDomain(host)
+	a.mu.Lock()
+	if a.regDomains == nil {
+		a.regDomains = map[string]string{}
+	}
+	if len(a.regDomains) < maxCachedHosts {
+		a.regDomains[host] = v
+	}
+	a.mu.Unlock()
+	return v
 }
 
 const maxCachedHosts = 50000
@@ -251,7 +273,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 // sender domains, display names and bulk headers.
 func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain string, seen map[string]bool, add func(Signal)) {
 	from := domainOf(m.From.Email)
-	fromReg := regDomain(from)
+	fromReg := a.regDomain(from)
 	// Authentication-Results
 	var fails []string
 	for _, h := range []string{"Authentication-Results", "ARC-Authentication-Results"} {
@@ -281,13 +303,13 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// Reply-To to another domain
 	for _, rt := range m.ReplyTo {
 		d := domainOf(rt.Email)
-		if d != "" && fromReg != "" && regDomain(d) != fromReg {
+		if d != "" && fromReg != "" && a.regDomain(d) != fromReg {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
 			break
 		}
 	}
 	if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
-		if d := domainOf(rp); d != "" && regDomain(d) != fromReg {
+		if d := domainOf(rp); d != "" && a.regDomain(d) != fromReg {
 			add(Signal{Kind: SigReturnPathMismatch, Reason: fmt.Sprintf("bounces go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 0.5})
 		}
 	}
@@ -308,7 +330,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		an.suspicious++
 		add(Signal{Kind: SigObfuscatedSender, Reason: "the sender name or subject hides text with control or bidi-override characters", Message: i})
 	}
-	if pDomain != "" && fromReg == regDomain(pDomain) && i == an.latest {
+	if pDomain != "" && fromReg == a.regDomain(pDomain) && i == an.latest {
 		an.internal = true
 		add(Signal{Kind: SigInternalSender, Reason: "sent from your own domain " + fromReg, Message: i})
 	}
@@ -378,9 +400,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			a.domainSignals(l.Host, "a link's domain", i, pDomain, add)
 		}
 		if !mismatchDone && l.Text != "" {
-			hreg := regDomain(l.Host)
+			hreg := a.regDomain(l.Host)
 			for _, d := range domainsIn(l.Text) {
-				if regDomain(d) != hreg {
+				if a.regDomain(d) != hreg {
 					mismatchDone = true
 					add(Signal{Kind: SigLinkMismatch, Reason: fmt.Sprintf("a link shows %s but goes to %s", d, l.Host), Message: i, Value: l.Host, Weight: 2.5})
 					break
@@ -401,7 +423,8 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	bayes.EachWord(m.Subject, func(w string) {
 		ps.push(w)
 		if weights != nil {
-			score += weights["s:"+w]
+			var buf [32]byte
+			score += weights[string(append(append(buf[:0], "s:"...), w...))]
 		}
 	})
 	bayes.EachWord(body, func(w string) {
