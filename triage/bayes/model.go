@@ -156,9 +156,29 @@ func NewClassifier(base *Model, user *UserCounts) *Classifier {
 		user.Tokens = map[string][2]int{}
 	}
 	c := &Classifier{base: base, user: user}
+	if user.SpamDocs == 0 && user.HamDocs == 0 && user.SpamTotal == 0 && user.HamTotal == 0 && len(user.Tokens) == 0 {
+		if m, err := Default(); err == nil && m == base {
+			// The shipped model without marks: every analyzer shares one
+			// read-only weight map (rebuild never modifies a map in place).
+			c.prior, c.weights = defaultWeights()
+			return c
+		}
+	}
 	c.rebuild()
 	return c
 }
+
+// defaultWeights are the weights of the shipped model without user marks,
+// computed once.
+var defaultWeights = sync.OnceValues(func() (float64, map[string]float64) {
+	m, err := Default()
+	if err != nil {
+		return 0, nil
+	}
+	c := &Classifier{base: m, user: &UserCounts{Tokens: map[string][2]int{}}}
+	c.rebuild()
+	return c.prior, c.weights
+})
 
 // rebuild recomputes the cached weights; c.mu must be held for writing
 // (or c not yet shared).
