@@ -117,7 +117,8 @@ and accounts. A message is unread when none of its locations has \Seen.
 Migrations are the ordered migrations slice in store/migrations.go; migration i brings
 PRAGMA user_version from i to i+1, each in its own transaction. Taken: 1 mail mirror
 (store), 2 draftsSchema (drafts engineer, store/drafts.go), 3 speedSchema (store:
-date-ordered search rowids, trigger-kept section_counts), 4 (store: triage-queue index). To add tables, put the SQL in a
+date-ordered search rowids, trigger-kept section_counts), 4 (store: triage-queue index), 5 outboxFixedSchema
+(store/outbox.go), 6 ftsBulkSchema (store: search index merge settings). To add tables, put the SQL in a
 const in your own file in store/ and append it as a new last element of the slice; never
 edit or reorder an applied migration. Write inside s.tx(ctx, func(tx *sql.Tx) error {...})
 (the single writer); read with s.r. If you add or delete rows of threads or change
