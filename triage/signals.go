@@ -646,9 +646,10 @@ const (
 	trigSoon
 )
 
-// trigger returns the trigger mask of a lower-cased word.
-func trigger(w string) uint8 {
-	switch w {
+// trigger returns the trigger mask of a lower-cased word (switching on
+// string(w) does not allocate).
+func trigger(w []byte) uint8 {
+	switch string(w) {
 	case "hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten":
 		return trigGreet
 	case "please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting":
@@ -687,7 +688,7 @@ func scanTriggers(s string, hit func(off int, mask uint8)) {
 			j++
 		}
 		if n >= 2 && n <= 11 {
-			if m := trigger(string(buf[:n])); m != 0 {
+			if m := trigger(buf[:n]); m != 0 {
 				hit(i, m)
 			}
 		}

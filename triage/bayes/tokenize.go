@@ -50,43 +50,64 @@ func AppendWords(toks []string, s, prefix string) []string {
 // scanned rune by rune (the words are the same as lower-casing all of s
 // first: the ASCII prefix lower-cases byte for byte).
 func EachWord(s string, fn func(w string)) {
-	start := -1
-	digits, upper := true, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case ('a' <= c && c <= 'z') || c == '$':
-			if start < 0 {
-				start, upper = i, false
-			}
-			digits = false
-		case 'A' <= c && c <= 'Z':
-			if start < 0 {
-				start = i
-			}
-			digits, upper = false, true
-		case '0' <= c && c <= '9':
-			if start < 0 {
-				start, digits, upper = i, true, false
-			}
-		case c >= utf8.RuneSelf:
-			k := i
-			if start >= 0 {
-				k = start
-			}
-			eachLowerWord(strings.ToLower(s[k:]), fn)
+	for i := 0; i < len(s); {
+		c := byteClass[s[i]]
+		if c == clNone {
+			i++
+			continue
+		}
+		if c == clHigh {
+			eachLowerWord(strings.ToLower(s[i:]), fn)
 			return
-		default:
-			if start >= 0 {
-				emitASCII(s[start:i], digits, upper, fn)
-				start = -1
+		}
+		start := i
+		digits, upper := c == clDigit, c == clUpper
+		for i++; i < len(s); i++ {
+			c = byteClass[s[i]]
+			if c == clNone {
+				break
+			}
+			if c == clHigh {
+				eachLowerWord(strings.ToLower(s[start:]), fn)
+				return
+			}
+			if c != clDigit {
+				digits = false
+			}
+			if c == clUpper {
+				upper = true
 			}
 		}
-	}
-	if start >= 0 {
-		emitASCII(s[start:], digits, upper, fn)
+		emitASCII(s[start:i], digits, upper, fn)
 	}
 }
+
+// Byte classes for EachWord's ASCII scan.
+const (
+	clNone  = iota // not part of a word
+	clLower        // a-z and '$'
+	clUpper        // A-Z
+	clDigit        // 0-9
+	clHigh         // non-ASCII: the rune-by-rune scan takes over
+)
+
+// byteClass maps each byte to its class (read-only after init).
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clLower
+	}
+	t['$'] = clLower
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clDigit
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = clHigh
+	}
+	return t
+}()
 
 // emitASCII passes an ASCII word run to fn if it has 2 to 24 bytes,
 // collapsing long numbers and lower-casing capitals.
