@@ -24,9 +24,7 @@ func ownText(body string) string {
 	if len(body) > maxAnalyzed {
 		body = body[:maxAnalyzed]
 	}
-	if !strings.Contains(body, "\n>") && !strings.HasPrefix(body, ">") &&
-		!strings.Contains(body, "wrote:") && !strings.Contains(body, "\n--") &&
-		!strings.Contains(body, "-----") && !strings.Contains(body, "Sent from my") {
+	if !quoteOrSignatureHint(body) {
 		return body
 	}
 	var sb strings.Builder
@@ -54,6 +52,26 @@ func ownText(body string) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// quoteOrSignatureHint reports whether body may hold quoted text or a
+// signature: a line starting with ">" or "--", or "wrote:", "-----" or
+// "Sent from my" anywhere. The line starts share one scan of the newlines.
+func quoteOrSignatureHint(body string) bool {
+	if strings.HasPrefix(body, ">") {
+		return true
+	}
+	for rest := body; ; {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+		if strings.HasPrefix(rest, ">") || strings.HasPrefix(rest, "--") {
+			return true
+		}
+	}
+	return strings.Contains(body, "wrote:") || strings.Contains(body, "-----") || strings.Contains(body, "Sent from my")
 }
 
 // sentences splits text into trimmed sentences (at . ! ? and blank or
@@ -92,7 +110,7 @@ func sentences(text string, max int) []string {
 // sentenceRanges splits text like sentences but returns byte ranges
 // [start, end) with surrounding white space excluded.
 func sentenceRanges(text string, max int) [][2]int {
-	var out [][2]int
+	out := make([][2]int, 0, min(max, 16))
 	start := 0
 	emit := func(end int) {
 		a, b := start, end
