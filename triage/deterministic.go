@@ -72,7 +72,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	phishing := an.phishScore >= 3.5 && an.lure
 	// The learned score alone does not condemn mail from the principal's own
 	// domain (spoofing shows up as an authentication failure instead).
-	learned := an.spamProb >= a.threshold() && (!an.internal || an.suspicious > 0)
+	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned || an.suspicious > 0)
 	spam := !an.replied && (learned || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
 		an.suspicious+min(an.spamPhrases, 1) >= 2)
 	if phishing {

@@ -174,6 +174,10 @@ type analysis struct {
 	latest       int  // index of the latest message not from the principal (-1 none)
 	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
 	internal     bool // the latest message from others comes from the principal's domain
+	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
+	// authentication failure: the learned score alone does not make it spam
+	// (the 2002 training corpus knows no modern receipts or shipping mail).
+	authAligned bool
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
@@ -192,6 +196,10 @@ func (a *Analyzer) Signals(msgs []*model.Message, principal model.Address) []Sig
 }
 
 var authFailRe = regexp.MustCompile(`\b(spf|dkim|dmarc)=(fail|softfail|permerror)\b`)
+
+// authPassRe finds a DMARC pass for a header.from domain or a DKIM pass
+// for a signing domain, in a lower-cased Authentication-Results value.
+var authPassRe = regexp.MustCompile(`\b(?:dmarc=pass[^;]*?header\.from=|dkim=pass[^;]*?header\.d=)([a-z0-9.-]+)`)
 
 func sameAddr(a, b string) bool { return a != "" && strings.EqualFold(a, b) }
 
@@ -285,6 +293,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	}
 	if v := strings.ToLower(strings.TrimSpace(m.Header("Received-SPF"))); strings.HasPrefix(v, "fail") || strings.HasPrefix(v, "softfail") {
 		fails = append(fails, "spf="+strings.Fields(v)[0])
+	}
+	if len(fails) == 0 && fromReg != "" {
+		for _, v := range m.Headers["Authentication-Results"] {
+			for _, p := range authPassRe.FindAllStringSubmatch(strings.ToLower(v), -1) {
+				if a.regDomain(strings.TrimSuffix(p[1], ".")) == fromReg {
+					an.authAligned = true
+				}
+			}
+		}
 	}
 	if len(fails) > 0 {
 		an.suspicious++
