@@ -663,21 +663,7 @@ func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) er
 // changed when one of them (or the set of folders) changes. It returns
 // nil when ctx ends.
 func (s *Source) Watch(ctx context.Context, changed func()) error {
-	prev := s.signature()
-	t := time.NewTicker(s.opts.PollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			cur := s.signature()
-			if cur != prev {
-				prev = cur
-				changed()
-			}
-		}
-	}
+	return mailsrc.PollWatch(ctx, s.opts.PollInterval, s.signature, changed)
 }
 
 // signature summarises the folder list and the mtimes of new/ and cur/.

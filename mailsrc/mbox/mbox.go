@@ -387,20 +387,7 @@ func (s *Source) Watch(ctx context.Context, changed func()) error {
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
-	prev := s.signature()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if cur := s.signature(); cur != prev {
-				prev = cur
-				changed()
-			}
-		}
-	}
+	return mailsrc.PollWatch(ctx, interval, s.signature, changed)
 }
 
 func (s *Source) signature() string {
