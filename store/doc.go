@@ -69,8 +69,14 @@ and accounts. A message is unread when none of its locations has \Seen.
 	    Override string              // user's override ("" if none)
 	    ContentHash string           // thread content hash
 	}
-	func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error)  // every section present
-	func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int) ([]ThreadSummary, error) // newest first; limit<=0 → 100
+	// The sections hold only in-inbox threads: at least one message has a location in a
+	// mailbox with role inbox (SetMailbox), or in a mailbox named INBOX (any case) with no
+	// role recorded. Other threads (Sent-only, archived, Junk, Trash) stay stored,
+	// searchable and openable by ID (Search, Thread, ThreadSummaryByID), but are neither
+	// listed, counted nor queued for triage. Kept in threads.in_inbox by the write path
+	// (PutMessages, RemoveLocations, ResetMailbox, thread merges, SetMailbox role changes).
+	func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error)  // every section present; in-inbox threads
+	func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int) ([]ThreadSummary, error) // in-inbox threads, newest first; limit<=0 → 100
 	func (s *Store) ThreadSummaryByID(ctx context.Context, id int64) (ThreadSummary, error)   // ErrNotFound
 	func (s *Store) Thread(ctx context.Context, id int64) (*model.Thread, error)  // messages oldest first, bodies, flags, one location each (inbox copy preferred)
 	func (s *Store) ThreadIDForMessage(ctx context.Context, messageID string) (int64, error)  // ErrNotFound
@@ -105,8 +111,8 @@ and accounts. A message is unread when none of its locations has \Seen.
 	    CreatedAt time.Time      // zero → now
 	}
 	func (s *Store) ThreadContentHash(ctx context.Context, threadID int64) (string, error) // sha256 over (Message-ID, content hash) oldest first; changes when a message arrives/leaves/gets its body
-	// ThreadsNeedingTriage: threads with ≥1 fetched body and no record for cacheKey on their
-	// current content hash; unread first, then newest first.
+	// ThreadsNeedingTriage: in-inbox threads with ≥1 fetched body and no record for cacheKey
+	// on their current content hash; unread first, then newest first.
 	func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error)
 	func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error   // never clears an override
 	func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // model.Categories or "quarantine"; "" clears
@@ -118,10 +124,12 @@ Migrations are the ordered migrations slice in store/migrations.go; migration i 
 PRAGMA user_version from i to i+1, each in its own transaction. Taken: 1 mail mirror
 (store), 2 draftsSchema (drafts engineer, store/drafts.go), 3 speedSchema (store:
 date-ordered search rowids, trigger-kept section_counts), 4 (store: triage-queue index), 5 outboxFixedSchema
-(store/outbox.go), 6 ftsBulkSchema (store: search index merge settings). To add tables, put the SQL in a
+(store/outbox.go), 6 ftsBulkSchema (store: search index merge settings), 7 inboxSchema (store: threads.in_inbox,
+partial section and triage-queue indexes on in_inbox = 1, section_counts count in-inbox threads). To add tables, put the SQL in a
 const in your own file in store/ and append it as a new last element of the slice; never
 edit or reorder an applied migration. Write inside s.tx(ctx, func(tx *sql.Tx) error {...})
 (the single writer); read with s.r. If you add or delete rows of threads or change
-threads.section, the triggers keep section_counts right; go through updateSection.
+threads.section or threads.in_inbox, the triggers keep section_counts right; go through
+updateSection and storeThread (writer.finish).
 */
 package store

@@ -91,11 +91,17 @@ func countRows(t *testing.T, s *Store, q string, args ...any) int {
 	return n
 }
 
-// checkSectionCounts asserts the trigger-kept counts match the threads.
+// checkSectionCounts asserts in_inbox is right and the trigger-kept
+// counts match the in-inbox threads.
 func checkSectionCounts(t *testing.T, s *Store) {
 	t.Helper()
+	if n := countRows(t, s, `SELECT count(*) FROM threads t WHERE t.in_inbox <> EXISTS(SELECT 1 FROM messages m
+		JOIN locations l ON l.message = m.id LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
+		WHERE m.thread_id = t.id AND `+inboxCond+`)`); n != 0 {
+		t.Errorf("%d threads with a stale in_inbox", n)
+	}
 	rows, err := s.r.QueryContext(context.Background(), `SELECT t.section, count(*), COALESCE(c.n, -1) FROM threads t
-		LEFT JOIN section_counts c ON c.section = t.section GROUP BY t.section`)
+		LEFT JOIN section_counts c ON c.section = t.section WHERE t.in_inbox = 1 GROUP BY t.section`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int)
 	}
 	// The page is cut on the covering index alone; only its rows are joined.
 	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryCols+` FROM (SELECT id FROM threads
-		WHERE section = ? ORDER BY latest DESC, id DESC LIMIT ? OFFSET ?) page
+		WHERE in_inbox = 1 AND section = ? ORDER BY latest DESC, id DESC LIMIT ? OFFSET ?) page
 		JOIN threads t ON t.id = page.id`+summaryJoins+` ORDER BY t.latest DESC, t.id DESC`, string(sec), limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("store: list threads in %q: %w", sec, err)

@@ -168,7 +168,53 @@ CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest
 	outboxFixedSchema,
 	// 6: search index merge and flush settings for bulk imports.
 	ftsBulkSchema,
+	// 7: only threads with a message in an inbox are in the sections.
+	inboxSchema,
 }
+
+// inboxCond is true for a location l (LEFT JOINed to its mailbox row mb)
+// in an inbox: the mailbox has role inbox, or it has no role recorded and
+// is named INBOX (any case, as IMAP's INBOX).
+const inboxCond = `(COALESCE(NULLIF(mb.role, ''), CASE WHEN upper(l.mailbox) = 'INBOX' THEN 'inbox' ELSE '' END) = 'inbox')`
+
+// inboxSchema (migration 7) adds threads.in_inbox: 1 when at least one
+// message of the thread has a location in an inbox (see inboxCond), kept
+// by the write path (storeThread, and SetMailbox when a mailbox's role
+// changes). The sections (SectionCounts, ListThreads) and the triage
+// queue only hold in-inbox threads: their indexes become partial on
+// in_inbox = 1 and the section_counts triggers count only those threads.
+const inboxSchema = `
+ALTER TABLE threads ADD COLUMN in_inbox INTEGER NOT NULL DEFAULT 0;
+UPDATE threads SET in_inbox = 1 WHERE id IN (SELECT m.thread_id FROM locations l
+	JOIN messages m ON m.id = l.message
+	LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
+	WHERE m.thread_id IS NOT NULL AND ` + inboxCond + `);
+DROP INDEX threads_section_latest;
+CREATE INDEX threads_inbox_section ON threads(section, latest DESC, id DESC) WHERE in_inbox = 1;
+DROP INDEX threads_triage_order;
+CREATE INDEX threads_inbox_triage ON threads(has_body, (unread > 0) DESC, latest DESC, id DESC) WHERE in_inbox = 1;
+DROP TRIGGER threads_count_insert;
+DROP TRIGGER threads_count_delete;
+DROP TRIGGER threads_count_update;
+DELETE FROM section_counts;
+INSERT INTO section_counts(section, n) SELECT section, count(*) FROM threads WHERE in_inbox = 1 GROUP BY section;
+CREATE TRIGGER threads_count_insert AFTER INSERT ON threads WHEN NEW.in_inbox = 1 BEGIN
+	INSERT INTO section_counts(section, n) VALUES(NEW.section, 1)
+		ON CONFLICT(section) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER threads_count_delete AFTER DELETE ON threads WHEN OLD.in_inbox = 1 BEGIN
+	UPDATE section_counts SET n = n - 1 WHERE section = OLD.section;
+END;
+CREATE TRIGGER threads_count_leave AFTER UPDATE OF section, in_inbox ON threads
+	WHEN OLD.in_inbox = 1 AND (NEW.in_inbox <> 1 OR OLD.section <> NEW.section) BEGIN
+	UPDATE section_counts SET n = n - 1 WHERE section = OLD.section;
+END;
+CREATE TRIGGER threads_count_enter AFTER UPDATE OF section, in_inbox ON threads
+	WHEN NEW.in_inbox = 1 AND (OLD.in_inbox <> 1 OR OLD.section <> NEW.section) BEGIN
+	INSERT INTO section_counts(section, n) VALUES(NEW.section, 1)
+		ON CONFLICT(section) DO UPDATE SET n = n + 1;
+END;
+`
 
 // ftsBulkSchema (migration 6) tunes how FTS5 builds the search index (the
 // settings live in messages_fts_config; search results do not change):

@@ -833,7 +833,7 @@ func (w *writer) finish() error {
 type threadRow struct {
 	mid, hash, subject, norm, fromName, fromEmail string
 	date                                          int64
-	body, att, unread                             bool
+	body, att, unread, inbox                      bool
 }
 
 // recomputeThreads refreshes the cached aggregates of the threads ids
@@ -842,7 +842,9 @@ func (w *writer) recomputeThreads(ids []int64) error {
 	byThread := make(map[int64][]threadRow, len(ids))
 	q := `SELECT m.thread_id, m.message_id, COALESCE(m.content_hash, ''), m.date, m.subject,
 		m.norm_subject, m.from_name, m.from_email, m.has_body, m.has_attachment,
-		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)
+		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1),
+		EXISTS(SELECT 1 FROM locations l LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
+			WHERE l.message = m.id AND ` + inboxCond + `)
 		FROM messages m WHERE m.thread_id IN (SELECT value FROM json_each(?)) ORDER BY m.thread_id, m.date, m.id`
 	rows, err := w.query(q, mustJSON(ids))
 	if err != nil {
@@ -851,7 +853,7 @@ func (w *writer) recomputeThreads(ids []int64) error {
 	for rows.Next() {
 		var t int64
 		var r threadRow
-		if err := rows.Scan(&t, &r.mid, &r.hash, &r.date, &r.subject, &r.norm, &r.fromName, &r.fromEmail, &r.body, &r.att, &r.unread); err != nil {
+		if err := rows.Scan(&t, &r.mid, &r.hash, &r.date, &r.subject, &r.norm, &r.fromName, &r.fromEmail, &r.body, &r.att, &r.unread, &r.inbox); err != nil {
 			rows.Close()
 			return fmt.Errorf("recompute threads: %w", err)
 		}
@@ -879,7 +881,7 @@ func (w *writer) storeThread(id int64, ms []threadRow) error {
 	}
 	var latest int64
 	unread := 0
-	var att, body bool
+	var att, body, inbox bool
 	subject, norm := "", ""
 	h := sha256.New()
 	var parts []string
@@ -891,6 +893,7 @@ func (w *writer) storeThread(id int64, ms []threadRow) error {
 		}
 		att = att || r.att
 		body = body || r.body
+		inbox = inbox || r.inbox
 		if subject == "" && strings.TrimSpace(r.subject) != "" {
 			subject, norm = r.subject, r.norm
 		}
@@ -917,9 +920,9 @@ func (w *writer) storeThread(id int64, ms []threadRow) error {
 		parts = []string{}
 	}
 	_, err := w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
-		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?
-		WHERE id = ?`, subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName, from.fromEmail,
-		mustJSON(parts), hex.EncodeToString(h.Sum(nil)), id)
+		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?,
+		in_inbox = ? WHERE id = ?`, subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName,
+		from.fromEmail, mustJSON(parts), hex.EncodeToString(h.Sum(nil)), boolInt(inbox), id)
 	if err != nil {
 		return err
 	}

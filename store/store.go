@@ -225,15 +225,55 @@ func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO accounts(name) VALUES(?)`, mb.Account); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO mailboxes(account, name, role, uidvalidity, uidnext, highestmodseq)
+		wasInbox, err := mailboxIsInbox(ctx, tx, mb.Account, mb.Name)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO mailboxes(account, name, role, uidvalidity, uidnext, highestmodseq)
 			VALUES(?, ?, ?, ?, ?, ?)
 			ON CONFLICT(account, name) DO UPDATE SET role = excluded.role, uidvalidity = excluded.uidvalidity,
 				uidnext = excluded.uidnext, highestmodseq = excluded.highestmodseq`,
 			mb.Account, mb.Name, string(mb.Role), int64(mb.State.UIDValidity), int64(mb.State.UIDNext), int64(mb.State.HighestModSeq))
-		return err
+		if err != nil {
+			return err
+		}
+		isInbox, err := mailboxIsInbox(ctx, tx, mb.Account, mb.Name)
+		if err != nil || isInbox == wasInbox {
+			return err
+		}
+		// The mailbox became (or stopped being) an inbox: the threads with
+		// a message in it enter or leave the sections.
+		w := s.newWriter(ctx, tx)
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT m.thread_id FROM locations l JOIN messages m ON m.id = l.message
+			WHERE l.account = ? AND l.mailbox = ? AND m.thread_id IS NOT NULL`, mb.Account, mb.Name)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			w.dirty[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return w.finish()
 	})
 	if err != nil {
 		return fmt.Errorf("store: set mailbox %s/%s: %w", mb.Account, mb.Name, err)
 	}
 	return nil
+}
+
+// mailboxIsInbox reports whether locations in the mailbox count as inbox
+// locations (see inboxCond).
+func mailboxIsInbox(ctx context.Context, tx *sql.Tx, account, mailbox string) (bool, error) {
+	var in bool
+	err := tx.QueryRowContext(ctx, `SELECT `+inboxCond+` FROM (SELECT ? AS account, ? AS mailbox) l
+		LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox`, account, mailbox).Scan(&in)
+	return in, err
 }

@@ -56,7 +56,7 @@ func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit
 		limit = -1
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT t.id FROM threads t
-		WHERE t.has_body = 1 AND NOT EXISTS (SELECT 1 FROM triage tr
+		WHERE t.in_inbox = 1 AND t.has_body = 1 AND NOT EXISTS (SELECT 1 FROM triage tr
 			WHERE tr.thread_id = t.id AND tr.cache_key = ? AND tr.content_hash = t.content_hash)
 		ORDER BY (t.unread > 0) DESC, t.latest DESC, t.id DESC LIMIT ?`, cacheKey, limit)
 	if err != nil {
