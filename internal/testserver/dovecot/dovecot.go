@@ -9,6 +9,7 @@ package dovecot
 import (
 	"bufio"
 	"fmt"
+	"mailsift/internal/testserver"
 	"net"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ import (
 
 // RequireEnv is the environment variable that turns a missing server
 // into a test failure instead of a skip.
-const RequireEnv = "MAILSIFT_REQUIRE_SERVERS"
+const RequireEnv = testserver.RequireEnv
 
 // Options configures the instance. A nil *Options means defaults.
 type Options struct {
@@ -69,15 +70,7 @@ func (s *Server) Log() string {
 
 // Binary returns the path of the dovecot binary, or "" if not installed.
 func Binary() string {
-	if p, err := exec.LookPath("dovecot"); err == nil {
-		return p
-	}
-	for _, p := range []string{"/usr/sbin/dovecot", "/usr/local/sbin/dovecot"} {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
+	return testserver.FindBinary("dovecot", "/usr/sbin/dovecot", "/usr/local/sbin/dovecot")
 }
 
 // haveLMTP reports whether Dovecot's lmtp service binary is installed.
@@ -93,10 +86,7 @@ func haveLMTP() bool {
 // Unavailable skips the test with msg, or fails it when RequireEnv=1.
 func Unavailable(t testing.TB, msg string) {
 	t.Helper()
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s (%s=1, so this is a failure)", msg, RequireEnv)
-	}
-	t.Skipf("%s; install it to run this test (apt-get install dovecot-imapd dovecot-lmtpd), or set %s=1 to make this a failure", msg, RequireEnv)
+	testserver.Unavailable(t, msg, "apt-get install dovecot-imapd dovecot-lmtpd")
 }
 
 // Start starts a private Dovecot instance and stops it when t ends.
@@ -158,15 +148,6 @@ func mailUser() (uid, gid int, name string, err error) {
 	return uid, gid, u.Username, nil
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 func start(t testing.TB, bin, version string, users map[string]string, opts *Options) (*Server, error) {
 	dir := t.TempDir()
 	uid, gid, _, err := mailUser()
@@ -206,13 +187,13 @@ func start(t testing.TB, bin, version string, users map[string]string, opts *Opt
 	if err := os.WriteFile(passwd, []byte(pw.String()), 0o644); err != nil {
 		return nil, err
 	}
-	imapPort, err := freePort()
+	imapPort, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	lmtpPort := 0
 	if opts.LMTP {
-		if lmtpPort, err = freePort(); err != nil {
+		if lmtpPort, err = testserver.FreePort(); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ package postfix
 import (
 	"bufio"
 	"fmt"
+	"mailsift/internal/testserver"
 	"net"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ import (
 
 // RequireEnv is the environment variable that turns a missing server into
 // a test failure instead of a skip.
-const RequireEnv = "MAILSIFT_REQUIRE_SERVERS"
+const RequireEnv = testserver.RequireEnv
 
 // Options configure the instance.
 type Options struct {
@@ -62,24 +63,13 @@ func (s *Server) Log() string {
 
 // Binary returns the path of the postfix command, or "" if not installed.
 func Binary() string {
-	if p, err := exec.LookPath("postfix"); err == nil {
-		return p
-	}
-	for _, p := range []string{"/usr/sbin/postfix", "/usr/local/sbin/postfix"} {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
+	return testserver.FindBinary("postfix", "/usr/sbin/postfix", "/usr/local/sbin/postfix")
 }
 
 // Unavailable skips the test with msg, or fails it when RequireEnv=1.
 func Unavailable(t testing.TB, msg string) {
 	t.Helper()
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s (%s=1, so this is a failure)", msg, RequireEnv)
-	}
-	t.Skipf("%s; install it to run this test (apt-get install postfix dovecot-imapd dovecot-lmtpd, as root), or set %s=1 to make this a failure", msg, RequireEnv)
+	testserver.Unavailable(t, msg, "apt-get install postfix dovecot-imapd dovecot-lmtpd, as root")
 }
 
 // Start starts a private Postfix and stops it when t ends.
@@ -108,15 +98,6 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	t.Fatalf("postfix: %v", lastErr)
 	return nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // masterCF lists the services a loopback-only instance needs; nothing is
@@ -153,7 +134,7 @@ func start(t testing.TB, bin string, opts Options) (*Server, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
