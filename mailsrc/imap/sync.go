@@ -416,6 +416,10 @@ func (s *Source) readEnvelopes(c *conn, cmd *imapclient.FetchCommand, name strin
 		msg.Size = buf.RFC822Size
 		msg.HasBody = false
 		msg.Raw = nil
+		// An envelope has no content hash: ParseHeader hashed the header
+		// section only, and a hash here would make the store treat the
+		// body's arrival as a different message (insert + delete).
+		msg.ContentHash = ""
 		if len(msg.Attachments) == 0 {
 			msg.Attachments = attachmentsFromStructure(buf.BodyStructure)
 		}
