@@ -6,6 +6,7 @@ package mailsrc
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"mailsift/model"
 )
@@ -65,4 +66,47 @@ type Sink interface {
 	// MissingBodies lists up to limit locations of a mailbox whose body
 	// has not been fetched yet, newest first.
 	MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error)
+}
+
+// MailboxForgetter is implemented by sinks that can forget a whole
+// mailbox (the store does). A source that enumerates its mailboxes
+// (IMAP LIST, Maildir folders, mbox files) checks for it with a type
+// assertion and, after a complete enumeration, forgets every stored
+// mailbox of its account that no longer exists; other sinks keep them.
+type MailboxForgetter interface {
+	// Mailboxes lists the stored mailboxes of an account.
+	Mailboxes(ctx context.Context, account string) ([]model.Mailbox, error)
+	// ForgetMailbox forgets a mailbox gone from the source: its
+	// locations, queued flag changes and the mailbox itself. Messages
+	// still stored at another location stay.
+	ForgetMailbox(ctx context.Context, account, mailbox string) error
+}
+
+// ForgetGone forgets, in sink, every stored mailbox of account for which
+// exists returns false, when sink is a MailboxForgetter (else it does
+// nothing). Callers pass exists built from a complete, successful
+// enumeration only (n is the number of mailboxes it found): a failed or
+// partial listing must not make mailboxes disappear, and an enumeration
+// that found nothing at all (an unmounted directory, a server answering
+// LIST with nothing) forgets nothing. It returns the names forgotten.
+func ForgetGone(ctx context.Context, sink Sink, account string, n int, exists func(name string) bool) ([]string, error) {
+	f, ok := sink.(MailboxForgetter)
+	if !ok || n == 0 {
+		return nil, nil
+	}
+	stored, err := f.Mailboxes(ctx, account)
+	if err != nil {
+		return nil, fmt.Errorf("mailsrc: stored mailboxes of %q: %w", account, err)
+	}
+	var gone []string
+	for _, mb := range stored {
+		if exists(mb.Name) {
+			continue
+		}
+		if err := f.ForgetMailbox(ctx, account, mb.Name); err != nil {
+			return gone, fmt.Errorf("mailsrc: forget mailbox %q of %q: %w", mb.Name, account, err)
+		}
+		gone = append(gone, mb.Name)
+	}
+	return gone, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"mailsift/mailsrc"
 	"mailsift/model"
 )
 
@@ -88,44 +89,101 @@ func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) erro
 func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
-		rows, err := tx.QueryContext(ctx, `DELETE FROM locations WHERE account = ? AND mailbox = ? RETURNING message`, account, mailbox)
+		msgs, err := dropLocations(ctx, tx, w, account, mailbox)
 		if err != nil {
-			return err
-		}
-		var msgs []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			msgs = append(msgs, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if _, err := w.exec(`DELETE FROM pending_flags WHERE account = ? AND mailbox = ?`, account, mailbox); err != nil {
 			return err
 		}
 		if _, err := w.exec(`UPDATE mailboxes SET uidvalidity = 0, uidnext = 0, highestmodseq = 0
 			WHERE account = ? AND name = ?`, account, mailbox); err != nil {
 			return err
 		}
-		for _, id := range msgs {
-			if err := w.markMessageThread(id); err != nil {
-				return err
-			}
-			if err := w.gcMessage(id); err != nil {
-				return err
-			}
-		}
-		return w.finish()
+		return gcDropped(w, msgs)
 	})
 	if err != nil {
 		return fmt.Errorf("store: reset mailbox %s/%s: %w", account, mailbox, err)
 	}
 	return nil
+}
+
+// Compile-time check that the store can forget mailboxes gone from a source.
+var _ mailsrc.MailboxForgetter = (*Store)(nil)
+
+// ForgetMailbox forgets a mailbox that no longer exists in its source
+// (deleted or renamed on the server, a folder or file removed from disk):
+// its locations, the flag changes queued for them and the mailbox itself.
+// A message still stored at another location (the same Message-ID and
+// content in another mailbox) stays, with its thread, triage results and
+// override; a message left without a location is deleted with its search
+// entry, and a thread left without a message is deleted with its triage
+// results and override. A draft whose server copy was in the mailbox
+// forgets that copy, so that no later save deletes a message by a UID of
+// a mailbox since re-created. Forgetting an unknown mailbox does nothing.
+func (s *Store) ForgetMailbox(ctx context.Context, account, mailbox string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		msgs, err := dropLocations(ctx, tx, w, account, mailbox)
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM mailboxes WHERE account = ? AND name = ?`, account, mailbox); err != nil {
+			return err
+		}
+		// Drafts of the default account ("") may live in this account's
+		// mailbox too; forgetting a copy that exists only leaves it behind
+		// on the server, while keeping a stale UID could delete another
+		// message.
+		if _, err := w.exec(`UPDATE drafts SET server_mailbox = '', server_uid = 0
+			WHERE server_mailbox = ? AND account IN (?, '')`, mailbox, account); err != nil {
+			return err
+		}
+		return gcDropped(w, msgs)
+	})
+	if err != nil {
+		return fmt.Errorf("store: forget mailbox %s/%s: %w", account, mailbox, err)
+	}
+	s.log.Debug("store: forgot mailbox", "account", account, "mailbox", mailbox)
+	return nil
+}
+
+// dropLocations deletes every location of a mailbox and the flag changes
+// queued for them, returning the messages they held.
+func dropLocations(ctx context.Context, tx *sql.Tx, w *writer, account, mailbox string) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `DELETE FROM locations WHERE account = ? AND mailbox = ? RETURNING message`, account, mailbox)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		msgs = append(msgs, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := w.exec(`DELETE FROM pending_flags WHERE account = ? AND mailbox = ?`, account, mailbox); err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+// gcDropped deletes the messages msgs left without a location and
+// recomputes the threads of all of them (counts, unread, inbox
+// membership, section), deleting threads left empty.
+func gcDropped(w *writer, msgs []int64) error {
+	for _, id := range msgs {
+		if err := w.markMessageThread(id); err != nil {
+			return err
+		}
+		if err := w.gcMessage(id); err != nil {
+			return err
+		}
+	}
+	return w.finish()
 }
 
 // Locations lists the stored locations of a mailbox with their flags.

@@ -58,7 +58,7 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 
 func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
 	progress(mailsrc.Progress{Account: s.account, Phase: "list"})
-	boxes, err := s.listMailboxes(c)
+	boxes, listed, err := s.listMailboxes(c)
 	if err != nil {
 		return err
 	}
@@ -97,12 +97,40 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 			return err
 		}
 	}
+	// Mailboxes gone from the server are forgotten last: a mailbox
+	// renamed on the server has then been synced under its new name, so
+	// its messages (deduplicated by Message-ID and content) keep their
+	// threads and triage results.
+	if err := s.forgetGone(ctx, sink, listed); err != nil {
+		return err
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done"})
 	return errors.Join(errs...)
 }
 
-// listMailboxes lists the selectable mailboxes to sync, INBOX first.
-func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, error) {
+// forgetGone forgets the stored mailboxes of the account that the
+// successful LIST did not return at all (deleted or renamed on the
+// server). A name LIST returned in any form, \Noselect or \NonExistent
+// included, is kept.
+func (s *Source) forgetGone(ctx context.Context, sink mailsrc.Sink, listed map[string]bool) error {
+	gone, err := mailsrc.ForgetGone(ctx, sink, s.account, len(listed), func(name string) bool {
+		if strings.EqualFold(name, "INBOX") {
+			name = "INBOX" // INBOX is case-insensitive (RFC 3501 5.1)
+		}
+		return listed[name]
+	})
+	for _, name := range gone {
+		s.log.Info("mailbox no longer on server, forgotten", "mailbox", name)
+	}
+	if err != nil {
+		return fmt.Errorf("imap: %w", err)
+	}
+	return nil
+}
+
+// listMailboxes lists the selectable mailboxes to sync, INBOX first, and
+// every name LIST returned (selectable or not, INBOX spelled "INBOX").
+func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, map[string]bool, error) {
 	opts := &imap.ListOptions{}
 	rev2 := c.has(imap.CapIMAP4rev2)
 	if c.has(imap.CapSpecialUse) || rev2 {
@@ -113,10 +141,16 @@ func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, error) {
 	}
 	list, err := c.c.List("", "*", opts).Collect()
 	if err != nil {
-		return nil, fmt.Errorf("imap: list mailboxes: %w", err)
+		return nil, nil, fmt.Errorf("imap: list mailboxes: %w", err)
 	}
+	listed := make(map[string]bool, len(list))
 	var all, subscribed []mailboxInfo
 	for _, l := range list {
+		if strings.EqualFold(l.Mailbox, "INBOX") {
+			listed["INBOX"] = true
+		} else {
+			listed[l.Mailbox] = true
+		}
 		noSelect, sub := false, false
 		for _, a := range l.Attrs {
 			switch strings.ToLower(string(a)) {
@@ -162,7 +196,7 @@ func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, error) {
 		}
 		return chosen[i].name < chosen[j].name
 	})
-	return chosen, nil
+	return chosen, listed, nil
 }
 
 // unselect leaves the selected mailbox: servers (Dovecot) answer STATUS
