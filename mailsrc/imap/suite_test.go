@@ -405,4 +405,6 @@ var scenarios = []scenario{
 			t.Errorf("flags in Entwürfe = %v, want \\Seen", fl)
 		}
 	}},
+	{"mailbox deleted on the server", scenarioMailboxDeleted},
+	{"mailbox renamed on the server", scenarioMailboxRenamed},
 }
