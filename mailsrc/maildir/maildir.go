@@ -360,6 +360,19 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 			return err
 		}
 	}
+	// Folders removed from disk are forgotten; folders() failed above if
+	// any directory could not be listed, so the enumeration is complete.
+	names := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		names[f.name] = true
+	}
+	gone, err := mailsrc.ForgetGone(ctx, sink, s.account, len(folders), func(name string) bool { return names[name] })
+	for _, name := range gone {
+		s.log.Info("maildir folder removed, forgotten", "mailbox", name)
+	}
+	if err != nil {
+		return fmt.Errorf("maildir: %w", err)
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done", Done: st.Parsed, Total: st.Parsed})
 	return nil
 }
