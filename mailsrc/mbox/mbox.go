@@ -257,6 +257,19 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 		}
 		total += n
 	}
+	// Files removed from the directory are forgotten (a missing single
+	// file failed above instead).
+	names := make(map[string]bool, len(files))
+	for _, f := range files {
+		names[f.mailbox] = true
+	}
+	gone, err := mailsrc.ForgetGone(ctx, sink, s.account, len(files), func(name string) bool { return names[name] })
+	for _, name := range gone {
+		s.log().Info("mbox file removed, forgotten", "mailbox", name)
+	}
+	if err != nil {
+		return fmt.Errorf("mbox: %w", err)
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done", Done: total, Total: total})
 	return nil
 }
