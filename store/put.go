@@ -43,6 +43,19 @@ type writer struct {
 	// noPending is set when no flag change is queued, so locations need
 	// no overlay (PutMessages checks once per batch).
 	noPending bool
+	// b is what PutMessages preloaded about its batch (nil for other
+	// writers, which look rows up one by one).
+	b *batchIndex
+	// ftsDel holds the indexed values of search entries to delete; finish
+	// deletes them in one statement before indexing (see ftsPending).
+	ftsDel []ftsEntry
+}
+
+// ftsEntry is one message's search entry as indexed: FTS5 needs the
+// indexed values to delete an entry of an external-content table.
+type ftsEntry struct {
+	rowid                   int64
+	from, to, subject, body string
 }
 
 func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
@@ -112,6 +125,9 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 			return err
 		}
 		w.noPending = !pending
+		if err := w.preload(msgs, preps); err != nil {
+			return err
+		}
 		accounts := map[string]bool{}
 		for i, m := range msgs {
 			if m == nil {
@@ -190,31 +206,32 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 	mid := p.mid
 	hash := m.ContentHash
 
-	// What the location holds now.
-	var locMsg int64
+	// What the location holds now (PutMessages preloaded it).
+	b := w.b
+	lid := locID{m.Loc.Account, m.Loc.Mailbox, key}
+	locMsg := b.locs[lid]
 	var locHash sql.NullString
 	var locMID string
 	var locHasBody bool
-	err := w.queryRow(`SELECT l.message, m.content_hash, m.message_id, m.has_body FROM locations l
-		JOIN messages m ON m.id = l.message WHERE l.account = ? AND l.mailbox = ? AND l.key = ?`,
-		m.Loc.Account, m.Loc.Mailbox, key).Scan(&locMsg, &locHash, &locMID, &locHasBody)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
+	if r := b.msgs[locMsg]; locMsg != 0 && r != nil {
+		locHash, locMID, locHasBody = r.hash, r.mid, r.hasBody
 	}
 
 	var target, thread int64
 	var targetHasBody bool
 	if hash != "" {
-		err := w.queryRow(`SELECT id, has_body FROM messages WHERE message_id = ? AND content_hash = ?`, mid, hash).Scan(&target, &targetHasBody)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
+		for _, x := range b.byMID[mid] {
+			if r := b.msgs[x]; !r.gone && r.hash.Valid && r.hash.String == hash {
+				target, targetHasBody = x, r.hasBody
+				break
+			}
 		}
 	}
 	switch {
 	case target != 0:
 		// A copy of this exact message is stored already.
 		if !targetHasBody && m.HasBody {
-			if err := w.updateMessage(target, mid, m); err != nil {
+			if err := w.updateMessage(target, mid, m, p); err != nil {
 				return err
 			}
 		}
@@ -223,7 +240,7 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 		// or its body arriving.
 		target = locMsg
 		if !locHasBody && (m.HasBody || !locHash.Valid) {
-			if err := w.updateMessage(target, mid, m); err != nil {
+			if err := w.updateMessage(target, mid, m, p); err != nil {
 				return err
 			}
 		}
@@ -234,9 +251,13 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 		}
 		target, thread = id, tid
 	}
+	if thread == 0 {
+		thread = b.thread(target)
+	}
 	if err := w.setLocationIn(m.Loc, key, target, thread, m.Flags); err != nil {
 		return err
 	}
+	b.locs[lid] = target
 	if locMsg != 0 && locMsg != target {
 		if err := w.gcMessage(locMsg); err != nil {
 			return err
@@ -334,14 +355,43 @@ func nonNilAtt(a []model.Attachment) []model.Attachment {
 // ftsShift places the date in the high bits of a search rowid.
 const ftsShift = 1 << 20
 
+// ftsDelete queues the removal of message id's search entry (finish
+// writes it); call it before the message's row changes.
 func (w *writer) ftsDelete(id int64) error {
 	if w.ftsPending[id] {
 		return nil // not indexed yet: finish indexes its current text
 	}
+	var e ftsEntry
+	err := w.queryRow(`SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
+		WHERE id = ? AND fts_rowid IS NOT NULL`, id).Scan(&e.rowid, &e.from, &e.to, &e.subject, &e.body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	w.ftsDel = append(w.ftsDel, e)
+	return nil
+}
+
+// ftsDeleteQueued removes the queued search entries in one statement:
+// FTS5 writes pending changes at every statement boundary, so deleting
+// entry by entry wrote (and later merged) one tiny segment per message.
+func (w *writer) ftsDeleteQueued() error {
+	if len(w.ftsDel) == 0 {
+		return nil
+	}
+	rows := make([][5]any, len(w.ftsDel))
+	for i, e := range w.ftsDel {
+		rows[i] = [5]any{e.rowid, e.from, e.to, e.subject, e.body}
+	}
 	_, err := w.exec(`INSERT INTO messages_fts(messages_fts, rowid, from_text, to_text, subject, body)
-		SELECT 'delete', fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
-		WHERE id = ? AND fts_rowid IS NOT NULL`, id)
-	return err
+		SELECT 'delete', value->>0, value->>1, value->>2, value->>3, value->>4 FROM json_each(?)`, mustJSON(rows))
+	if err != nil {
+		return fmt.Errorf("remove from search index: %w", err)
+	}
+	w.ftsDel = nil
+	return nil
 }
 
 // ftsRowid returns the date-ordered search rowid for message id dated
@@ -429,16 +479,26 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 	if err != nil {
 		return 0, 0, err
 	}
-	ftsRowid, err := w.ftsRowid(id, date)
-	if err != nil {
-		return 0, 0, err
-	}
-	args := append([]any{id, mid, nullable(m.ContentHash), thread, ftsRowid}, p.args...)
-	if _, err := w.exec(`INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, `+messageCols+`)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
-		return 0, 0, err
+	// The date-ordered search rowid without a lookup: the unique index on
+	// fts_rowid reports the rare collision (same second, same low bits of
+	// the id), and only then is a free rowid searched for.
+	const insertQ = `INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, ` + messageCols + `)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	args := append([]any{id, mid, nullable(m.ContentHash), thread, date*ftsShift + id%ftsShift}, p.args...)
+	if _, err := w.exec(insertQ, args...); err != nil {
+		if !strings.Contains(err.Error(), "messages.fts_rowid") {
+			return 0, 0, err
+		}
+		if args[4], err = w.ftsRowid(id, date); err != nil {
+			return 0, 0, err
+		}
+		if _, err := w.exec(insertQ, args...); err != nil {
+			return 0, 0, err
+		}
 	}
 	w.ftsPending[id] = true
+	w.b.add(id, &msgRow{mid: mid, hash: sql.NullString{String: m.ContentHash, Valid: m.ContentHash != ""},
+		hasBody: m.HasBody, thread: thread}, refs)
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
 			return 0, 0, err
@@ -456,30 +516,58 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 	return id, thread, nil
 }
 
-func (w *writer) updateMessage(id int64, mid string, m *model.Message) error {
-	if err := w.ftsDelete(id); err != nil {
-		return err
-	}
-	args := append([]any{nullable(m.ContentHash)}, messageArgs(m)...)
-	args = append(args, id)
-	_, err := w.exec(`UPDATE messages SET content_hash = COALESCE(?, content_hash), (`+messageCols+`) =
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, args...)
+// updateMessage fills in a stored message's row (its body arriving, or
+// a refreshed envelope). The search entry is replaced by finish; the
+// message is threaded again only when its links or date changed.
+func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPrep) error {
+	var cur, oldRowid sql.NullInt64
+	var oldIRT, oldRefs string
+	var oldDate int64
+	var e ftsEntry
+	err := w.queryRow(`SELECT m.thread_id, m.in_reply_to_json, m.references_json, m.date, f.fts_rowid,
+		f.from_text, f.to_text, f.subject, f.body FROM messages m JOIN messages_fts_src f ON f.id = m.id
+		WHERE m.id = ?`, id).Scan(&cur, &oldIRT, &oldRefs, &oldDate, &oldRowid, &e.from, &e.to, &e.subject, &e.body)
 	if err != nil {
 		return err
 	}
-	if err := w.ftsInsert(id); err != nil {
+	if oldRowid.Valid && !w.ftsPending[id] {
+		e.rowid = oldRowid.Int64
+		w.ftsDel = append(w.ftsDel, e)
+	}
+	args := append([]any{nullable(m.ContentHash)}, p.args...)
+	args = append(args, id)
+	if _, err := w.exec(`UPDATE messages SET content_hash = COALESCE(?, content_hash), (`+messageCols+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, args...); err != nil {
 		return err
 	}
+	date := unixOrZero(m.Date)
+	if want := date*ftsShift + id%ftsShift; !oldRowid.Valid || oldRowid.Int64 != want {
+		want, err := w.ftsRowid(id, date)
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec(`UPDATE messages SET fts_rowid = ? WHERE id = ?`, want, id); err != nil {
+			return err
+		}
+	}
+	w.ftsPending[id] = true
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
 			return err
 		}
 	}
-	var cur int64
-	if err := w.queryRow(`SELECT COALESCE(thread_id, 0) FROM messages WHERE id = ?`, id).Scan(&cur); err != nil {
-		return err
+	r := w.b.row(id)
+	if m.ContentHash != "" {
+		r.hash = sql.NullString{String: m.ContentHash, Valid: true}
 	}
-	return w.assignThread(id, cur, mid, m)
+	r.hasBody = m.HasBody
+	// Same Message-ID (the callers guarantee it), same links and date:
+	// threading would pick the thread it is in.
+	if cur.Valid && cur.Int64 != 0 && oldDate == date && oldIRT == p.args[7] && oldRefs == p.args[8] {
+		w.dirty[cur.Int64] = true
+		return nil
+	}
+	return w.assignThread(id, cur.Int64, mid, m)
 }
 
 // setLocation upserts a location pointing at message msg. The flags from
@@ -520,6 +608,10 @@ func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64
 }
 
 func (w *writer) markMessageThread(msg int64) error {
+	if t := w.b.thread(msg); t != 0 {
+		w.dirty[t] = true
+		return nil
+	}
 	var tid sql.NullInt64
 	err := w.queryRow(`SELECT thread_id FROM messages WHERE id = ?`, msg).Scan(&tid)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -608,6 +700,7 @@ func (w *writer) gcMessage(id int64) error {
 		return err
 	}
 	delete(w.ftsPending, id)
+	w.b.row(id).gone = true
 	_, err := w.exec(`DELETE FROM messages WHERE id = ?`, id)
 	return err
 }
@@ -651,6 +744,8 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 	if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, unixOrZero(m.Date), keep); err != nil {
 		return err
 	}
+	w.b.row(id).thread = keep
+	w.b.addRefs(id, refs)
 	w.dirty[keep] = true
 	return nil
 }
@@ -721,11 +816,28 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 		return rows.Err()
 	}
 	// Parents present in the store and siblings sharing a reference;
-	// other copies of this message and children that arrived first: one
-	// query over the message's own Message-ID and its references.
-	// In groups of 1, 2, 4 or 8 IDs (padded with mid): four statements
-	// with fixed parameter counts stay prepared.
+	// other copies of this message and children that arrived first: the
+	// messages with the message's own Message-ID or one of its references
+	// as their Message-ID or among their references.
 	all := append([]string{mid}, refs...)
+	if w.b != nil {
+		// PutMessages preloaded them for its whole batch.
+		for _, k := range all {
+			for _, list := range [2][]int64{w.b.byMID[k], w.b.byRef[k]} {
+				for _, x := range list {
+					if x == id {
+						continue
+					}
+					if r := w.b.msgs[x]; r != nil && !r.gone && r.thread != 0 {
+						cands[r.thread] = true
+					}
+				}
+			}
+		}
+		all = nil
+	}
+	// Otherwise one query, in groups of 1, 2, 4 or 8 IDs (padded with
+	// mid): four statements with fixed parameter counts stay prepared.
 	for len(all) > 0 {
 		size := 1
 		for size < len(all) && size < 8 {
@@ -802,6 +914,7 @@ func (w *writer) mergeThread(into, from int64) error {
 	if _, err := w.exec(`DELETE FROM threads WHERE id = ?`, from); err != nil {
 		return err
 	}
+	w.b.merge(into, from)
 	delete(w.dirty, from)
 	w.dirty[into] = true
 	return nil
@@ -826,6 +939,9 @@ func (w *writer) finish() error {
 		ids = ids[n:]
 	}
 	w.dirty = map[int64]bool{}
+	if err := w.ftsDeleteQueued(); err != nil {
+		return err
+	}
 	return w.ftsFlush()
 }
 
@@ -976,4 +1092,175 @@ func sectionOf(res model.EmailTriageResult) Section {
 		return SectionLowPriority
 	}
 	return SectionUntriaged
+}
+
+// batchIndex is what PutMessages knows about the rows its batch touches:
+// loaded by preload in a few queries before the first write (the batch's
+// locations, the messages with its Message-IDs, the messages referring
+// to them) and kept current by the writer, so that storing and threading
+// a message needs no lookup of its own. A nil index is empty.
+type batchIndex struct {
+	locs  map[locID]int64    // location -> message
+	msgs  map[int64]*msgRow  // message id -> what the batch knows of it
+	byMID map[string][]int64 // Message-ID -> messages with it
+	byRef map[string][]int64 // Message-ID -> messages referring to it
+}
+
+type locID struct{ account, mailbox, key string }
+
+// msgRow is one message row as the batch index holds it. A row loaded
+// only as a referrer knows its thread alone.
+type msgRow struct {
+	mid     string
+	hash    sql.NullString
+	hasBody bool
+	thread  int64
+	gone    bool // deleted in this batch
+}
+
+// merge records that thread from was merged into thread into. (Rows are
+// rewritten rather than aliased: SQLite may give a deleted thread's id to
+// the next thread created.)
+func (b *batchIndex) merge(into, from int64) {
+	if b == nil {
+		return
+	}
+	for _, r := range b.msgs {
+		if r.thread == from {
+			r.thread = into
+		}
+	}
+}
+
+// thread returns message id's current thread (0: unknown).
+func (b *batchIndex) thread(id int64) int64 {
+	if b == nil {
+		return 0
+	}
+	if r := b.msgs[id]; r != nil && !r.gone {
+		return r.thread
+	}
+	return 0
+}
+
+// row returns the index's row for message id, a throwaway one when the
+// index is nil or does not hold it.
+func (b *batchIndex) row(id int64) *msgRow {
+	if b != nil {
+		if r := b.msgs[id]; r != nil {
+			return r
+		}
+	}
+	return &msgRow{}
+}
+
+// add records a message inserted by the batch.
+func (b *batchIndex) add(id int64, r *msgRow, refs []string) {
+	if b == nil {
+		return
+	}
+	b.msgs[id] = r
+	b.byMID[r.mid] = append(b.byMID[r.mid], id)
+	b.addRefs(id, refs)
+}
+
+func (b *batchIndex) addRefs(id int64, refs []string) {
+	if b == nil {
+		return
+	}
+	for _, ref := range refs {
+		if !slices.Contains(b.byRef[ref], id) {
+			b.byRef[ref] = append(b.byRef[ref], id)
+		}
+	}
+}
+
+// preload fills the writer's batch index for msgs.
+func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
+	b := &batchIndex{locs: map[locID]int64{}, msgs: map[int64]*msgRow{}, byMID: map[string][]int64{},
+		byRef: map[string][]int64{}}
+	w.b = b
+	type box struct{ account, mailbox string }
+	keys := map[box][]string{}
+	ids := map[string]bool{}
+	for i, m := range msgs {
+		if m == nil {
+			continue
+		}
+		bx := box{m.Loc.Account, m.Loc.Mailbox}
+		keys[bx] = append(keys[bx], locKey(m.Loc))
+		ids[preps[i].mid] = true
+		for _, r := range preps[i].refs {
+			ids[r] = true
+		}
+	}
+	scanFull := func(rows *sql.Rows, withKey *box) error {
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var key string
+			r := &msgRow{}
+			dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.thread}
+			if withKey != nil {
+				dest = append(dest, &key)
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			if withKey != nil {
+				b.locs[locID{withKey.account, withKey.mailbox, key}] = id
+			}
+			if b.msgs[id] == nil {
+				b.msgs[id] = r
+				b.byMID[r.mid] = append(b.byMID[r.mid], id)
+			}
+		}
+		return rows.Err()
+	}
+	for bx, ks := range keys {
+		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, COALESCE(m.thread_id, 0), l.key
+			FROM locations l JOIN messages m ON m.id = l.message
+			WHERE l.account = ? AND l.mailbox = ? AND l.key IN (SELECT value FROM json_each(?))`,
+			bx.account, bx.mailbox, mustJSON(ks))
+		if err != nil {
+			return fmt.Errorf("batch locations: %w", err)
+		}
+		if err := scanFull(rows, &bx); err != nil {
+			return fmt.Errorf("batch locations: %w", err)
+		}
+	}
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	idsJSON := mustJSON(list)
+	rows, err := w.query(`SELECT id, message_id, content_hash, has_body, COALESCE(thread_id, 0) FROM messages
+		WHERE message_id IN (SELECT value FROM json_each(?))`, idsJSON)
+	if err != nil {
+		return fmt.Errorf("batch messages: %w", err)
+	}
+	if err := scanFull(rows, nil); err != nil {
+		return fmt.Errorf("batch messages: %w", err)
+	}
+	rows, err = w.query(`SELECT r.ref, r.message, COALESCE(m.thread_id, 0) FROM message_refs r
+		JOIN messages m ON m.id = r.message WHERE r.ref IN (SELECT value FROM json_each(?))`, idsJSON)
+	if err != nil {
+		return fmt.Errorf("batch references: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ref string
+		var id, thread int64
+		if err := rows.Scan(&ref, &id, &thread); err != nil {
+			return fmt.Errorf("batch references: %w", err)
+		}
+		if b.msgs[id] == nil {
+			b.msgs[id] = &msgRow{thread: thread}
+		}
+		b.byRef[ref] = append(b.byRef[ref], id)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("batch references: %w", err)
+	}
+	return nil
 }
