@@ -49,6 +49,23 @@ type writer struct {
 	// ftsDel holds the indexed values of search entries to delete; finish
 	// deletes them in one statement before indexing (see ftsPending).
 	ftsDel []ftsEntry
+	// newThreads holds the threads created by PutMessages, written by
+	// finish in one insert each with their aggregates (foreign keys are
+	// deferred to the commit meanwhile); newBySubject indexes them by
+	// normalised subject; nextThread is the id the next one gets.
+	newThreads   map[int64]*newThread
+	newBySubject map[string][]int64
+	nextThread   int64
+}
+
+// newThread is a thread created by the current batch, not yet written.
+type newThread struct {
+	subject, norm string
+	latest        int64
+	// slow is set when something other than plain inserts touched the
+	// thread's messages: finish then reads its aggregates back from the
+	// database instead of computing them from the batch.
+	slow bool
 }
 
 // ftsEntry is one message's search entry as indexed: FTS5 needs the
@@ -125,6 +142,12 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 			return err
 		}
 		w.noPending = !pending
+		// Threads created by the batch are inserted by finish, after the
+		// messages that point at them: the foreign keys are checked at
+		// commit.
+		if _, err := w.exec(`PRAGMA defer_foreign_keys = ON`); err != nil {
+			return err
+		}
 		if err := w.preload(msgs, preps); err != nil {
 			return err
 		}
@@ -259,6 +282,7 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 	}
 	b.locs[lid] = target
 	if locMsg != 0 && locMsg != target {
+		w.slowThread(b.thread(locMsg))
 		if err := w.gcMessage(locMsg); err != nil {
 			return err
 		}
@@ -497,8 +521,11 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 		}
 	}
 	w.ftsPending[id] = true
+	a := p.args
 	w.b.add(id, &msgRow{mid: mid, hash: sql.NullString{String: m.ContentHash, Valid: m.ContentHash != ""},
-		hasBody: m.HasBody, thread: thread}, refs)
+		hasBody: m.HasBody, thread: thread, tr: &threadRow{mid: mid, hash: m.ContentHash,
+			subject: a[10].(string), norm: a[11].(string), fromName: a[0].(string), fromEmail: a[1].(string),
+			date: date, body: m.HasBody, att: len(m.Attachments) > 0}}, refs)
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
 			return 0, 0, err
@@ -508,7 +535,7 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 		return 0, 0, err
 	}
 	if !created {
-		if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, thread); err != nil {
+		if err := w.bumpLatest(thread, date); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -557,6 +584,9 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 		}
 	}
 	r := w.b.row(id)
+	if r.tr != nil {
+		w.slowThread(r.thread)
+	}
 	if m.ContentHash != "" {
 		r.hash = sql.NullString{String: m.ContentHash, Valid: true}
 	}
@@ -599,6 +629,9 @@ func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64
 		boolInt(f.Deleted), boolInt(f.Draft), mustJSON(kw), msg)
 	if err != nil {
 		return err
+	}
+	if r := w.b.row(msg); r.tr != nil {
+		r.setLoc(loc.Account, loc.Mailbox, key, f.Seen)
 	}
 	if thread != 0 {
 		w.dirty[thread] = true
@@ -700,6 +733,7 @@ func (w *writer) gcMessage(id int64) error {
 		return err
 	}
 	delete(w.ftsPending, id)
+	w.slowThread(w.b.thread(id))
 	w.b.row(id).gone = true
 	_, err := w.exec(`DELETE FROM messages WHERE id = ?`, id)
 	return err
@@ -741,7 +775,7 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE id = ?`, keep, id); err != nil {
 		return err
 	}
-	if _, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, unixOrZero(m.Date), keep); err != nil {
+	if err := w.bumpLatest(keep, unixOrZero(m.Date)); err != nil {
 		return err
 	}
 	w.b.row(id).thread = keep
@@ -862,11 +896,18 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	date := unixOrZero(m.Date)
 	if len(cands) == 0 && len(refs) == 0 && norm != "" && date != 0 {
 		win := int64(subjectWindow / time.Second)
-		var t int64
-		err := w.queryRow(`SELECT id FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
-			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t)
+		var t, tLatest int64
+		err := w.queryRow(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
+			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t, &tLatest)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, false, err
+		}
+		// Threads created by this batch are not in the table yet.
+		for _, id := range w.newBySubject[norm] {
+			if nt := w.newThreads[id]; nt != nil && nt.latest >= date-win && nt.latest <= date+win &&
+				(t == 0 || nt.latest > tLatest) {
+				t, tLatest = id, nt.latest
+			}
 		}
 		if t != 0 {
 			cands[t] = true
@@ -878,14 +919,9 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 		}
 	}
 	if keep == 0 {
-		res, err := w.exec(`INSERT INTO threads(subject, norm_subject, latest) VALUES(?, ?, ?)`, m.Subject, norm, date)
-		if err != nil {
+		if keep, err = w.createThread(m.Subject, norm, date); err != nil {
 			return 0, false, err
 		}
-		if keep, err = res.LastInsertId(); err != nil {
-			return 0, false, err
-		}
-		w.fresh[keep] = true
 		created = true
 	}
 	for t := range cands {
@@ -905,14 +941,30 @@ func (w *writer) mergeThread(into, from int64) error {
 	if _, err := w.exec(`UPDATE messages SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
 		return err
 	}
-	if _, err := w.exec(`UPDATE OR IGNORE overrides SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
-		return err
-	}
-	if _, err := w.exec(`UPDATE threads SET latest = max(latest, (SELECT latest FROM threads WHERE id = ?)) WHERE id = ?`, from, into); err != nil {
-		return err
-	}
-	if _, err := w.exec(`DELETE FROM threads WHERE id = ?`, from); err != nil {
-		return err
+	if nf := w.newThreads[from]; nf != nil {
+		// Not written yet: no override, no triage, no row to delete.
+		if err := w.bumpLatest(into, nf.latest); err != nil {
+			return err
+		}
+		if nf.slow {
+			w.slowThread(into)
+		}
+		delete(w.newThreads, from)
+		w.newBySubject[nf.norm] = slices.DeleteFunc(w.newBySubject[nf.norm], func(id int64) bool { return id == from })
+	} else {
+		if _, err := w.exec(`UPDATE OR IGNORE overrides SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
+			return err
+		}
+		var latest int64
+		if err := w.queryRow(`SELECT latest FROM threads WHERE id = ?`, from).Scan(&latest); err != nil {
+			return err
+		}
+		if err := w.bumpLatest(into, latest); err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM threads WHERE id = ?`, from); err != nil {
+			return err
+		}
 	}
 	w.b.merge(into, from)
 	delete(w.dirty, from)
@@ -920,10 +972,145 @@ func (w *writer) mergeThread(into, from int64) error {
 	return nil
 }
 
+// createThread starts a thread. In a PutMessages batch it is only
+// recorded (finish writes it); otherwise it is inserted at once.
+func (w *writer) createThread(subject, norm string, latest int64) (int64, error) {
+	if w.b == nil {
+		res, err := w.exec(`INSERT INTO threads(subject, norm_subject, latest) VALUES(?, ?, ?)`, subject, norm, latest)
+		if err != nil {
+			return 0, err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+		w.fresh[id] = true
+		return id, nil
+	}
+	if w.nextThread == 0 {
+		var maxID int64
+		if err := w.queryRow(`SELECT COALESCE(max(id), 0) FROM threads`).Scan(&maxID); err != nil {
+			return 0, err
+		}
+		w.nextThread = maxID + 1
+	}
+	id := w.nextThread
+	w.nextThread++
+	if w.newThreads == nil {
+		w.newThreads, w.newBySubject = map[int64]*newThread{}, map[string][]int64{}
+	}
+	w.newThreads[id] = &newThread{subject: subject, norm: norm, latest: latest}
+	w.newBySubject[norm] = append(w.newBySubject[norm], id)
+	w.fresh[id] = true
+	return id, nil
+}
+
+// bumpLatest raises a thread's latest activity to at least date.
+func (w *writer) bumpLatest(thread, date int64) error {
+	if nt := w.newThreads[thread]; nt != nil {
+		nt.latest = max(nt.latest, date)
+		return nil
+	}
+	_, err := w.exec(`UPDATE threads SET latest = max(latest, ?) WHERE id = ?`, date, thread)
+	return err
+}
+
+// slowThread marks a thread created by this batch for a full recompute.
+func (w *writer) slowThread(thread int64) {
+	if nt := w.newThreads[thread]; nt != nil {
+		nt.slow = true
+	}
+}
+
+// writeNewThreads inserts the threads created by the batch: a thread whose
+// messages were only inserted gets its aggregates computed from the batch
+// (and leaves the recompute list); the others are inserted bare for
+// recomputeThreads to fill in. A thread left without messages is dropped.
+func (w *writer) writeNewThreads() error {
+	if len(w.newThreads) == 0 {
+		return nil
+	}
+	members := map[int64][]threadRow{}
+	order := map[int64][]int64{}
+	for id, r := range w.b.msgs {
+		nt := w.newThreads[r.thread]
+		if nt == nil || r.gone {
+			continue
+		}
+		if r.tr == nil {
+			nt.slow = true
+			continue
+		}
+		tr := *r.tr
+		tr.unread, tr.inbox = true, false
+		for _, l := range r.locs {
+			tr.unread = tr.unread && !l.seen
+			tr.inbox = tr.inbox || w.b.isInbox(l.account, l.mailbox)
+		}
+		members[r.thread] = append(members[r.thread], tr)
+		order[r.thread] = append(order[r.thread], id)
+	}
+	ids := make([]int64, 0, len(w.newThreads))
+	for id := range w.newThreads {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		nt := w.newThreads[id]
+		ms := members[id]
+		if nt.slow || len(ms) == 0 {
+			if _, err := w.exec(`INSERT INTO threads(id, subject, norm_subject, latest) VALUES(?, ?, ?, ?)`,
+				id, nt.subject, nt.norm, nt.latest); err != nil {
+				return fmt.Errorf("new thread %d: %w", id, err)
+			}
+			w.dirty[id] = true // recomputed (or deleted, when empty) with the others
+			continue
+		}
+		// Oldest first, as recomputeThreads reads them (date, then id).
+		mids := order[id]
+		idx := make([]int, len(ms))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := cmpInt64(ms[a].date, ms[b].date); c != 0 {
+				return c
+			}
+			return cmpInt64(mids[a], mids[b])
+		})
+		sorted := make([]threadRow, len(ms))
+		for i, k := range idx {
+			sorted[i] = ms[k]
+		}
+		args := append([]any{id}, w.aggregate(sorted)...)
+		if _, err := w.exec(`INSERT INTO threads(id, subject, norm_subject, latest, count, unread, has_attachment,
+			has_body, from_name, from_email, participants, content_hash, in_inbox)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...); err != nil {
+			return fmt.Errorf("new thread %d: %w", id, err)
+		}
+		delete(w.dirty, id)
+	}
+	w.newThreads, w.newBySubject = nil, nil
+	return nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // finish recomputes the aggregates of every touched thread, then
 // indexes the new and changed messages for search (last, so no later
 // statement makes FTS5 flush again).
 func (w *writer) finish() error {
+	if err := w.writeNewThreads(); err != nil {
+		return err
+	}
 	ids := make([]int64, 0, len(w.dirty))
 	for id := range w.dirty {
 		ids = append(ids, id)
@@ -995,6 +1182,26 @@ func (w *writer) storeThread(id int64, ms []threadRow) error {
 		_, err := w.exec(`DELETE FROM threads WHERE id = ?`, id)
 		return err
 	}
+	a := w.aggregate(ms)
+	_, err := w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
+		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?,
+		in_inbox = ? WHERE id = ?`, append(a, id)...)
+	if err != nil {
+		return err
+	}
+	if w.fresh[id] {
+		// Created by this writer: no override or triage can exist yet, and
+		// a new thread starts untriaged.
+		return nil
+	}
+	return w.updateSection(id)
+}
+
+// aggregate computes a thread's cached columns from its messages ms
+// (oldest first): subject, norm_subject, latest, count, unread,
+// has_attachment, has_body, from_name, from_email, participants,
+// content_hash, in_inbox.
+func (w *writer) aggregate(ms []threadRow) []any {
 	var latest int64
 	unread := 0
 	var att, body, inbox bool
@@ -1035,19 +1242,8 @@ func (w *writer) storeThread(id int64, ms []threadRow) error {
 	if parts == nil {
 		parts = []string{}
 	}
-	_, err := w.exec(`UPDATE threads SET subject = ?, norm_subject = ?, latest = ?, count = ?, unread = ?,
-		has_attachment = ?, has_body = ?, from_name = ?, from_email = ?, participants = ?, content_hash = ?,
-		in_inbox = ? WHERE id = ?`, subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName,
-		from.fromEmail, mustJSON(parts), hex.EncodeToString(h.Sum(nil)), boolInt(inbox), id)
-	if err != nil {
-		return err
-	}
-	if w.fresh[id] {
-		// Created by this writer: no override or triage can exist yet, and
-		// a new thread starts untriaged.
-		return nil
-	}
-	return w.updateSection(id)
+	return []any{subject, norm, latest, len(ms), unread, boolInt(att), boolInt(body), from.fromName,
+		from.fromEmail, mustJSON(parts), hex.EncodeToString(h.Sum(nil)), boolInt(inbox)}
 }
 
 // updateSection recomputes where a thread is shown: the user's override,
@@ -1100,10 +1296,11 @@ func sectionOf(res model.EmailTriageResult) Section {
 // to them) and kept current by the writer, so that storing and threading
 // a message needs no lookup of its own. A nil index is empty.
 type batchIndex struct {
-	locs  map[locID]int64    // location -> message
-	msgs  map[int64]*msgRow  // message id -> what the batch knows of it
-	byMID map[string][]int64 // Message-ID -> messages with it
-	byRef map[string][]int64 // Message-ID -> messages referring to it
+	locs  map[locID]int64      // location -> message
+	msgs  map[int64]*msgRow    // message id -> what the batch knows of it
+	byMID map[string][]int64   // Message-ID -> messages with it
+	byRef map[string][]int64   // Message-ID -> messages referring to it
+	roles map[[2]string]string // (account, mailbox) -> role
 }
 
 type locID struct{ account, mailbox, key string }
@@ -1116,6 +1313,46 @@ type msgRow struct {
 	hasBody bool
 	thread  int64
 	gone    bool // deleted in this batch
+	// tr and locs are kept for messages inserted by the batch: what their
+	// thread's aggregates need, and their locations (mailbox, key, seen).
+	tr   *threadRow
+	locs []batchLoc
+}
+
+type batchLoc struct {
+	account, mailbox, key string
+	seen                  bool
+}
+
+// setLoc records a location of a message inserted by the batch.
+func (r *msgRow) setLoc(account, mailbox, key string, seen bool) {
+	for i := range r.locs {
+		if l := &r.locs[i]; l.account == account && l.mailbox == mailbox && l.key == key {
+			l.seen = seen
+			return
+		}
+	}
+	r.locs = append(r.locs, batchLoc{account, mailbox, key, seen})
+}
+
+// isInbox reports whether a mailbox of the batch's account is an inbox
+// (inboxCond: role inbox, or no role and named INBOX in any case).
+func (b *batchIndex) isInbox(account, mailbox string) bool {
+	if role := b.roles[[2]string{account, mailbox}]; role != "" {
+		return role == string(model.RoleInbox)
+	}
+	return asciiUpper(mailbox) == "INBOX"
+}
+
+// asciiUpper upper-cases ASCII letters only, as SQLite's upper() does.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
 
 // merge records that thread from was merged into thread into. (Rows are
@@ -1178,7 +1415,7 @@ func (b *batchIndex) addRefs(id int64, refs []string) {
 // preload fills the writer's batch index for msgs.
 func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 	b := &batchIndex{locs: map[locID]int64{}, msgs: map[int64]*msgRow{}, byMID: map[string][]int64{},
-		byRef: map[string][]int64{}}
+		byRef: map[string][]int64{}, roles: map[[2]string]string{}}
 	w.b = b
 	type box struct{ account, mailbox string }
 	keys := map[box][]string{}
@@ -1262,5 +1499,18 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("batch references: %w", err)
 	}
-	return nil
+	rows.Close()
+	rows, err = w.query(`SELECT account, name, role FROM mailboxes`)
+	if err != nil {
+		return fmt.Errorf("batch mailboxes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var account, name, role string
+		if err := rows.Scan(&account, &name, &role); err != nil {
+			return fmt.Errorf("batch mailboxes: %w", err)
+		}
+		b.roles[[2]string{account, name}] = role
+	}
+	return rows.Err()
 }
