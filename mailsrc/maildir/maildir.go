@@ -286,10 +286,11 @@ func flagLetter(f model.Flag) (byte, bool) {
 
 // entry is one message file of a maildir.
 type entry struct {
-	key   string
-	path  string
-	info  string
-	flags model.Flags
+	mailbox string
+	key     string
+	path    string
+	info    string
+	flags   model.Flags
 }
 
 // scan lists a maildir's messages, moving new/ files to cur/ first.
@@ -352,11 +353,34 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	if err != nil {
 		return err
 	}
+	// Every folder's new files go through one parse-and-store pipeline,
+	// so the store never waits for a folder's first batch to be parsed
+	// (nor the parsers for its last one to be stored); flag changes and
+	// removals follow, so a message moved between folders is found at its
+	// new location before its old one goes and keeps its row and triage.
+	plans := make([]folderPlan, 0, len(folders))
+	var todo []entry
 	for _, f := range folders {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.syncFolder(ctx, sink, f, progress, &st); err != nil {
+		pl, err := s.planFolder(ctx, sink, f, &st)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, pl)
+		todo = append(todo, pl.todo...)
+	}
+	if len(todo) > 0 {
+		if err := s.importFiles(ctx, sink, todo, progress, &st); err != nil {
+			return err
+		}
+	}
+	for _, pl := range plans {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.applyPlan(ctx, sink, pl, progress, &st); err != nil {
 			return err
 		}
 	}
@@ -377,65 +401,74 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	return nil
 }
 
-func (s *Source) syncFolder(ctx context.Context, sink mailsrc.Sink, f folder, progress func(mailsrc.Progress), st *SyncStats) error {
+// folderPlan is what one folder's sync has to do: files to import,
+// flags changed on disk, files gone.
+type folderPlan struct {
+	f       folder
+	todo    []entry
+	changed map[model.Location]model.Flags
+	gone    []model.Location
+}
+
+// planFolder records a folder, scans it and compares it with the store.
+func (s *Source) planFolder(ctx context.Context, sink mailsrc.Sink, f folder, st *SyncStats) (folderPlan, error) {
+	pl := folderPlan{f: f, changed: map[model.Location]model.Flags{}}
 	if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: f.name, Role: f.role}); err != nil {
-		return fmt.Errorf("maildir: record mailbox %q: %w", f.name, err)
+		return pl, fmt.Errorf("maildir: record mailbox %q: %w", f.name, err)
 	}
 	files, err := s.scan(f.dir, &st.Moved)
 	if err != nil {
-		return err
+		return pl, err
 	}
 	known, err := sink.Locations(ctx, s.account, f.name)
 	if err != nil {
-		return fmt.Errorf("maildir: stored locations of %q: %w", f.name, err)
+		return pl, fmt.Errorf("maildir: stored locations of %q: %w", f.name, err)
 	}
-
-	var todo []entry
-	changed := map[model.Location]model.Flags{}
 	for key, e := range files {
 		loc := model.Location{Account: s.account, Mailbox: f.name, Key: key}
 		old, ok := known[loc]
 		if !ok {
-			todo = append(todo, e)
+			e.mailbox = f.name
+			pl.todo = append(pl.todo, e)
 			continue
 		}
 		if !sameFlags(old, e.flags) {
 			nf := e.flags
 			nf.Keywords = old.Keywords
-			changed[loc] = nf
+			pl.changed[loc] = nf
 		}
 	}
-	var gone []model.Location
 	for loc := range known {
 		if _, ok := files[loc.Key]; !ok {
-			gone = append(gone, loc)
+			pl.gone = append(pl.gone, loc)
 		}
 	}
 	// Oldest first (maildir names start with the delivery time).
-	sort.Slice(todo, func(i, j int) bool { return todo[i].key < todo[j].key })
+	sort.Slice(pl.todo, func(i, j int) bool { return pl.todo[i].key < pl.todo[j].key })
+	return pl, nil
+}
 
-	if len(todo) > 0 {
-		if err := s.importFiles(ctx, sink, f.name, todo, progress, st); err != nil {
-			return err
-		}
-	}
-	if len(changed) > 0 {
-		progress(mailsrc.Progress{Account: s.account, Mailbox: f.name, Phase: "flags", Total: len(changed)})
-		if err := sink.SetFlags(ctx, changed); err != nil {
+// applyPlan stores a folder's flag changes and removals.
+func (s *Source) applyPlan(ctx context.Context, sink mailsrc.Sink, pl folderPlan, progress func(mailsrc.Progress), st *SyncStats) error {
+	f := pl.f
+	if len(pl.changed) > 0 {
+		progress(mailsrc.Progress{Account: s.account, Mailbox: f.name, Phase: "flags", Total: len(pl.changed)})
+		if err := sink.SetFlags(ctx, pl.changed); err != nil {
 			return fmt.Errorf("maildir: store flags of %q: %w", f.name, err)
 		}
-		st.FlagsChanged += len(changed)
+		st.FlagsChanged += len(pl.changed)
 	}
-	if len(gone) > 0 {
-		progress(mailsrc.Progress{Account: s.account, Mailbox: f.name, Phase: "expunge", Total: len(gone)})
-		if err := sink.RemoveLocations(ctx, gone); err != nil {
+	if len(pl.gone) > 0 {
+		progress(mailsrc.Progress{Account: s.account, Mailbox: f.name, Phase: "expunge", Total: len(pl.gone)})
+		if err := sink.RemoveLocations(ctx, pl.gone); err != nil {
 			return fmt.Errorf("maildir: remove vanished messages of %q: %w", f.name, err)
 		}
-		st.Removed += len(gone)
+		st.Removed += len(pl.gone)
 	}
 	return nil
 }
 
+// sameFlags compares the flags a maildir file name can carry.
 func sameFlags(a, b model.Flags) bool {
 	return a.Seen == b.Seen && a.Answered == b.Answered && a.Flagged == b.Flagged &&
 		a.Deleted == b.Deleted && a.Draft == b.Draft
@@ -449,7 +482,7 @@ type parsed struct {
 
 // importFiles reads and parses files in a bounded worker pool and puts
 // them into the sink in batches.
-func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox string, todo []entry, progress func(mailsrc.Progress), st *SyncStats) error {
+func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entry, progress func(mailsrc.Progress), st *SyncStats) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan entry)
@@ -461,7 +494,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 			defer wg.Done()
 			for e := range jobs {
 				r := parsed{e: e}
-				r.msg, r.err = s.readMessage(e, mailbox)
+				r.msg, r.err = s.readMessage(e)
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -488,8 +521,9 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 	// One writer stores a batch while the workers parse the next, so
 	// parsing and SQLite writes overlap instead of taking turns.
 	type pending struct {
-		msgs []*model.Message
-		done int
+		msgs    []*model.Message
+		done    int
+		mailbox string // of the batch's last message
 	}
 	total := len(todo)
 	batches := make(chan pending, 1)
@@ -501,11 +535,11 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 				continue // drain so the reader never blocks
 			}
 			if e := sink.PutMessages(ctx, b.msgs); e != nil {
-				err = fmt.Errorf("maildir: store messages of %q: %w", mailbox, e)
+				err = fmt.Errorf("maildir: store messages of %q: %w", b.mailbox, e)
 				cancel()
 				continue
 			}
-			progress(mailsrc.Progress{Account: s.account, Mailbox: mailbox, Phase: "bodies", Done: b.done, Total: total})
+			progress(mailsrc.Progress{Account: s.account, Mailbox: b.mailbox, Phase: "bodies", Done: b.done, Total: total})
 		}
 		writerErr <- err
 	}()
@@ -516,7 +550,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 			return
 		}
 		select {
-		case batches <- pending{msgs: batch, done: done}:
+		case batches <- pending{msgs: batch, done: done, mailbox: batch[len(batch)-1].Loc.Mailbox}:
 		case <-ctx.Done():
 		}
 		batch = make([]*model.Message, 0, s.opts.BatchSize)
@@ -528,7 +562,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 		done++
 		if r.err != nil {
 			st.Failed++
-			s.log.Warn("maildir: skipping unreadable message", "mailbox", mailbox, "file", r.e.path, "err", r.err)
+			s.log.Warn("maildir: skipping unreadable message", "mailbox", r.e.mailbox, "file", r.e.path, "err", r.err)
 			continue
 		}
 		st.Parsed++
@@ -553,7 +587,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, mailbox str
 
 // readMessage reads and parses one file. A file renamed meanwhile (flags
 // changed by another client) is looked up again by key.
-func (s *Source) readMessage(e entry, mailbox string) (*model.Message, error) {
+func (s *Source) readMessage(e entry) (*model.Message, error) {
 	raw, err := os.ReadFile(e.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if p, info, ok := findKey(filepath.Dir(filepath.Dir(e.path)), e.key); ok {
@@ -568,7 +602,7 @@ func (s *Source) readMessage(e entry, mailbox string) (*model.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", e.path, err)
 	}
-	m.Loc = model.Location{Account: s.account, Mailbox: mailbox, Key: e.key}
+	m.Loc = model.Location{Account: s.account, Mailbox: e.mailbox, Key: e.key}
 	m.Flags = e.flags
 	return m, nil
 }
