@@ -90,48 +90,53 @@ var phraseLists = [numPhraseKinds][]string{
 	},
 }
 
-// phraseIndex is the compiled phrase lists, indexed by their last word
-// so that words can be matched as they stream by.
+// phraseIndex is the compiled phrase lists, indexed by 12 bits of the
+// bayes.Hash of their last word so that words can be matched as they
+// stream by: most words end no phrase and find an empty slot.
 type phraseIndex struct {
-	m map[string][]compiledPhrase
-	// filter has a bit per cheap word hash of every last word: most words
-	// end no phrase and skip the map lookup.
-	filter [64]uint64
+	// slot holds 1 + the index in lists of the phrases whose last word
+	// has these hash bits, 0 for none.
+	slot  [1 << 12]uint16
+	lists [][]compiledPhrase
 }
 
-// wordHash mixes a word's length, first two and last two bytes into 12
-// bits (words have at least 2 bytes).
-func wordHash(w string) uint {
-	n := len(w)
-	x := uint64(n) | uint64(w[0])<<8 | uint64(w[1])<<16 | uint64(w[n-2])<<24 | uint64(w[n-1])<<32
-	return uint((x * 0x9E3779B97F4A7C15) >> 52)
-}
+// slotOf is the slot of a word's bayes.Hash.
+func slotOf(h uint64) uint { return uint(h >> 52) }
 
 type compiledPhrase struct {
-	words []string
-	kind  phraseKind
-	text  string
+	words  []string
+	hashes []uint64 // bayes.Hash of each word
+	kind   phraseKind
+	text   string
 }
 
 // maxPhraseWords bounds the words of one phrase (the stream's window).
 const maxPhraseWords = 8
 
 func compilePhrases() *phraseIndex {
-	idx := &phraseIndex{m: map[string][]compiledPhrase{}}
+	idx := &phraseIndex{}
 	for k, list := range phraseLists {
 		for _, p := range list {
 			w := bayes.AppendWords(nil, p, "")
 			if len(w) == 0 || len(w) > maxPhraseWords {
 				continue
 			}
-			last := w[len(w)-1]
-			idx.m[last] = append(idx.m[last], compiledPhrase{words: w, kind: phraseKind(k), text: p})
-			h := wordHash(last)
-			idx.filter[h/64] |= 1 << (h % 64)
+			hs := make([]uint64, len(w))
+			for j := range w {
+				hs[j] = bayes.Hash(w[j])
+			}
+			i := slotOf(hs[len(hs)-1])
+			if idx.slot[i] == 0 {
+				idx.lists = append(idx.lists, nil)
+				idx.slot[i] = uint16(len(idx.lists))
+			}
+			l := &idx.lists[idx.slot[i]-1]
+			*l = append(*l, compiledPhrase{words: w, hashes: hs, kind: phraseKind(k), text: p})
 		}
 	}
-	// Injection phrases first, longest first, so they win over the rest.
-	for _, c := range idx.m {
+	// Injection phrases first, longest first, so they win over the rest
+	// (phrases with other last words sharing a slot never match).
+	for _, c := range idx.lists {
 		sort.SliceStable(c, func(i, j int) bool {
 			if (c[i].kind == pkInjection) != (c[j].kind == pkInjection) {
 				return c[i].kind == pkInjection
@@ -145,7 +150,7 @@ func compilePhrases() *phraseIndex {
 // phraseStream matches phrases over words pushed one at a time.
 type phraseStream struct {
 	idx    *phraseIndex
-	win    [maxPhraseWords]string
+	win    [maxPhraseWords]bayes.Word
 	n      int
 	counts [numPhraseKinds]int
 	first  [numPhraseKinds]string
@@ -153,15 +158,15 @@ type phraseStream struct {
 
 // push adds the next word. A word that ends an injection phrase counts for
 // nothing else, so "mark this as urgent" is an injection attempt, not urgency.
-func (p *phraseStream) push(w string) {
+func (p *phraseStream) push(w bayes.Word) {
 	p.win[p.n%maxPhraseWords] = w
 	p.n++
-	if h := wordHash(w); p.idx.filter[h/64]&(1<<(h%64)) == 0 {
+	i := p.idx.slot[slotOf(w.Hash)]
+	if i == 0 {
 		return
 	}
-	cands := p.idx.m[w]
-	for _, c := range cands {
-		if !p.tail(c.words) {
+	for _, c := range p.idx.lists[i-1] {
+		if !p.tail(c) {
 			continue
 		}
 		if p.counts[c.kind] == 0 {
@@ -174,13 +179,14 @@ func (p *phraseStream) push(w string) {
 	}
 }
 
-// tail reports whether the last words pushed are ws.
-func (p *phraseStream) tail(ws []string) bool {
+// tail reports whether the last words pushed are c's words.
+func (p *phraseStream) tail(c compiledPhrase) bool {
+	ws := c.words
 	if len(ws) > p.n {
 		return false
 	}
 	for j := range ws {
-		if p.win[(p.n-len(ws)+j)%maxPhraseWords] != ws[j] {
+		if w := &p.win[(p.n-len(ws)+j)%maxPhraseWords]; w.Hash != c.hashes[j] || !w.Is(ws[j]) {
 			return false
 		}
 	}
@@ -191,6 +197,6 @@ func (p *phraseStream) tail(ws []string) bool {
 // keep such sentences out of summaries, action items and the spam score.
 func (idx *phraseIndex) containsInjection(s string) bool {
 	ps := phraseStream{idx: idx}
-	bayes.EachWord(s, ps.push)
+	bayes.EachToken(s, ps.push)
 	return ps.counts[pkInjection] > 0
 }

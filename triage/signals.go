@@ -432,27 +432,27 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	// spam score, which was trained on whole bodies)
 	// One pass: phrase matching and, for the latest message, the spam score.
 	ps := phraseStream{idx: a.phrases}
-	var weights map[string]float64
+	var weights *bayes.Table
 	var score float64
 	if latest && a.spam != nil {
-		score, weights = a.spam.Weights()
+		score, weights = a.spam.Table()
 	}
-	bayes.EachWord(m.Subject, func(w string) {
+	bayes.EachToken(m.Subject, func(w bayes.Word) {
 		ps.push(w)
 		if weights != nil {
-			var buf [32]byte
-			score += weights[string(append(append(buf[:0], "s:"...), w...))]
+			t := w.String() // subjects are short: the copy is cheap
+			score += weights.WeightPrefixed("s:", t, bayes.HashPrefixed("s:", t))
 		}
 	})
-	bayes.EachWord(body, func(w string) {
+	bayes.EachToken(body, func(w bayes.Word) {
 		ps.push(w)
 		if weights != nil {
-			score += weights[w]
+			score += weights.Weight(w)
 		}
 	})
 	if weights != nil {
 		if d := domainOf(m.From.Email); d != "" {
-			score += weights["d:"+d]
+			score += weights.WeightPrefixed("d:", d, bayes.HashPrefixed("d:", d))
 		}
 		an.latestScore, an.latestScored = score, true
 	}

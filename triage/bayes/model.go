@@ -143,7 +143,9 @@ type Classifier struct {
 	// weights caches each base token's log-likelihood ratio while the
 	// user's totals are unchanged (rebuilt after Learn).
 	weights map[string]float64
-	prior   float64
+	// table holds the same weights for hashed lookups (Table).
+	table *Table
+	prior float64
 }
 
 // NewClassifier returns a classifier over base with the user's marks
@@ -160,7 +162,8 @@ func NewClassifier(base *Model, user *UserCounts) *Classifier {
 		if m, err := Default(); err == nil && m == base {
 			// The shipped model without marks: every analyzer shares one
 			// read-only weight map (rebuild never modifies a map in place).
-			c.prior, c.weights = defaultWeights()
+			d := defaultWeights()
+			c.prior, c.weights, c.table = d.prior, d.weights, d.table
 			return c
 		}
 	}
@@ -170,15 +173,23 @@ func NewClassifier(base *Model, user *UserCounts) *Classifier {
 
 // defaultWeights are the weights of the shipped model without user marks,
 // computed once.
-var defaultWeights = sync.OnceValues(func() (float64, map[string]float64) {
+var defaultWeights = sync.OnceValue(func() sharedWeights {
 	m, err := Default()
 	if err != nil {
-		return 0, nil
+		return sharedWeights{}
 	}
 	c := &Classifier{base: m, user: &UserCounts{Tokens: map[string][2]int{}}}
 	c.rebuild()
-	return c.prior, c.weights
+	return sharedWeights{c.prior, c.weights, c.table}
 })
+
+// sharedWeights are the read-only weights classifiers over the shipped
+// model share.
+type sharedWeights struct {
+	prior   float64
+	weights map[string]float64
+	table   *Table
+}
 
 // rebuild recomputes the cached weights; c.mu must be held for writing
 // (or c not yet shared).
@@ -204,6 +215,7 @@ func (c *Classifier) rebuild() {
 		}
 	}
 	c.weights = w
+	c.table = NewTable(w)
 }
 
 // Threshold is the spam probability at or above which a message is spam.
@@ -235,6 +247,17 @@ func (c *Classifier) Weights() (prior float64, weights map[string]float64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.prior, c.weights
+}
+
+// Table returns the current prior log-odds and the per-token weights as
+// a Table, for streaming scoring with EachToken: the prior plus every
+// token's weight, summed in the order of Tokenize, is the log-odds that
+// Probability turns into what SpamProbability returns. The table is never
+// modified after it is returned: Learn builds a new one.
+func (c *Classifier) Table() (prior float64, t *Table) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.prior, c.table
 }
 
 // Probability turns a summed log-odds score into P(spam).

@@ -44,12 +44,88 @@ func AppendWords(toks []string, s, prefix string) []string {
 }
 
 // EachWord calls fn with each word of s, as Tokenize sees them (without
-// prefixes), in order. ASCII text is scanned once: words are slices of s,
-// or lower-cased copies for words holding capitals. From the first
-// non-ASCII byte on, the rest of s is lower-cased with strings.ToLower and
-// scanned rune by rune (the words are the same as lower-casing all of s
-// first: the ASCII prefix lower-cases byte for byte).
+// prefixes), in order: the words of strings.ToLower(s), scanned rune by
+// rune (see EachToken, which finds them without lower-casing s first).
 func EachWord(s string, fn func(w string)) {
+	EachToken(s, func(w Word) { fn(w.String()) })
+}
+
+// Word is one word of a text as EachToken finds it: a token of the
+// classifier (Tokenize's words without prefixes) and where it was written.
+type Word struct {
+	// Raw is the word as written: a slice of the scanned text.
+	Raw string
+	// Hash is Hash of the token (w.String()).
+	Hash uint64
+	n    uint32 // the token's length in bytes
+	kind uint8
+}
+
+// Word kinds: how the token derives from Raw.
+const (
+	wordRaw     = iota // the token is Raw
+	wordASCII          // Raw is ASCII with capitals: the token lower-cases them
+	wordUnicode        // the token is strings.ToLower(Raw)
+	wordNum            // a number of more than 4 digits: the token is "#num"
+)
+
+// String returns the token (allocating only for words that lower-case
+// to something else than Raw).
+func (w Word) String() string {
+	switch w.kind {
+	case wordASCII:
+		var b [24]byte
+		for j := 0; j < len(w.Raw); j++ {
+			b[j] = lowerByte(w.Raw[j])
+		}
+		return string(b[:len(w.Raw)])
+	case wordUnicode:
+		return strings.ToLower(w.Raw)
+	case wordNum:
+		return "#num"
+	}
+	return w.Raw
+}
+
+// Len returns the token's length in bytes.
+func (w Word) Len() int { return int(w.n) }
+
+// Is reports whether the token is tok (w.String() == tok) without
+// allocating.
+func (w Word) Is(tok string) bool {
+	if len(tok) != int(w.n) {
+		return false
+	}
+	switch w.kind {
+	case wordRaw:
+		return w.Raw == tok
+	case wordASCII:
+		for j := 0; j < len(tok); j++ {
+			if lowerByte(w.Raw[j]) != tok[j] {
+				return false
+			}
+		}
+		return true
+	case wordNum:
+		return tok == "#num"
+	}
+	j := 0
+	for _, r := range w.Raw {
+		var b [utf8.UTFMax]byte
+		n := utf8.EncodeRune(b[:], unicode.ToLower(r))
+		if j+n > len(tok) || string(b[:n]) != tok[j:j+n] {
+			return false
+		}
+		j += n
+	}
+	return j == len(tok)
+}
+
+// EachToken calls fn with each word of s, as EachWord sees them, in one
+// scan of s: no lower-cased copy of s and no allocation per word. The
+// words are those of strings.ToLower(s) scanned rune by rune: runs of
+// letters, digits and '$' whose lower-cased form has 2 to 24 bytes.
+func EachToken(s string, fn func(w Word)) {
 	for i := 0; i < len(s); {
 		c := byteClass[s[i]]
 		if c == clNone {
@@ -57,38 +133,95 @@ func EachWord(s string, fn func(w string)) {
 			continue
 		}
 		if c == clHigh {
-			eachLowerWord(strings.ToLower(s[i:]), fn)
-			return
+			if r, size := utf8.DecodeRuneInString(s[i:]); !isWordRune(unicode.ToLower(r)) {
+				i += size
+				continue
+			}
 		}
+		// A word starts at i. The hash state of Hash is inlined: the
+		// token's bytes are packed eight to x, and n counts them.
 		start := i
-		digits, upper := c == clDigit, c == clUpper
-		for i++; i < len(s); i++ {
-			c = byteClass[s[i]]
+		h, x, n := uint64(hashSeed), uint64(0), uint32(0)
+		digits, upper, uni := true, false, false
+		for i < len(s) {
+			b := s[i]
+			c = byteClass[b]
 			if c == clNone {
 				break
 			}
-			if c == clHigh {
-				eachLowerWord(strings.ToLower(s[start:]), fn)
-				return
+			if c != clHigh {
+				if c != clDigit {
+					digits = false
+					if c == clUpper {
+						b += 'a' - 'A'
+						upper = true
+					}
+				}
+				if n != 0 && n&7 == 0 {
+					h, x = (h^x)*hashPrime, 0
+				}
+				x |= uint64(b) << (8 * (n & 7))
+				n++
+				i++
+				continue
 			}
-			if c != clDigit {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			lr := unicode.ToLower(r)
+			if !isWordRune(lr) {
+				break
+			}
+			if !unicode.IsDigit(lr) {
 				digits = false
 			}
-			if c == clUpper {
-				upper = true
+			var enc [utf8.UTFMax]byte
+			m := utf8.EncodeRune(enc[:], lr)
+			if lr != r || m != size {
+				uni = true
 			}
+			for _, b := range enc[:m] {
+				if n != 0 && n&7 == 0 {
+					h, x = (h^x)*hashPrime, 0
+				}
+				x |= uint64(b) << (8 * (n & 7))
+				n++
+			}
+			i += size
 		}
-		emitASCII(s[start:i], digits, upper, fn)
+		if n < 2 || n > 24 {
+			continue
+		}
+		kind := uint8(wordRaw)
+		switch {
+		case uni:
+			kind = wordUnicode
+		case upper:
+			kind = wordASCII
+		}
+		w := Word{Raw: s[start:i], Hash: hashSum(h, x, n), n: n, kind: kind}
+		if digits && n > 4 {
+			w.Hash, w.n, w.kind = hashNum, 4, wordNum
+		}
+		fn(w)
 	}
 }
 
-// Byte classes for EachWord's ASCII scan.
+// isWordRune reports whether a lower-cased non-ASCII rune belongs to words.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func lowerByte(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// Byte classes for EachToken's scan.
 const (
 	clNone  = iota // not part of a word
 	clLower        // a-z and '$'
 	clUpper        // A-Z
 	clDigit        // 0-9
-	clHigh         // non-ASCII: the rune-by-rune scan takes over
+	clHigh         // non-ASCII: decoded as a rune
 )
 
 // byteClass maps each byte to its class (read-only after init).
@@ -109,32 +242,10 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// emitASCII passes an ASCII word run to fn if it has 2 to 24 bytes,
-// collapsing long numbers and lower-casing capitals.
-func emitASCII(w string, digits, upper bool, fn func(w string)) {
-	l := len(w)
-	if l < 2 || l > 24 {
-		return
-	}
-	switch {
-	case digits && l > 4:
-		w = "#num"
-	case upper:
-		var b [24]byte
-		for j := 0; j < l; j++ {
-			c := w[j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b[j] = c
-		}
-		w = string(b[:l])
-	}
-	fn(w)
-}
-
 // eachLowerWord is EachWord over an already lower-cased s that may hold
 // any UTF-8.
+//
+// It is the reference the one-pass scan of EachToken is tested against.
 func eachLowerWord(s string, fn func(w string)) {
 	start := -1
 	digits := true
