@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -522,10 +523,15 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 	// parsing and SQLite writes overlap instead of taking turns.
 	type pending struct {
 		msgs    []*model.Message
-		done    int
-		mailbox string // of the batch's last message
+		done    map[string]int // per mailbox in the batch: files read so far
+		mailbox string         // of the batch's last message
 	}
-	total := len(todo)
+	// Progress stays per mailbox (Done of Total in that mailbox), as the
+	// other sources report it, though a batch may span two folders.
+	total := map[string]int{}
+	for _, e := range todo {
+		total[e.mailbox]++
+	}
 	batches := make(chan pending, 1)
 	writerErr := make(chan error, 1)
 	go func() {
@@ -539,27 +545,32 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 				cancel()
 				continue
 			}
-			progress(mailsrc.Progress{Account: s.account, Mailbox: b.mailbox, Phase: "bodies", Done: b.done, Total: total})
+			for _, mb := range slices.Sorted(maps.Keys(b.done)) {
+				progress(mailsrc.Progress{Account: s.account, Mailbox: mb, Phase: "bodies", Done: b.done[mb], Total: total[mb]})
+			}
 		}
 		writerErr <- err
 	}()
-	done := 0
+	done := map[string]int{}
+	inBatch := map[string]int{}
 	batch := make([]*model.Message, 0, s.opts.BatchSize)
 	flush := func() {
 		if len(batch) == 0 {
 			return
 		}
 		select {
-		case batches <- pending{msgs: batch, done: done, mailbox: batch[len(batch)-1].Loc.Mailbox}:
+		case batches <- pending{msgs: batch, done: inBatch, mailbox: batch[len(batch)-1].Loc.Mailbox}:
 		case <-ctx.Done():
 		}
 		batch = make([]*model.Message, 0, s.opts.BatchSize)
+		inBatch = map[string]int{}
 	}
 	for r := range results {
 		if ctx.Err() != nil {
 			continue // drain so workers end
 		}
-		done++
+		done[r.e.mailbox]++
+		inBatch[r.e.mailbox] = done[r.e.mailbox]
 		if r.err != nil {
 			st.Failed++
 			s.log.Warn("maildir: skipping unreadable message", "mailbox", r.e.mailbox, "file", r.e.path, "err", r.err)

@@ -353,3 +353,42 @@ func BenchmarkMaildirImport(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msg/s")
 }
+
+// TestProgressPerMailbox: one pipeline imports every folder, with
+// batches spanning folders, yet progress stays per mailbox: each
+// mailbox's last "bodies" event reports all its files of its own total,
+// Done never exceeds Total and never goes down.
+func TestProgressPerMailbox(t *testing.T) {
+	root := t.TempDir()
+	mkMaildir(t, root)
+	mkMaildir(t, filepath.Join(root, ".Lists"))
+	want := map[string]int{"INBOX": 7, "Lists": 5}
+	for i := range want["INBOX"] {
+		writeMsg(t, filepath.Join(root, "cur", fmt.Sprintf("%d.in.host:2,", 1000+i)), fmt.Sprintf("inbox %d", i))
+	}
+	for i := range want["Lists"] {
+		writeMsg(t, filepath.Join(root, ".Lists", "cur", fmt.Sprintf("%d.li.host:2,", 2000+i)), fmt.Sprintf("list %d", i))
+	}
+	last := map[string]mailsrc.Progress{}
+	src := New("acct", root, &Options{BatchSize: 3})
+	err := src.Sync(context.Background(), newMemSink(), func(p mailsrc.Progress) {
+		if p.Phase != "bodies" {
+			return
+		}
+		if p.Done > p.Total {
+			t.Errorf("%s: done %d > total %d", p.Mailbox, p.Done, p.Total)
+		}
+		if prev, ok := last[p.Mailbox]; ok && p.Done < prev.Done {
+			t.Errorf("%s: done went down from %d to %d", p.Mailbox, prev.Done, p.Done)
+		}
+		last[p.Mailbox] = p
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mb, n := range want {
+		if p := last[mb]; p.Done != n || p.Total != n {
+			t.Errorf("%s: last progress %d/%d, want %d/%d", mb, p.Done, p.Total, n, n)
+		}
+	}
+}
