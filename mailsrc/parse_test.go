@@ -2,6 +2,7 @@ package mailsrc
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -378,5 +379,23 @@ func TestParseReportsTerminalControls(t *testing.T) {
 	}
 	if len(clean.Problems) != 0 {
 		t.Fatalf("clean message Problems = %q, want none", clean.Problems)
+	}
+}
+
+// TestHasTerminalControls checks the byte scan against the rune set it
+// stands for, on every rune of the set and its neighbours, in context.
+func TestHasTerminalControls(t *testing.T) {
+	const set = "\x1b\u009b\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+	var cases []string
+	for _, r := range []rune{0x1a, 0x1b, 0x1c, 0x9a, 0x9b, 0x9c, 0xa0, 0x2029, 0x202a, 0x202e, 0x202f, 0x2065, 0x2066, 0x2069, 0x206a, 0x2019, 0x20ac, 0xe9} {
+		for _, ctx := range []string{"%c", "abc%c", "%cdef", "é–%c’", "\xc2%c", "\xe2%c", "\xe2\x80%c"} {
+			cases = append(cases, fmt.Sprintf(ctx, r))
+		}
+	}
+	cases = append(cases, "", "plain ascii", "\xc2", "\xe2\x80", "\xe2\x80\xaa", "\xe2\x81\xa9x", "\xc2\x9b", "\xe2\x80\xa9")
+	for _, c := range cases {
+		if got, want := hasTerminalControls(c), strings.ContainsAny(c, set); got != want {
+			t.Errorf("hasTerminalControls(%q) = %v, want %v", c, got, want)
+		}
 	}
 }
