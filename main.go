@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -64,7 +65,15 @@ type globals struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// MAILSIFT_CPUPROFILE=FILE writes a CPU profile of the whole run, for
+	// the measurements in BENCHMARKS.md (go tool pprof FILE).
+	if path := os.Getenv("MAILSIFT_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	pprof.StopCPUProfile()
 	stop()
 	os.Exit(code)
 }
