@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"mailsift/model"
 	"mailsift/triage/bayes"
@@ -526,6 +527,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// Keywords are found once over the whole text; the regular expressions
 	// then run only on sentences holding one.
 	var greetHits, reqHits, dlHits, soonHits []int
+	// dlLive are the deadline hits deadlineRe may match at (see
+	// deadlineLive): windows holding none are not searched.
+	var dlLive []int
 	scanTriggers(own, func(off int, mask uint8) {
 		if mask&trigGreet != 0 {
 			greetHits = append(greetHits, off)
@@ -535,11 +539,15 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		}
 		if mask&trigDeadline != 0 {
 			dlHits = append(dlHits, off)
+			if deadlineLive(own, off) {
+				dlLive = append(dlLive, off)
+			}
 		}
 		if mask&trigSoon != 0 {
 			soonHits = append(soonHits, off)
 		}
 	})
+	var low string // own, ASCII lower-cased, when a request needs it
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
@@ -560,11 +568,21 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.firstLine = normSpace(raw)
 		}
 		q := strings.HasSuffix(raw, "?")
-		r := has(reqHits) && isRequest(asciiLower(raw))
+		r := false
+		if has(reqHits) {
+			if low == "" {
+				low = asciiLower(own) // once: offsets are the same
+			}
+			r = isRequest(low[a0:b0])
+		}
 		var due *string
 		// The regexps run on short windows at the trigger words.
 		for _, off := range hitsIn(dlHits, a0, b0) {
-			win := own[max(off-4, a0):min(off+80, b0)]
+			ws, we := max(off-4, a0), min(off+80, b0)
+			if len(hitsIn(dlLive, ws-4, we)) == 0 {
+				continue // deadlineRe cannot match in the window
+			}
+			win := own[ws:we]
 			if mm := deadlineRe.FindStringSubmatch(win); mm != nil {
 				d := normSpace(mm[1])
 				due = &d
@@ -663,21 +681,114 @@ const (
 	trigSoon
 )
 
-// trigger returns the trigger mask of a lower-cased word (switching on
-// string(w) does not allocate).
-func trigger(w []byte) uint8 {
-	switch string(w) {
-	case "hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten":
-		return trigGreet
-	case "please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting":
-		return trigRequest
-	case "by", "before", "until", "till", "due", "later", "deadline", "avant":
-		return trigDeadline
-	case "eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow":
-		return trigSoon
-	}
-	return 0
+// triggerWords are the trigger words of each kind, lower-case.
+var triggerWords = [...]struct {
+	mask  uint8
+	words []string
+}{
+	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"}},
+	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
+	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
 }
+
+// triggers maps each trigger word to its mask; trigLens has, per first
+// letter, a bit per length of the trigger words starting with it, so that
+// most words skip the map (both read-only after init).
+var triggers, trigLens = func() (map[string]uint8, [26]uint16) {
+	m := map[string]uint8{}
+	var lens [26]uint16
+	for _, l := range triggerWords {
+		for _, w := range l.words {
+			m[w] |= l.mask
+			lens[w[0]-'a'] |= 1 << len(w)
+		}
+	}
+	return m, lens
+}()
+
+// trigger returns the trigger mask of a lower-cased word of ASCII letters
+// (indexing the map with string(w) does not allocate).
+func trigger(w []byte) uint8 {
+	if len(w) >= 16 || trigLens[w[0]-'a']&(1<<len(w)) == 0 {
+		return 0
+	}
+	return triggers[string(w)]
+}
+
+// deadlineLive reports whether deadlineRe may match at the deadline
+// trigger word at off of s: a superset of where it matches, used to skip
+// windows holding no such word. After "by", "before", "until", "till"
+// and "due" the pattern needs white space, then a digit or a word that
+// starts with one of deadlineStarts or a month's name; "later" ("no later
+// than"), "deadline" and "avant" always may. A non-ASCII byte where a
+// letter may follow may be a case variant ((?i) folds 'ſ' to 's' and the
+// Kelvin sign to 'k'), so it may too.
+func deadlineLive(s string, off int) bool {
+	var buf [16]byte
+	end := off
+	for end < len(s) && isASCIILetter(s[end]) {
+		end++
+	}
+	switch string(lowerInto(buf[:0], s[off:end])) {
+	case "by", "before", "until", "till", "due":
+	default:
+		return true
+	}
+	i := end
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	if i == end || i == len(s) {
+		return false
+	}
+	if c := s[i]; c >= '0' && c <= '9' || c >= utf8.RuneSelf {
+		return true
+	} else if !isASCIILetter(c) {
+		return false
+	}
+	j := i
+	for j < len(s) && isASCIILetter(s[j]) {
+		j++
+	}
+	if j < len(s) && s[j] >= utf8.RuneSelf {
+		return true
+	}
+	w := lowerInto(buf[:0], s[i:min(j, i+len(buf))]) // the longest start has 9 bytes
+	for _, p := range deadlineStarts {
+		if len(w) >= len(p) && string(w[:len(p)]) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerInto appends s to b with ASCII letters lower-cased.
+func lowerInto(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		b = append(b, lowerASCII(s[i]))
+	}
+	return b
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// deadlineStarts are the words (and month name prefixes) deadlineRe
+// accepts first after its trigger word: "on" and "by" for "due on/by".
+var deadlineStarts = []string{"next", "this", "the", "end", "monday", "tuesday", "wednesday", "thursday", "friday",
+	"saturday", "sunday", "tomorrow", "today", "tonight", "noon", "midnight", "eod", "eow", "cob", "day", "week",
+	"month", "quarter", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "jan", "feb", "mar", "apr", "may", "jun",
+	"jul", "aug", "sep", "oct", "nov", "dec", "on", "by"}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// isRegexpSpace is RE2's \s: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // scanTriggers calls hit with the byte offset of every trigger word of s
 // (ASCII letters, case-insensitive).
