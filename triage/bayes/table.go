@@ -41,8 +41,18 @@ func hashSum(h, x uint64, n uint32) uint64 {
 	return h
 }
 
-// hashNum is Hash("#num"), the token long numbers collapse to.
-var hashNum = Hash("#num")
+// hashNum and headNum are Hash("#num") and headOf("#num"), the token long
+// numbers collapse to.
+var hashNum, headNum = Hash("#num"), headOf("#num")
+
+// headOf packs the first 8 bytes of s little-endian, as Word.head.
+func headOf(s string) uint64 {
+	var x uint64
+	for i := 0; i < len(s) && i < 8; i++ {
+		x |= uint64(s[i]) << (8 * i)
+	}
+	return x
+}
 
 // Table maps tokens to weights: an open-addressing hash table over the
 // hashes EachToken computes. It is read-only once built and safe for
@@ -55,12 +65,14 @@ type Table struct {
 	odd map[string]float64
 }
 
-// slot is one table entry; n == 0 marks an empty slot.
+// slot is one table entry; n == 0 marks an empty slot. head is the
+// key's first 8 bytes (headOf): keys of up to 8 bytes compare without
+// reading t.keys.
 type slot struct {
-	w   float64
-	off uint32
-	n   uint16
-	tag uint16
+	w    float64
+	head uint64
+	off  uint32
+	n    uint32
 }
 
 // NewTable builds a table of the weights in m.
@@ -93,7 +105,7 @@ func NewTable(m map[string]float64) *Table {
 		for t.slots[i].n != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = slot{w: w, off: uint32(len(keys)), n: uint16(len(k)), tag: uint16(h)}
+		t.slots[i] = slot{w: w, head: headOf(k), off: uint32(len(keys)), n: uint32(len(k))}
 		keys = append(keys, k...)
 	}
 	t.keys = string(keys)
@@ -107,17 +119,20 @@ func (t *Table) Weight(w Word) float64 {
 		return t.odd[w.String()]
 	}
 	mask := uint64(len(t.slots) - 1)
-	tag := uint16(w.Hash)
 	for i := w.Hash >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.n == 0 {
 			return 0
 		}
-		if s.tag == tag && uint32(s.n) == w.n {
-			k := t.keys[s.off : s.off+uint32(s.n)]
-			if w.kind == wordRaw && w.Raw == k || w.kind != wordRaw && w.Is(k) {
-				return s.w
-			}
+		if s.head != w.head || s.n != w.n {
+			continue
+		}
+		if w.n <= 8 {
+			return s.w // head holds the whole token
+		}
+		k := t.keys[s.off : s.off+s.n]
+		if w.kind == wordRaw && w.Raw[8:] == k[8:] || w.kind != wordRaw && w.Is(k) {
+			return s.w
 		}
 	}
 }
@@ -130,14 +145,13 @@ func (t *Table) WeightPrefixed(prefix, w string, h uint64) float64 {
 		return t.odd[prefix+w]
 	}
 	mask := uint64(len(t.slots) - 1)
-	tag := uint16(h)
 	for i := h >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.n == 0 {
 			return 0
 		}
-		if s.tag == tag && int(s.n) == n {
-			k := t.keys[s.off : s.off+uint32(s.n)]
+		if int(s.n) == n {
+			k := t.keys[s.off : s.off+s.n]
 			if k[:len(prefix)] == prefix && k[len(prefix):] == w {
 				return s.w
 			}

@@ -44,7 +44,8 @@ func TestEachTokenWords(t *testing.T) {
 // TestTable checks Table lookups against the map it was built from, for
 // present and absent keys, prefixed lookups and odd keys.
 func TestTable(t *testing.T) {
-	m := map[string]float64{"": 7, strings.Repeat("x", 70000): 8, "#num": 9, "kelvin": 10, "ünï": 11}
+	m := map[string]float64{"": 7, strings.Repeat("x", 70000): 8, "#num": 9, "kelvin": 10, "ünï": 11,
+		"supercalifragil": 12, "straßenbahnhöfe": 13, "exactly8": 14, "exactly9x": 15, "exactly9y": 16}
 	for i := range 5000 {
 		w := strings.Repeat(string(rune('a'+i%26)), 1+i%30) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
 		m[w] = float64(i) + 0.5
@@ -66,10 +67,12 @@ func TestTable(t *testing.T) {
 	}
 	// Words of a text find the same weights as their tokens.
 	got := map[string]float64{}
-	EachToken("AAAAAAAAAAAAAAAAAAAAAAAAA BB bbbbbbbbbbbbbbbbbbbbbbbbb 1234567 \u212Aelvin ÜNÏ Absent", func(w Word) {
+	EachToken("AAAAAAAAAAAAAAAAAAAAAAAAA BB bbbbbbbbbbbbbbbbbbbbbbbbb 1234567 \u212Aelvin ÜNÏ Absent SuperCaliFragil "+
+		"STRASSENBAHN Straßenbahnhöfe exactly8 EXACTLY9X exactly9z exactly9 supercalifragilX", func(w Word) {
 		got[w.String()] = tab.Weight(w)
 	})
-	want := map[string]float64{"bb": m["bb"], "#num": 9, "kelvin": 10, "ünï": 11, "absent": 0}
+	want := map[string]float64{"bb": m["bb"], "#num": 9, "kelvin": 10, "ünï": 11, "absent": 0, "supercalifragil": 12,
+		"strassenbahn": 0, "straßenbahnhöfe": 13, "exactly8": 14, "exactly9x": 15, "exactly9z": 0, "exactly9": 0, "supercalifragilx": 0}
 	if len(got) != len(want) {
 		t.Fatalf("words %v, want %v", got, want)
 	}

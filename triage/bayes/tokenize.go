@@ -57,6 +57,9 @@ type Word struct {
 	Raw string
 	// Hash is Hash of the token (w.String()).
 	Hash uint64
+	// head is the token's first 8 bytes, packed little-endian (Table
+	// compares it before any key bytes).
+	head uint64
 	n    uint32 // the token's length in bytes
 	kind uint8
 }
@@ -141,7 +144,7 @@ func EachToken(s string, fn func(w Word)) {
 		// A word starts at i. The hash state of Hash is inlined: the
 		// token's bytes are packed eight to x, and n counts them.
 		start := i
-		h, x, n := uint64(hashSeed), uint64(0), uint32(0)
+		h, x, head, n := uint64(hashSeed), uint64(0), uint64(0), uint32(0)
 		digits, upper, uni := true, false, false
 		for i < len(s) {
 			b := s[i]
@@ -158,6 +161,9 @@ func EachToken(s string, fn func(w Word)) {
 					}
 				}
 				if n != 0 && n&7 == 0 {
+					if n == 8 {
+						head = x
+					}
 					h, x = (h^x)*hashPrime, 0
 				}
 				x |= uint64(b) << (8 * (n & 7))
@@ -180,6 +186,9 @@ func EachToken(s string, fn func(w Word)) {
 			}
 			for _, b := range enc[:m] {
 				if n != 0 && n&7 == 0 {
+					if n == 8 {
+						head = x
+					}
 					h, x = (h^x)*hashPrime, 0
 				}
 				x |= uint64(b) << (8 * (n & 7))
@@ -197,9 +206,12 @@ func EachToken(s string, fn func(w Word)) {
 		case upper:
 			kind = wordASCII
 		}
-		w := Word{Raw: s[start:i], Hash: hashSum(h, x, n), n: n, kind: kind}
+		if n <= 8 {
+			head = x
+		}
+		w := Word{Raw: s[start:i], Hash: hashSum(h, x, n), head: head, n: n, kind: kind}
 		if digits && n > 4 {
-			w.Hash, w.n, w.kind = hashNum, 4, wordNum
+			w.Hash, w.head, w.n, w.kind = hashNum, headNum, 4, wordNum
 		}
 		fn(w)
 	}
