@@ -170,7 +170,24 @@ CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest
 	ftsBulkSchema,
 	// 7: only threads with a message in an inbox are in the sections.
 	inboxSchema,
+	// 8: envelopes are not in the search index until their body arrives.
+	envelopeSearchSchema,
 }
+
+// envelopeSearchSchema (migration 8): a message stored as an envelope
+// (no body yet) has no search rowid and is indexed when its body arrives,
+// so that the arrival is one insert into the index rather than a delete
+// and an insert (on a first IMAP sync every message arrives twice). The
+// index's content view leaves such rows out, as FTS5 expects every row of
+// the content table to be indexed. Envelopes indexed by earlier versions
+// keep their rowid and entry until their body replaces them.
+const envelopeSearchSchema = `
+DROP VIEW messages_fts_src;
+CREATE VIEW messages_fts_src AS
+	SELECT id, fts_rowid, from_text, to_text, subject,
+	       CASE WHEN trim(text) <> '' THEN text ELSE html_text END AS body
+	FROM messages WHERE fts_rowid IS NOT NULL;
+`
 
 // inboxCond is true for a location l (LEFT JOINed to its mailbox row mb)
 // in an inbox: the mailbox has role inbox, or it has no role recorded and

@@ -434,25 +434,19 @@ func (w *writer) ftsRowid(id, date int64) (int64, error) {
 	}
 }
 
-// ftsInsert gives message id its date-ordered search rowid; finish
-// indexes it.
-func (w *writer) ftsInsert(id int64) error {
-	var date int64
-	var cur sql.NullInt64
-	if err := w.queryRow(`SELECT date, fts_rowid FROM messages WHERE id = ?`, id).Scan(&date, &cur); err != nil {
+// execRowid runs an insert or update of message id whose args[i] is its
+// natural search rowid (or nil): when the unique index reports that rowid
+// taken, a free one is searched for and the statement run again.
+func (w *writer) execRowid(q string, args []any, i int, id, date int64) error {
+	_, err := w.exec(q, args...)
+	if err == nil || args[i] == nil || !strings.Contains(err.Error(), "messages.fts_rowid") {
 		return err
 	}
-	if want := date*ftsShift + id%ftsShift; !cur.Valid || cur.Int64 != want {
-		want, err := w.ftsRowid(id, date)
-		if err != nil {
-			return err
-		}
-		if _, err := w.exec(`UPDATE messages SET fts_rowid = ? WHERE id = ?`, want, id); err != nil {
-			return err
-		}
+	if args[i], err = w.ftsRowid(id, date); err != nil {
+		return err
 	}
-	w.ftsPending[id] = true
-	return nil
+	_, err = w.exec(q, args...)
+	return err
 }
 
 // ftsFlush indexes the messages queued by ftsInsert in one statement, in
@@ -505,22 +499,23 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 	}
 	// The date-ordered search rowid without a lookup: the unique index on
 	// fts_rowid reports the rare collision (same second, same low bits of
-	// the id), and only then is a free rowid searched for.
+	// the id), and only then is a free rowid searched for. An envelope
+	// gets none: it is indexed for search when its body arrives, so that
+	// the body's arrival is an insert into the index, not a delete and an
+	// insert.
 	const insertQ = `INSERT INTO messages(id, message_id, content_hash, thread_id, fts_rowid, ` + messageCols + `)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	args := append([]any{id, mid, nullable(m.ContentHash), thread, date*ftsShift + id%ftsShift}, p.args...)
-	if _, err := w.exec(insertQ, args...); err != nil {
-		if !strings.Contains(err.Error(), "messages.fts_rowid") {
-			return 0, 0, err
-		}
-		if args[4], err = w.ftsRowid(id, date); err != nil {
-			return 0, 0, err
-		}
-		if _, err := w.exec(insertQ, args...); err != nil {
-			return 0, 0, err
-		}
+	var rowid any
+	if m.HasBody {
+		rowid = date*ftsShift + id%ftsShift
 	}
-	w.ftsPending[id] = true
+	args := append([]any{id, mid, nullable(m.ContentHash), thread, rowid}, p.args...)
+	if err := w.execRowid(insertQ, args, 4, id, date); err != nil {
+		return 0, 0, err
+	}
+	if m.HasBody {
+		w.ftsPending[id] = true
+	}
 	a := p.args
 	w.b.add(id, &msgRow{mid: mid, hash: sql.NullString{String: m.ContentHash, Valid: m.ContentHash != ""},
 		hasBody: m.HasBody, thread: thread, tr: &threadRow{mid: mid, hash: m.ContentHash,
@@ -552,8 +547,8 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 	var oldDate int64
 	var e ftsEntry
 	err := w.queryRow(`SELECT m.thread_id, m.in_reply_to_json, m.references_json, m.date, f.fts_rowid,
-		f.from_text, f.to_text, f.subject, f.body FROM messages m JOIN messages_fts_src f ON f.id = m.id
-		WHERE m.id = ?`, id).Scan(&cur, &oldIRT, &oldRefs, &oldDate, &oldRowid, &e.from, &e.to, &e.subject, &e.body)
+		COALESCE(f.from_text, ''), COALESCE(f.to_text, ''), COALESCE(f.subject, ''), COALESCE(f.body, '')
+		FROM messages m LEFT JOIN messages_fts_src f ON f.id = m.id WHERE m.id = ?`, id).Scan(&cur, &oldIRT, &oldRefs, &oldDate, &oldRowid, &e.from, &e.to, &e.subject, &e.body)
 	if err != nil {
 		return err
 	}
@@ -561,23 +556,23 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 		e.rowid = oldRowid.Int64
 		w.ftsDel = append(w.ftsDel, e)
 	}
-	args := append([]any{nullable(m.ContentHash)}, p.args...)
+	date := unixOrZero(m.Date)
+	var rowid any
+	if m.HasBody {
+		rowid = date*ftsShift + id%ftsShift
+		if oldRowid.Valid && oldRowid.Int64 == rowid {
+			rowid = oldRowid.Int64
+		}
+	}
+	args := append([]any{nullable(m.ContentHash), rowid}, p.args...)
 	args = append(args, id)
-	if _, err := w.exec(`UPDATE messages SET content_hash = COALESCE(?, content_hash), (`+messageCols+`) =
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, args...); err != nil {
+	if err := w.execRowid(`UPDATE messages SET content_hash = COALESCE(?, content_hash), fts_rowid = ?, (`+messageCols+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, args, 1, id, date); err != nil {
 		return err
 	}
-	date := unixOrZero(m.Date)
-	if want := date*ftsShift + id%ftsShift; !oldRowid.Valid || oldRowid.Int64 != want {
-		want, err := w.ftsRowid(id, date)
-		if err != nil {
-			return err
-		}
-		if _, err := w.exec(`UPDATE messages SET fts_rowid = ? WHERE id = ?`, want, id); err != nil {
-			return err
-		}
+	if m.HasBody {
+		w.ftsPending[id] = true
 	}
-	w.ftsPending[id] = true
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
 			return err
@@ -620,15 +615,29 @@ func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64
 	if kw == nil {
 		kw = []string{}
 	}
+	kwJSON := mustJSON(kw)
+	st := locState{msg: msg, uid: int64(loc.UID), flags: flagBits(f), kw: kwJSON}
+	lid := locID{loc.Account, loc.Mailbox, key}
+	if w.b != nil && w.b.locState[lid] == st {
+		// Stored exactly so already (a body arriving for its envelope).
+		if thread != 0 {
+			w.dirty[thread] = true
+			return nil
+		}
+		return w.markMessageThread(msg)
+	}
 	_, err = w.exec(`INSERT INTO locations(account, mailbox, key, uid, seen, answered, flagged, deleted, draft, keywords, message)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(account, mailbox, key) DO UPDATE SET uid = excluded.uid, seen = excluded.seen,
 			answered = excluded.answered, flagged = excluded.flagged, deleted = excluded.deleted,
 			draft = excluded.draft, keywords = excluded.keywords, message = excluded.message`,
 		loc.Account, loc.Mailbox, key, int64(loc.UID), boolInt(f.Seen), boolInt(f.Answered), boolInt(f.Flagged),
-		boolInt(f.Deleted), boolInt(f.Draft), mustJSON(kw), msg)
+		boolInt(f.Deleted), boolInt(f.Draft), kwJSON, msg)
 	if err != nil {
 		return err
+	}
+	if w.b != nil {
+		w.b.locState[lid] = st
 	}
 	if r := w.b.row(msg); r.tr != nil {
 		r.setLoc(loc.Account, loc.Mailbox, key, f.Seen)
@@ -1301,9 +1310,24 @@ type batchIndex struct {
 	byMID map[string][]int64   // Message-ID -> messages with it
 	byRef map[string][]int64   // Message-ID -> messages referring to it
 	roles map[[2]string]string // (account, mailbox) -> role
+	// locState holds the stored rows of the batch's locations.
+	locState map[locID]locState
 }
 
 type locID struct{ account, mailbox, key string }
+
+// locState is a stored location row: its message, UID, flags and
+// keywords (JSON).
+type locState struct {
+	msg, uid int64
+	flags    int
+	kw       string
+}
+
+// flagBits packs the system flags as locations store them.
+func flagBits(f model.Flags) int {
+	return boolInt(f.Seen) | boolInt(f.Answered)<<1 | boolInt(f.Flagged)<<2 | boolInt(f.Deleted)<<3 | boolInt(f.Draft)<<4
+}
 
 // msgRow is one message row as the batch index holds it. A row loaded
 // only as a referrer knows its thread alone.
@@ -1415,7 +1439,8 @@ func (b *batchIndex) addRefs(id int64, refs []string) {
 // preload fills the writer's batch index for msgs.
 func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 	b := &batchIndex{locs: map[locID]int64{}, msgs: map[int64]*msgRow{}, byMID: map[string][]int64{},
-		byRef: map[string][]int64{}, roles: map[[2]string]string{}}
+		byRef: map[string][]int64{}, roles: map[[2]string]string{},
+		locState: map[locID]locState{}}
 	w.b = b
 	type box struct{ account, mailbox string }
 	keys := map[box][]string{}
@@ -1436,16 +1461,20 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 		for rows.Next() {
 			var id int64
 			var key string
+			var st locState
 			r := &msgRow{}
 			dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.thread}
 			if withKey != nil {
-				dest = append(dest, &key)
+				dest = append(dest, &key, &st.uid, &st.flags, &st.kw)
 			}
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			if withKey != nil {
-				b.locs[locID{withKey.account, withKey.mailbox, key}] = id
+				lid := locID{withKey.account, withKey.mailbox, key}
+				b.locs[lid] = id
+				st.msg = id
+				b.locState[lid] = st
 			}
 			if b.msgs[id] == nil {
 				b.msgs[id] = r
@@ -1455,7 +1484,8 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 		return rows.Err()
 	}
 	for bx, ks := range keys {
-		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, COALESCE(m.thread_id, 0), l.key
+		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, COALESCE(m.thread_id, 0), l.key,
+			l.uid, l.seen | l.answered << 1 | l.flagged << 2 | l.deleted << 3 | l.draft << 4, l.keywords
 			FROM locations l JOIN messages m ON m.id = l.message
 			WHERE l.account = ? AND l.mailbox = ? AND l.key IN (SELECT value FROM json_each(?))`,
 			bx.account, bx.mailbox, mustJSON(ks))

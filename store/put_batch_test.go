@@ -115,3 +115,60 @@ func TestPutBatchIndexesEveryMessage(t *testing.T) {
 	}
 	checkSectionCounts(t, s)
 }
+
+// TestEnvelopeIndexedWhenBodyArrives: an envelope is not in the search
+// index (its body's arrival is then an insert, not a delete and an
+// insert); once the body is stored it is found by subject and by body
+// text. An envelope indexed by an older version (with a search rowid)
+// has its entry replaced. FTS5's integrity check passes throughout.
+func TestEnvelopeIndexedWhenBodyArrives(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	check := func(stage string) {
+		t.Helper()
+		if _, err := s.w.ExecContext(ctx, `INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`); err != nil {
+			t.Fatalf("%s: search index integrity: %v", stage, err)
+		}
+	}
+	found := func(q string) bool {
+		t.Helper()
+		hits, err := s.Search(ctx, q, 10)
+		if err != nil {
+			t.Fatalf("Search(%q): %v", q, err)
+		}
+		return len(hits) > 0
+	}
+	put(t, s, mkMsg("env@x", "Quarterly zebra report", envelopeOnly()))
+	check("envelope")
+	if n := countRows(t, s, `SELECT count(*) FROM messages WHERE fts_rowid IS NOT NULL`); n != 0 {
+		t.Errorf("%d envelope rows have a search rowid", n)
+	}
+	if found("zebra") {
+		t.Error("envelope found by search before its body arrived")
+	}
+	put(t, s, mkMsg("env@x", "Quarterly zebra report", body("the giraffe numbers are in")))
+	check("body")
+	if !found("zebra") || !found("giraffe") {
+		t.Error("message not found by subject or body after its body arrived")
+	}
+	if n := countRows(t, s, `SELECT count(*) FROM messages`); n != 1 {
+		t.Errorf("%d message rows, want 1 (the envelope's row filled in)", n)
+	}
+
+	// An envelope indexed the old way: its stale entry must go.
+	put(t, s, mkMsg("old@x", "Okapi sighting", envelopeOnly()))
+	if _, err := s.w.ExecContext(ctx, `UPDATE messages SET fts_rowid = date * 1048576 + id WHERE message_id = 'old@x'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO messages_fts(rowid, from_text, to_text, subject, body)
+		SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
+		WHERE id = (SELECT id FROM messages WHERE message_id = 'old@x')`); err != nil {
+		t.Fatal(err)
+	}
+	check("old envelope")
+	put(t, s, mkMsg("old@x", "Okapi sighting", body("seen near the river")))
+	check("old envelope's body")
+	if !found("okapi") || !found("river") {
+		t.Error("old-style envelope not searchable after its body arrived")
+	}
+}
