@@ -82,3 +82,34 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEachTokenRandom compares EachWord (EachToken's one scan) with
+// lower-casing the whole text first and scanning rune by rune, on random
+// texts mixing ASCII, capitals, digits, runes that lower-case to other
+// lengths or to ASCII, non-letters and invalid UTF-8.
+func TestEachTokenRandom(t *testing.T) {
+	pieces := []string{"a", "B", "z", "Q", "7", "0", "$", " ", ".", "-", "\n", "é", "É", "ß", "\u212a", "\u0130", "Σ", "ς",
+		"١", "٣", "\u00a0", "\u2028", "\xff", "\xc3", "日", "ǅ", "ab", "CD", "12345", "xyzzy"}
+	rnd := uint64(1)
+	next := func(n int) int {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return int(rnd>>33) % n
+	}
+	words := func(each func(string, func(string)), s string) []string {
+		var out []string
+		each(s, func(w string) { out = append(out, w) })
+		return out
+	}
+	lowerFirst := func(s string, fn func(string)) { eachLowerWord(strings.ToLower(s), fn) }
+	for range 20000 {
+		var sb strings.Builder
+		for range next(40) {
+			sb.WriteString(pieces[next(len(pieces))])
+		}
+		s := sb.String()
+		got, want := words(EachWord, s), words(lowerFirst, s)
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Fatalf("EachWord(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -130,12 +130,12 @@ func (w Word) Is(tok string) bool {
 // letters, digits and '$' whose lower-cased form has 2 to 24 bytes.
 func EachToken(s string, fn func(w Word)) {
 	for i := 0; i < len(s); {
-		c := byteClass[s[i]]
-		if c == clNone {
+		c := lowerTab[s[i]]
+		if c == 0 {
 			i++
 			continue
 		}
-		if c == clHigh {
+		if c == high {
 			if r, size := utf8.DecodeRuneInString(s[i:]); !isWordRune(unicode.ToLower(r)) {
 				i += size
 				continue
@@ -145,28 +145,23 @@ func EachToken(s string, fn func(w Word)) {
 		// token's bytes are packed eight to x, and n counts them.
 		start := i
 		h, x, head, n := uint64(hashSeed), uint64(0), uint64(0), uint32(0)
-		digits, upper, uni := true, false, false
+		var diff byte // non-zero once an ASCII capital was lower-cased
+		uni := false  // a rune lower-cases to other bytes: the token is strings.ToLower(Raw)
 		for i < len(s) {
 			b := s[i]
-			c = byteClass[b]
-			if c == clNone {
+			lb := lowerTab[b]
+			if lb == 0 {
 				break
 			}
-			if c != clHigh {
-				if c != clDigit {
-					digits = false
-					if c == clUpper {
-						b += 'a' - 'A'
-						upper = true
-					}
-				}
-				if n != 0 && n&7 == 0 {
+			if lb != high {
+				diff |= b ^ lb
+				if n&7 == 0 && n != 0 {
 					if n == 8 {
 						head = x
 					}
 					h, x = (h^x)*hashPrime, 0
 				}
-				x |= uint64(b) << (8 * (n & 7))
+				x |= uint64(lb) << (8 * (n & 7))
 				n++
 				i++
 				continue
@@ -176,16 +171,13 @@ func EachToken(s string, fn func(w Word)) {
 			if !isWordRune(lr) {
 				break
 			}
-			if !unicode.IsDigit(lr) {
-				digits = false
-			}
 			var enc [utf8.UTFMax]byte
 			m := utf8.EncodeRune(enc[:], lr)
 			if lr != r || m != size {
 				uni = true
 			}
 			for _, b := range enc[:m] {
-				if n != 0 && n&7 == 0 {
+				if n&7 == 0 && n != 0 {
 					if n == 8 {
 						head = x
 					}
@@ -199,22 +191,35 @@ func EachToken(s string, fn func(w Word)) {
 		if n < 2 || n > 24 {
 			continue
 		}
-		kind := uint8(wordRaw)
-		switch {
-		case uni:
-			kind = wordUnicode
-		case upper:
-			kind = wordASCII
-		}
 		if n <= 8 {
 			head = x
 		}
-		w := Word{Raw: s[start:i], Hash: hashSum(h, x, n), head: head, n: n, kind: kind}
-		if digits && n > 4 {
+		w := Word{Raw: s[start:i], Hash: hashSum(h, x, n), head: head, n: n}
+		switch {
+		case uni:
+			w.kind = wordUnicode
+		case diff != 0:
+			w.kind = wordASCII
+		}
+		if n > 4 && allDigits(w.Raw) {
 			w.Hash, w.head, w.n, w.kind = hashNum, headNum, 4, wordNum
 		}
 		fn(w)
 	}
+}
+
+// allDigits reports whether every rune of a word lower-cases to a digit.
+func allDigits(raw string) bool {
+	for _, r := range raw {
+		if r < utf8.RuneSelf {
+			if r < '0' || r > '9' {
+				return false
+			}
+		} else if !unicode.IsDigit(unicode.ToLower(r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isWordRune reports whether a lower-cased non-ASCII rune belongs to words.
@@ -227,29 +232,23 @@ func lowerByte(b byte) byte {
 	return b
 }
 
-// Byte classes for EachToken's scan.
-const (
-	clNone  = iota // not part of a word
-	clLower        // a-z and '$'
-	clUpper        // A-Z
-	clDigit        // 0-9
-	clHigh         // non-ASCII: decoded as a rune
-)
+// high marks non-ASCII bytes in lowerTab: they are decoded as runes.
+const high = 0xFF
 
-// byteClass maps each byte to its class (read-only after init).
-var byteClass = func() (t [256]uint8) {
+// lowerTab maps each byte to itself lower-cased if it belongs to words
+// (a-z, A-Z, 0-9 and '$'), to high if it is not ASCII, else to 0
+// (read-only after init).
+var lowerTab = func() (t [256]byte) {
 	for c := 'a'; c <= 'z'; c++ {
-		t[c] = clLower
-	}
-	t['$'] = clLower
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = clUpper
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
 	}
 	for c := '0'; c <= '9'; c++ {
-		t[c] = clDigit
+		t[c] = byte(c)
 	}
+	t['$'] = '$'
 	for c := utf8.RuneSelf; c < 256; c++ {
-		t[c] = clHigh
+		t[c] = high
 	}
 	return t
 }()
