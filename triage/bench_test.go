@@ -169,6 +169,9 @@ func BenchmarkPipelineFakeModel(b *testing.B) {
 	if err := st.PutMessages(ctx, msgs); err != nil {
 		b.Fatal(err)
 	}
+	// One analyzer for all passes, as the app builds it once and shares
+	// it (NewOllama would otherwise load the spam model in every pass).
+	an := NewAnalyzer(nil)
 	b.ResetTimer()
 	calls.Store(0)
 	served.Store(0)
@@ -176,7 +179,7 @@ func BenchmarkPipelineFakeModel(b *testing.B) {
 	iter := 0
 	for b.Loop() {
 		// A new model name is a new cache key: every thread needs triage again.
-		o, err := NewOllama(OllamaOptions{Host: srv.URL, Model: fmt.Sprintf("fake:%d", iter), Timeout: 10 * time.Second})
+		o, err := NewOllama(OllamaOptions{Host: srv.URL, Model: fmt.Sprintf("fake:%d", iter), Timeout: 10 * time.Second, Analyzer: an})
 		if err != nil {
 			b.Fatal(err)
 		}

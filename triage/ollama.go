@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"time"
@@ -226,7 +227,15 @@ const maxShrinks = 2
 
 // Triage implements Triager: the model's answer, validated, or the
 // deterministic triage marked with the reason.
+//
+// It paces itself with in.Slot: the analysis and prompt are built, and
+// the answer decoded and validated, in background turns, and a request
+// slot is held only while a request is with the model, so the caller's
+// next thread is ready to go the moment an answer is in.
 func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	in.Slot.Release()
+	// A cancelled wait goes on: the request fails on ctx right after.
+	_ = in.Slot.Background(ctx)
 	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal)
 	fallback := func(err *Error, attempts int) (*Outcome, error) {
 		out := det
@@ -251,7 +260,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	for {
 		p := buildPrompt(in, an.signals, budget, newFence(), rejection, dropped)
 		attempts++
-		resp, err := o.chat(ctx, p)
+		resp, err := o.chat(ctx, p, in.Slot)
 		if err != nil {
 			return fallback(err, attempts)
 		}
@@ -318,7 +327,11 @@ func (o *Ollama) outcome(res *model.EmailTriageResult, an *analysis, det *Outcom
 }
 
 // chat sends one non-streaming chat request, retrying 503s with backoff.
-func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error) {
+// It holds a request slot from just before the request is sent until the
+// answer has been read (encoding and decoding run outside it), and
+// through the backoff of a 503, so no other request of the caller jumps
+// a full queue.
+func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatResponse, *Error) {
 	stream := false
 	req := &api.ChatRequest{
 		Model: o.opts.Model,
@@ -336,15 +349,35 @@ func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error)
 			"num_predict": o.opts.ReserveTokens,
 		},
 	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("triage: encode chat request: %v", err), Err: err}
+	}
+	if err := slot.Acquire(ctx); err != nil {
+		return nil, &Error{Kind: ErrTimeout, Msg: "triage cancelled", Err: err}
+	}
+	data, serr := o.send(ctx, body, slot)
+	slot.Release()
+	_ = slot.Background(ctx)
+	if serr != nil {
+		return nil, serr
+	}
+	var cr api.ChatResponse
+	if err := json.Unmarshal(data, &cr); err != nil {
+		return nil, o.classify(ctx, fmt.Errorf("decode answer %q: %w", oneLine(string(data), 80), err))
+	}
+	return &cr, nil
+}
+
+// send posts body to /api/chat, retrying 503s with backoff, and returns
+// the answer's bytes.
+func (o *Ollama) send(ctx context.Context, body []byte, slot *Slot) ([]byte, *Error) {
 	backoff := o.opts.BusyBackoff
 	for try := 0; ; try++ {
 		cctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
-		got, err := o.post(cctx, req)
+		got, err := o.post(cctx, body, slot)
 		cerr := cctx.Err()
 		cancel()
-		if err == nil && got == nil {
-			err = errors.New("empty answer")
-		}
 		if err == nil {
 			return got, nil
 		}
@@ -366,15 +399,14 @@ func (o *Ollama) chat(ctx context.Context, p Prompt) (*api.ChatResponse, *Error)
 	}
 }
 
-// post sends one non-streamed chat request and decodes the single answer.
-// It is what api.Client.Chat does for stream=false, minus the 8 MB line
-// buffer Chat allocates per call (api/client.go maxBufferSize), which cost
-// more CPU and GC than the rest of a triage; errors keep the api package's
-// shapes (api.StatusError) so they classify the same way.
-func (o *Ollama) post(ctx context.Context, req *api.ChatRequest) (*api.ChatResponse, error) {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
+// post sends one non-streamed chat request and returns the answer's
+// bytes. It is what api.Client.Chat does for stream=false, minus the 8 MB
+// line buffer Chat allocates per call (api/client.go maxBufferSize),
+// which cost more CPU and GC than the rest of a triage; errors keep the
+// api package's shapes (api.StatusError) so they classify the same way.
+func (o *Ollama) post(ctx context.Context, body []byte, slot *Slot) ([]byte, error) {
+	if slot != nil {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { slot.Sent() }})
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
 	if err != nil {
@@ -401,14 +433,10 @@ func (o *Ollama) post(ctx context.Context, req *api.ChatRequest) (*api.ChatRespo
 		}
 		return nil, se
 	}
-	if json.Unmarshal(data, &e) == nil && e.Error != "" {
+	if bytes.Contains(data, []byte(`"error"`)) && json.Unmarshal(data, &e) == nil && e.Error != "" {
 		return nil, errors.New(e.Error)
 	}
-	var cr api.ChatResponse
-	if err := json.Unmarshal(data, &cr); err != nil {
-		return nil, fmt.Errorf("decode answer %q: %w", oneLine(string(data), 80), err)
-	}
-	return &cr, nil
+	return data, nil
 }
 
 // classify maps a client error to a user-facing *Error.

@@ -36,6 +36,9 @@ type Input struct {
 	Principal model.Address
 	// Examples are the user's latest overrides (newest first).
 	Examples []Example
+	// Slot, when set, paces this call's model requests against the
+	// caller's others (the Worker sets it; nil means unpaced). See Slot.
+	Slot *Slot
 }
 
 // Triager triages one thread. Triage always returns an outcome (the

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mailsift/model"
@@ -51,7 +53,9 @@ type WorkerOptions struct {
 	Fallback *Offline
 	// Principal is the user's address.
 	Principal model.Address
-	// Parallel is how many threads are triaged at once (ollama.parallel, default 1).
+	// Parallel is how many model requests are in flight at once
+	// (ollama.parallel, default 1); as many more threads are prepared
+	// meanwhile by a triager that paces itself (see Slot).
 	Parallel int
 	// Examples is how many recent overrides are given to the model (default 8).
 	Examples int
@@ -151,8 +155,10 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 // caller to triage with the fallback).
 //
 // Three stages keep the model busy: one goroutine loads threads ahead,
-// Parallel goroutines triage, and one goroutine saves results and sends
-// events, so store IO never sits between two model calls.
+// 2 x Parallel goroutines triage (Parallel with the model, Parallel
+// ready to send), and one goroutine saves results and sends events, so
+// store IO never sits between two model calls; the Slot gate keeps all
+// of that work out of the way while a request is due.
 func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []Example, events chan<- Event, res *PassResult) (switched error, err error) {
 	total := len(ids)
 	if total == 0 {
@@ -173,7 +179,8 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 
-	jobs := make(chan job, w.opts.Parallel)
+	g := newGate(w.opts.Parallel)
+	jobs := make(chan job, 2*w.opts.Parallel)
 	go func() {
 		defer close(jobs)
 		for _, id := range ids {
@@ -181,9 +188,11 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 			// between, the record carries the older hash and the thread is
 			// triaged again.
 			j := job{id: id}
-			if j.hash, j.err = w.st.ThreadContentHash(ctx, id); j.err == nil {
-				j.th, j.err = w.st.Thread(ctx, id)
-			}
+			g.storeWork(ctx, func() {
+				if j.hash, j.err = w.st.ThreadContentHash(ctx, id); j.err == nil {
+					j.th, j.err = w.st.Thread(ctx, id)
+				}
+			})
 			select {
 			case jobs <- j:
 			case <-stop:
@@ -194,16 +203,26 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 		}
 	}()
 
-	results := make(chan result, w.opts.Parallel)
+	// Twice Parallel goroutines triage, but only Parallel model requests
+	// are in flight at once (see Slot): a triager that paces itself
+	// (Ollama) has the next thread's request ready while the model works
+	// and sends it the moment an answer is in. A triager that does not
+	// runs holding a request slot, so at most Parallel run at once.
+	results := make(chan result, 2*w.opts.Parallel)
 	var wg sync.WaitGroup
-	for range min(w.opts.Parallel, total) {
+	for range min(2*w.opts.Parallel, total) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
 				r := result{job: j}
 				if j.err == nil {
-					r.out, r.triErr = tr.Triage(ctx, Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples})
+					slot, err := g.slot(ctx)
+					if err != nil {
+						return
+					}
+					r.out, r.triErr = tr.Triage(ctx, Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples, Slot: slot})
+					slot.done()
 					if IsOffline(r.triErr) {
 						halt()
 					}
@@ -237,7 +256,9 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 				// model gets the thread on a later pass.
 				key = DeterministicCacheKey()
 			}
-			if err := w.st.SaveTriage(ctx, Record(r.id, key, r.hash, r.out)); err != nil {
+			var err error
+			g.storeWork(ctx, func() { err = w.st.SaveTriage(ctx, Record(r.id, key, r.hash, r.out)) })
+			if err != nil {
 				res.Failed++
 				ev.Err = fmt.Errorf("triage: save thread %d: %w", r.id, err)
 			} else {
@@ -356,4 +377,282 @@ func (w *Worker) Loop(ctx context.Context, wake <-chan struct{}, events chan<- E
 			return ctx.Err()
 		}
 	}
+}
+
+// Slot paces one Triage call of a Worker pass: at most Parallel model
+// requests are in flight at once, and work that is not on the way to the
+// model (building a prompt, validating an answer, the worker's store
+// reads and writes) waits until every request that is due has been sent,
+// and runs one at a time, so a core stays free for the requests and
+// answers themselves. A triager that never calls a Slot method runs the
+// whole call holding a request slot (at most Parallel such calls at
+// once). A triager that calls them tells the worker it paces itself: it
+// must Acquire before each model request and Release once the answer is
+// read, and the worker then prepares further threads meanwhile.
+//
+// A Slot belongs to one Triage call (Sent may also be called from
+// another goroutine, e.g. an httptrace hook); the methods of a nil *Slot
+// do nothing.
+type Slot struct {
+	g    *gate
+	held bool // holds a request slot
+	turn bool // holds a background turn
+	// unsent (guarded by g.mu): the held slot's request has not been sent.
+	unsent bool
+}
+
+// Acquire waits until the model may take one more request (or ctx
+// ends). Call it just before sending; it gives up the background turn.
+func (s *Slot) Acquire(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	s.g.self.Store(true)
+	s.endTurn()
+	if s.held {
+		return nil
+	}
+	if err := s.g.acquire(ctx, s); err != nil {
+		return err
+	}
+	s.held = true
+	return nil
+}
+
+// Sent says the request has been written: background work may go on.
+// Release implies it.
+func (s *Slot) Sent() {
+	if s == nil {
+		return
+	}
+	s.g.mu.Lock()
+	s.g.markSent(s)
+	s.g.mu.Unlock()
+}
+
+// Release frees the request slot once the model's answer has been read.
+func (s *Slot) Release() {
+	if s == nil {
+		return
+	}
+	s.g.self.Store(true)
+	if s.held {
+		s.held = false
+		s.g.release(s)
+	}
+}
+
+// Background waits for a turn to do CPU work that no request waits for:
+// until every granted request has been sent and no other background work
+// runs (or ctx ends). The turn lasts until Acquire or the end of the
+// Triage call.
+func (s *Slot) Background(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	s.g.self.Store(true)
+	s.Sent() // never wait for our own request
+	if s.turn {
+		return nil
+	}
+	if err := s.g.background(ctx); err != nil {
+		return err
+	}
+	s.turn = true
+	return nil
+}
+
+func (s *Slot) endTurn() {
+	if s.turn {
+		s.turn = false
+		s.g.endBackground()
+	}
+}
+
+// done ends the Triage call: it frees whatever s still holds.
+func (s *Slot) done() {
+	s.endTurn()
+	if s.held {
+		s.held = false
+		s.g.release(s)
+	}
+}
+
+// gate is a pass's pacing state behind its Slots: request slots with a
+// FIFO of waiters, the count of granted requests not yet sent, and the
+// background turns.
+type gate struct {
+	mu      sync.Mutex
+	free    int
+	waiters []*waiter
+	unsent  int
+	quiet   chan struct{} // closed while unsent == 0
+	turns   chan struct{} // background turns (a semaphore)
+	// self is set once the triager uses its Slot: it paces itself, so
+	// Triage is called without a request slot held and the worker's own
+	// store work takes background turns.
+	self atomic.Bool
+}
+
+type waiter struct {
+	ch chan struct{}
+	// s, when set, is the Slot whose request becomes due (unsent) when
+	// granted; nil for a slot held through a whole Triage call.
+	s       *Slot
+	granted bool
+}
+
+func newGate(parallel int) *gate {
+	g := &gate{free: parallel, quiet: make(chan struct{}), turns: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
+	close(g.quiet)
+	return g
+}
+
+// slot returns the Slot of one Triage call. Until the triager has shown
+// it paces itself the slot comes with a request slot held (the triager
+// runs under the Parallel bound as a whole).
+func (g *gate) slot(ctx context.Context) (*Slot, error) {
+	s := &Slot{g: g}
+	if g.self.Load() {
+		return s, nil
+	}
+	if err := g.acquire(ctx, nil); err != nil {
+		return nil, err
+	}
+	s.held = true
+	return s, nil
+}
+
+// acquire takes a request slot, waiting in FIFO order; with s set, s's
+// request is due (unsent) from then on until sent or released.
+func (g *gate) acquire(ctx context.Context, s *Slot) error {
+	g.mu.Lock()
+	if g.free > 0 && len(g.waiters) == 0 {
+		g.free--
+		g.markUnsent(s)
+		g.mu.Unlock()
+		return nil
+	}
+	w := &waiter{ch: make(chan struct{}), s: s}
+	g.waiters = append(g.waiters, w)
+	g.mu.Unlock()
+	select {
+	case <-w.ch:
+		return nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		granted := w.granted
+		if !granted {
+			for i, x := range g.waiters {
+				if x == w {
+					g.waiters = append(g.waiters[:i], g.waiters[i+1:]...)
+					break
+				}
+			}
+		}
+		g.mu.Unlock()
+		if granted {
+			g.release(s)
+		}
+		return ctx.Err()
+	}
+}
+
+// release frees the request slot held by s (nil: a slot taken for a whole
+// call), handing it to the longest waiter.
+func (g *gate) release(s *Slot) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.markSent(s)
+	if len(g.waiters) == 0 {
+		g.free++
+		return
+	}
+	w := g.waiters[0]
+	g.waiters = g.waiters[1:]
+	w.granted = true
+	g.markUnsent(w.s)
+	close(w.ch)
+}
+
+// markUnsent and markSent keep unsent and quiet; g.mu is held.
+func (g *gate) markUnsent(s *Slot) {
+	if s == nil {
+		return
+	}
+	s.unsent = true
+	if g.unsent == 0 {
+		g.quiet = make(chan struct{})
+	}
+	g.unsent++
+}
+
+func (g *gate) markSent(s *Slot) {
+	if s == nil || !s.unsent {
+		return
+	}
+	s.unsent = false
+	g.unsent--
+	if g.unsent == 0 {
+		close(g.quiet)
+	}
+}
+
+// sendGrace is how long background work waits after the request it
+// waited for has been written, for the model server to read it: the
+// server (a local Ollama; in the benchmarks an in-process fake) shares the
+// cores, and a store write started at once delays its pickup by about a
+// millisecond, which at parallel 4 and 50 ms answers cost 2 % of the
+// throughput. It is nothing next to a real model's seconds per answer.
+const sendGrace = 500 * time.Microsecond
+
+// background waits until no granted request is unsent (plus sendGrace
+// after a request it waited for) and takes a background turn.
+func (g *gate) background(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		q := g.quiet
+		g.mu.Unlock()
+		select {
+		case <-q:
+		default:
+			select {
+			case <-q:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			t := time.NewTimer(sendGrace)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		}
+		select {
+		case g.turns <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		g.mu.Lock()
+		ok := g.unsent == 0
+		g.mu.Unlock()
+		if ok {
+			return nil
+		}
+		<-g.turns // a request became due meanwhile: let it go first
+	}
+}
+
+func (g *gate) endBackground() { <-g.turns }
+
+// storeWork runs f, the worker's own store IO, in a background turn once
+// the triager paces itself.
+func (g *gate) storeWork(ctx context.Context, f func()) {
+	if !g.self.Load() || g.background(ctx) != nil {
+		f()
+		return
+	}
+	defer g.endBackground()
+	f()
 }

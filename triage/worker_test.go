@@ -7,6 +7,8 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,5 +200,210 @@ func TestWorkerCancellation(t *testing.T) {
 	}
 	if el := time.Since(start); el > 3*time.Second {
 		t.Errorf("cancellation took %v", el)
+	}
+}
+
+// pacedFake is a Triager that paces itself with Input.Slot like Ollama:
+// it prepares in a background turn, holds a request slot while "the
+// model" answers (until the test releases it), and records how many
+// calls are with the model and how many are prepared and waiting.
+type pacedFake struct {
+	release  chan struct{}
+	inModel  atomic.Int64
+	maxModel atomic.Int64
+	ready    atomic.Int64 // prepared, waiting for a request slot
+	calls    atomic.Int64
+	mu       sync.Mutex
+	seen     map[string]int
+}
+
+func (f *pacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	in.Slot.Release()
+	if err := in.Slot.Background(ctx); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.seen[in.Messages[0].MessageID]++
+	f.mu.Unlock()
+	f.ready.Add(1)
+	err := in.Slot.Acquire(ctx)
+	f.ready.Add(-1)
+	if err != nil {
+		return nil, err
+	}
+	in.Slot.Sent()
+	n := f.inModel.Add(1)
+	for m := f.maxModel.Load(); n > m && !f.maxModel.CompareAndSwap(m, n); m = f.maxModel.Load() {
+	}
+	f.calls.Add(1)
+	select {
+	case <-f.release:
+	case <-ctx.Done():
+	}
+	f.inModel.Add(-1)
+	in.Slot.Release()
+	if err := in.Slot.Background(ctx); err != nil {
+		return nil, err
+	}
+	return &Outcome{Result: model.EmailTriageResult{Category: model.CategoryInformational, Summary: "s", ActionItems: []model.ActionItem{}}, Source: SourceOllama, Model: "paced"}, nil
+}
+
+func (f *pacedFake) CacheKey() string { return OllamaCacheKey("paced") }
+func (f *pacedFake) Model() string    { return "paced" }
+
+// waitFor polls cond; the deadline only guards against a hang.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestWorkerKeepsRequestsReady checks the pacing of a self-pacing
+// triager: never more than Parallel requests with the model, and while
+// the model holds Parallel requests the worker has Parallel more threads
+// prepared, so each answer is followed by the next request at once.
+func TestWorkerKeepsRequestsReady(t *testing.T) {
+	ctx := context.Background()
+	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
+	defer st.Close()
+	const parallel = 3
+	f := &pacedFake{release: make(chan struct{}), seen: map[string]int{}}
+	need, err := st.ThreadsNeedingTriage(ctx, f.CacheKey(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWorker(st, WorkerOptions{Triager: f, Principal: demo.Principal(), Parallel: parallel})
+	type runResult struct {
+		res PassResult
+		err error
+	}
+	done := make(chan runResult, 1)
+	go func() {
+		res, err := w.Run(ctx, nil)
+		done <- runResult{res, err}
+	}()
+	saturated := func() bool { return f.inModel.Load() == parallel && f.ready.Load() == parallel }
+	waitFor(t, "parallel requests with the model and as many prepared", saturated)
+	// Answer one at a time: each answer lets exactly one prepared request
+	// in, and the worker prepares the next one behind it.
+	for i := 1; i <= len(need)-2*parallel; i++ {
+		f.release <- struct{}{}
+		waitFor(t, fmt.Sprintf("request %d", parallel+i), func() bool { return f.calls.Load() == int64(parallel+i) })
+		waitFor(t, "saturation after an answer", saturated)
+	}
+	for range 2 * parallel {
+		f.release <- struct{}{}
+	}
+	r := <-done
+	if r.err != nil || r.res.Triaged != len(need) {
+		t.Fatalf("Run = %+v, %v; want %d triaged", r.res, r.err, len(need))
+	}
+	if got := f.maxModel.Load(); got != parallel {
+		t.Errorf("at most %d requests with the model at once, want %d", got, parallel)
+	}
+	if got := f.calls.Load(); got != int64(len(need)) {
+		t.Errorf("%d model calls, want %d", got, len(need))
+	}
+	for id, n := range f.seen {
+		if n != 1 {
+			t.Errorf("thread of %s triaged %d times in one pass", id, n)
+		}
+	}
+	if left, _ := st.ThreadsNeedingTriage(ctx, f.CacheKey(), 0); len(left) != 0 {
+		t.Errorf("%d threads left untriaged", len(left))
+	}
+}
+
+// unpacedFake ignores Input.Slot; it records how many calls run at once.
+type unpacedFake struct {
+	running, max, calls atomic.Int64
+}
+
+func (f *unpacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	n := f.running.Add(1)
+	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
+	}
+	f.calls.Add(1)
+	time.Sleep(2 * time.Millisecond) // let the others pile up
+	f.running.Add(-1)
+	return NewOffline(nil).Triage(ctx, in)
+}
+
+func (f *unpacedFake) CacheKey() string { return OllamaCacheKey("unpaced") }
+func (f *unpacedFake) Model() string    { return "unpaced" }
+
+// TestWorkerBoundsUnpacedTriager checks that a triager that does not use
+// its Slot still runs at most Parallel calls at once, although the
+// worker starts twice as many goroutines.
+func TestWorkerBoundsUnpacedTriager(t *testing.T) {
+	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
+	defer st.Close()
+	f := &unpacedFake{}
+	w := NewWorker(st, WorkerOptions{Triager: f, Principal: demo.Principal(), Parallel: 2})
+	res, _ := runPass(t, w)
+	if res.Triaged < 30 || f.calls.Load() != int64(res.Triaged) {
+		t.Fatalf("pass: %+v, %d calls", res, f.calls.Load())
+	}
+	if got := f.max.Load(); got != 2 {
+		t.Errorf("%d calls at once, want 2", got)
+	}
+}
+
+// TestWorkerOllamaInFlight runs the real Ollama triager against a fake
+// server that holds every answer until the test lets it go: the server
+// never sees more than Parallel requests at once, and each answer is
+// followed by exactly one new request.
+func TestWorkerOllamaInFlight(t *testing.T) {
+	ctx := context.Background()
+	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
+	defer st.Close()
+	const parallel = 4
+	release := make(chan struct{})
+	var inFlight, maxInFlight, arrived atomic.Int64
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
+		c := inFlight.Add(1)
+		for m := maxInFlight.Load(); c > m && !maxInFlight.CompareAndSwap(m, c); m = maxInFlight.Load() {
+		}
+		arrived.Add(1)
+		<-release
+		inFlight.Add(-1)
+		return 200, chatAnswer(req, goodResult, -1)
+	})
+	o := f.triager(t, nil)
+	need, err := st.ThreadsNeedingTriage(ctx, o.CacheKey(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWorker(st, WorkerOptions{Triager: o, Principal: demo.Principal(), Parallel: parallel})
+	done := make(chan PassResult, 1)
+	go func() {
+		res, err := w.Run(ctx, nil)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	waitFor(t, "the first requests", func() bool { return arrived.Load() == parallel })
+	for i := 1; i <= len(need)-parallel; i++ {
+		release <- struct{}{}
+		waitFor(t, fmt.Sprintf("request %d", parallel+i), func() bool { return arrived.Load() == int64(parallel+i) })
+		if got := inFlight.Load(); got > parallel {
+			t.Fatalf("%d requests in flight, want <= %d", got, parallel)
+		}
+	}
+	for range parallel {
+		release <- struct{}{}
+	}
+	res := <-done
+	if res.Triaged != len(need) || int(f.calls.Load()) != len(need) {
+		t.Fatalf("triaged %d with %d chat calls, want %d each", res.Triaged, f.calls.Load(), len(need))
+	}
+	if got := maxInFlight.Load(); got != parallel {
+		t.Errorf("at most %d requests in flight, want %d", got, parallel)
 	}
 }
