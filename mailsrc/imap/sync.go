@@ -408,7 +408,11 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 	for hi := len(uids); hi > 0; hi -= s.cfg.BatchSize {
 		batches = append(batches, uids[max(0, hi-s.cfg.BatchSize):hi])
 	}
-	done := 0
+	// The store writes a batch while the next one is fetched and parsed;
+	// everything is stored before this returns (the mailbox's state is
+	// saved after its data).
+	w := s.startWriter(ctx, sink, name, "envelopes", len(uids), progress)
+	defer w.stop()
 	for _, b := range batches {
 		// One command at a time: Dovecot runs pipelined FETCHes in
 		// parallel, and go-imap then needs each command consumed
@@ -417,13 +421,11 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 		if err != nil {
 			return err
 		}
-		if err := sink.PutMessages(ctx, msgs); err != nil {
-			return fmt.Errorf("imap: store envelopes of %q: %w", name, err)
+		if err := w.put(msgs); err != nil {
+			return err
 		}
-		done += len(b)
-		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "envelopes", Done: done, Total: len(uids)})
 	}
-	return nil
+	return w.sync()
 }
 
 func (s *Source) readEnvelopes(c *conn, cmd *imapclient.FetchCommand, name string, hdr *imap.FetchItemBodySection) ([]*model.Message, error) {
@@ -522,28 +524,24 @@ type rawMsg struct {
 }
 
 // fetchBodies fills in missing bodies of one mailbox, newest first as
-// the sink orders them, until none is missing. Parsing a batch runs on
-// all cores while the next batch is fetched.
+// the sink orders them, until none is missing. Three stages overlap: the
+// connection fetches a batch while the previous one is parsed on all
+// cores and a writer goroutine stores parsed messages in batches of up to
+// storeBatch (fewer, larger transactions: each costs a commit and a search
+// index segment).
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
-	done := 0
+	w := s.startWriter(ctx, sink, name, "bodies", 0, progress)
+	defer w.stop()
 	var parsing chan []*model.Message // the previous batch, being parsed
 	flush := func() error {
 		if parsing == nil {
-			return nil
+			return w.err()
 		}
 		msgs := <-parsing
 		parsing = nil
-		if len(msgs) == 0 {
-			return nil
-		}
-		if err := sink.PutMessages(ctx, msgs); err != nil {
-			return fmt.Errorf("imap: store bodies of %q: %w", name, err)
-		}
-		done += len(msgs)
-		progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: "bodies", Done: done})
-		return nil
+		return w.put(msgs)
 	}
 	defer func() {
 		if parsing != nil {
@@ -563,10 +561,21 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 			}
 		}
 		if len(todo) == 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			if w.pending() {
+				// Bodies still waiting to be stored are listed as missing:
+				// store them, then ask again.
+				if err := w.sync(); err != nil {
+					return err
+				}
+				continue
+			}
 			if len(locs) > 0 {
 				s.log.Warn("bodies still missing after fetch", "mailbox", name, "count", len(locs))
 			}
-			return flush()
+			return w.sync()
 		}
 		if c.selected != name {
 			if _, err := s.selectMailbox(c, name, false); err != nil {
@@ -584,7 +593,11 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 				return err
 			}
 			if len(gone) > 0 {
-				// Asked for but not returned: expunged meanwhile.
+				// Asked for but not returned: expunged meanwhile. Stored
+				// after what is queued, in the writer's order.
+				if err := w.sync(); err != nil {
+					return err
+				}
 				if err := sink.RemoveLocations(ctx, gone); err != nil {
 					return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
 				}
@@ -596,6 +609,116 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 			return err
 		}
 	}
+}
+
+// storeBatch is how many fetched messages a writer stores per
+// transaction at most (a batch of envelopes larger than this is stored
+// whole).
+const storeBatch = 500
+
+// batchWriter stores fetched messages from its own goroutine, so that
+// the connection keeps fetching while SQLite writes.
+type batchWriter struct {
+	in   chan bodyReq
+	done chan struct{}
+	mu   sync.Mutex
+	fail error
+	// queued counts messages handed over and not yet stored.
+	queued int
+}
+
+// bodyReq is a batch of messages to store, or (msgs nil) a request to
+// store everything queued and answer on ack.
+type bodyReq struct {
+	msgs []*model.Message
+	ack  chan error
+}
+
+// startWriter starts the writer for one phase ("envelopes" or
+// "bodies", reported as progress with total) of mailbox name.
+func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, name, phase string, total int, progress func(mailsrc.Progress)) *batchWriter {
+	w := &batchWriter{in: make(chan bodyReq, 2), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		var buf []*model.Message
+		stored := 0
+		store := func() {
+			if len(buf) == 0 || w.err() != nil {
+				buf = nil
+				return
+			}
+			err := sink.PutMessages(ctx, buf)
+			w.mu.Lock()
+			w.queued -= len(buf)
+			if err != nil && w.fail == nil {
+				w.fail = fmt.Errorf("imap: store %s of %q: %w", phase, name, err)
+			}
+			w.mu.Unlock()
+			if err == nil {
+				stored += len(buf)
+				progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: phase, Done: stored, Total: total})
+			}
+			buf = nil
+		}
+		for req := range w.in {
+			if req.msgs != nil {
+				buf = append(buf, req.msgs...)
+				// Store when the batch is full, or when the fetcher has
+				// nothing more queued (no point waiting for it).
+				if len(buf) >= storeBatch || len(w.in) == 0 && len(buf) >= min(storeBatch, s.cfg.BodyBatchSize*2) {
+					store()
+				}
+				continue
+			}
+			store()
+			req.ack <- w.err()
+		}
+		store()
+	}()
+	return w
+}
+
+// put hands a parsed batch to the writer; it returns the writer's first
+// error, if any.
+func (w *batchWriter) put(msgs []*model.Message) error {
+	if err := w.err(); err != nil {
+		return err
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	w.queued += len(msgs)
+	w.mu.Unlock()
+	w.in <- bodyReq{msgs: msgs}
+	return nil
+}
+
+// sync waits until everything handed over is stored.
+func (w *batchWriter) sync() error {
+	ack := make(chan error, 1)
+	w.in <- bodyReq{ack: ack}
+	return <-ack
+}
+
+// pending reports whether messages are waiting to be stored.
+func (w *batchWriter) pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queued > 0
+}
+
+func (w *batchWriter) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fail
+}
+
+// stop stores what is queued (unless an error or cancellation stopped
+// the writer) and ends its goroutine.
+func (w *batchWriter) stop() {
+	close(w.in)
+	<-w.done
 }
 
 // fetchRaw fetches the whole messages at locs; gone lists those the
