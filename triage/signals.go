@@ -87,7 +87,7 @@ type Analyzer struct {
 	// lookalikes caches lookalike() per host (senders and link hosts
 	// repeat); bounded by maxCachedHosts.
 	mu         sync.RWMutex
-	lookalikes map[string]string
+	lookalikes map[hostPair]string
 	// regDomains caches regDomain() per host, bounded the same way.
 	regDomains map[string]string
 }
@@ -114,9 +114,12 @@ func (a *Analyzer) regDomain(host string) string {
 
 const maxCachedHosts = 50000
 
+// hostPair keys the lookalike cache (a struct key: no string to build).
+type hostPair struct{ host, principalDomain string }
+
 // lookalike is the cached lookalike(host, pDomain).
 func (a *Analyzer) lookalike(host, pDomain string) (string, bool) {
-	key := host + "|" + pDomain
+	key := hostPair{host, pDomain}
 	a.mu.RLock()
 	v, ok := a.lookalikes[key]
 	a.mu.RUnlock()
@@ -126,7 +129,7 @@ func (a *Analyzer) lookalike(host, pDomain string) (string, bool) {
 	v, _ = lookalike(host, pDomain)
 	a.mu.Lock()
 	if a.lookalikes == nil {
-		a.lookalikes = map[string]string{}
+		a.lookalikes = map[hostPair]string{}
 	}
 	if len(a.lookalikes) < maxCachedHosts {
 		a.lookalikes[key] = v
@@ -344,7 +347,8 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		}
 	}
 	// Display names hiding their text with bidi overrides or escapes.
-	if strings.ContainsAny(m.From.Name+m.Subject, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b") {
+	const hidden = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b"
+	if containsAny2(m.From.Name, m.Subject, hidden) {
 		an.suspicious++
 		add(Signal{Kind: SigObfuscatedSender, Reason: "the sender name or subject hides text with control or bidi-override characters", Message: i})
 	}
@@ -386,6 +390,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		an.calendar = true
 		add(Signal{Kind: SigCalendar, Reason: "contains a calendar invitation", Message: i})
 	}
+}
+
+// containsAny2 is strings.ContainsAny(a+b, chars) without building a+b
+// (when a is valid UTF-8, a+b decodes to the runes of a, then of b).
+func containsAny2(a, b, chars string) bool {
+	if !utf8.ValidString(a) {
+		return strings.ContainsAny(a+b, chars)
+	}
+	return strings.ContainsAny(a, chars) || strings.ContainsAny(b, chars)
 }
 
 // domainSignals flags punycode and lookalike domains.

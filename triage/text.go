@@ -37,7 +37,7 @@ func ownText(body string) string {
 		} else {
 			rest = ""
 		}
-		t := strings.TrimRight(line, " \t\r")
+		t := trimRightBlank(line)
 		switch {
 		case strings.HasPrefix(t, ">"):
 			continue
@@ -52,6 +52,16 @@ func ownText(body string) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// trimRightBlank is strings.TrimRight(s, " \t\r") without building the
+// cutset on every call.
+func trimRightBlank(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\r') {
+		i--
+	}
+	return s[:i]
 }
 
 // quoteOrSignatureHint reports whether body may hold quoted text or a
