@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"golang.org/x/term"
@@ -29,6 +30,13 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 		return 1
 	}
 	log, _ := g.Logger()
+	// A sync is a batch job: a larger heap between collections trades
+	// memory (peak RSS ≈ 180-200 MB instead of ≈ 120 MB on the 6,046-message
+	// corpus) for CPU (≈ 0.2 s less of ≈ 2.5 s, see BENCHMARKS.md). The GOGC
+	// environment variable still wins.
+	if g.Env("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
