@@ -32,6 +32,8 @@ CleanText (wraps internal/termsafe.SanitizeLine) for one-line display of mail te
 	func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error         // message deleted with its last location
 	func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
 	func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) // newest first
+	// *Store also implements mailsrc.MailboxForgetter (a folder gone from the source):
+	func (s *Store) ForgetMailbox(ctx context.Context, account, mailbox string) error // its locations, queued flags, orphans, the mailbox row
 
 Semantics of PutMessages: the same message (Message-ID + ContentHash) in two folders is one
 message row with two locations. An envelope-only put (HasBody false, ContentHash "") is keyed by
@@ -44,7 +46,15 @@ messages linked by Message-ID through References/In-Reply-To share a thread in b
 (the lower thread id survives, with its override; the absorbed thread's triage is dropped); a
 message with no references at all joins the most recent thread with the same
 NormalizeSubject subject whose latest message is within 60 days of its date. Across folders
-and accounts. A message is unread when none of its locations has \Seen.
+and accounts. A message is unread when none of its locations has \Seen. An envelope is not in
+the search index; it is indexed when its body arrives (migration 8).
+
+How a batch is written (store/put.go): PutMessages loads what it needs about the batch in a few
+queries (its locations with their stored rows, the messages with its Message-IDs, the messages
+referring to them, the mailbox roles) and keeps that index current while it writes, so storing
+and threading a message needs no lookup of its own. Threads created by the batch are written by
+finish, once, with aggregates computed from the batch (foreign keys are deferred to the commit);
+search index deletes and inserts are one statement each per batch.
 
 	func NormalizeSubject(s string) string  // strips Re:/Fwd:/AW:/SV:/Re[2]:/[list] tags, collapses space, lower-case
 	func (s *Store) EnsureAccount(ctx context.Context, name, sourceURL string) error
