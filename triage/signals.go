@@ -806,30 +806,19 @@ func isRegexpSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c
 // scanTriggers calls hit with the byte offset of every trigger word of s
 // (ASCII letters, case-insensitive).
 func scanTriggers(s string, hit func(off int, mask uint8)) {
-	var buf [16]byte
 	for i := 0; i < len(s); {
-		c := s[i] | 0x20
-		if c < 'a' || c > 'z' {
+		if !isASCIILetter(s[i]) {
 			i++
 			continue
 		}
-		j := i
-		n := 0
-		for j < len(s) {
-			c := s[j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			} else if c < 'a' || c > 'z' {
-				break
-			}
-			if n < len(buf) {
-				buf[n] = c
-			}
-			n++
+		j := i + 1
+		for j < len(s) && isASCIILetter(s[j]) {
 			j++
 		}
-		if n >= 2 && n <= 11 {
-			if m := trigger(buf[:n]); m != 0 {
+		// Most words are no trigger by first letter and length alone.
+		if n := j - i; n >= 2 && n <= 11 && trigLens[(s[i]|0x20)-'a']&(1<<n) != 0 {
+			var buf [11]byte
+			if m := trigger(lowerInto(buf[:0], s[i:j])); m != 0 {
 				hit(i, m)
 			}
 		}

@@ -136,7 +136,11 @@ func sentenceRanges(text string, max int) [][2]int {
 		}
 	}
 	for i := 0; i < len(text) && len(out) < max; i++ {
-		switch text[i] {
+		c := text[i]
+		if !sentenceStop[c] {
+			continue
+		}
+		switch c {
 		case '.', '!', '?':
 			if i+1 == len(text) || isSpace(text[i+1]) {
 				emit(i + 1)
@@ -152,6 +156,9 @@ func sentenceRanges(text string, max int) [][2]int {
 	}
 	return out
 }
+
+// sentenceStop marks the bytes sentenceRanges looks at (read-only).
+var sentenceStop = [256]bool{'.': true, '!': true, '?': true, '\n': true}
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
