@@ -317,7 +317,11 @@ func BenchmarkThreadsNeedingTriage(b *testing.B) {
 // SpamAssassin corpus (scripts/fetch-corpus.sh), parsed before the timer,
 // put in batches of 500 (the maildir source's default) into an empty store
 // per iteration. Skipped when the corpus is absent.
-func BenchmarkPutCorpus(b *testing.B) {
+// corpusMessages parses the SpamAssassin corpus (scripts/fetch-corpus.sh)
+// into messages located at corpus/<folder>/<file name>, skipping the test
+// when it is absent.
+func corpusMessages(tb testing.TB) []*model.Message {
+	tb.Helper()
 	src := filepath.Join("..", "testdata", "corpus", "maildir")
 	var msgs []*model.Message
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
@@ -339,8 +343,13 @@ func BenchmarkPutCorpus(b *testing.B) {
 		return nil
 	})
 	if err != nil || len(msgs) == 0 {
-		b.Skipf("corpus absent (%v): run scripts/fetch-corpus.sh", err)
+		tb.Skipf("corpus absent (%v): run scripts/fetch-corpus.sh", err)
 	}
+	return msgs
+}
+
+func BenchmarkPutCorpus(b *testing.B) {
+	msgs := corpusMessages(b)
 	ctx := context.Background()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuTime()

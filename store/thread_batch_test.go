@@ -4,14 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/model"
 )
 
@@ -169,35 +165,12 @@ func TestBatchThreadAggregates(t *testing.T) {
 // (skipped without it): 6,000 messages, mailing-list threads across
 // batches of 500.
 func TestBatchThreadAggregatesCorpus(t *testing.T) {
-	src := filepath.Join("..", "testdata", "corpus", "maildir")
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("corpus absent: run scripts/fetch-corpus.sh")
-	}
-	var msgs []*model.Message
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	msgs := corpusMessages(t)
+	for i, m := range msgs {
+		if m.Loc.Mailbox == "easy-ham-1" {
+			m.Loc.Mailbox = "INBOX"
 		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		m, err := mailsrc.Parse(raw)
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		folder := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
-		if folder == "easy-ham-1" {
-			folder = "INBOX"
-		}
-		m.Loc = model.Location{Account: "corpus", Mailbox: folder, Key: filepath.Base(p)}
-		m.Flags.Seen = len(m.Loc.Key)%3 == 0
-		msgs = append(msgs, m)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		m.Flags.Seen = i%3 == 0
 	}
 	s := openTest(t)
 	for i := 0; i < len(msgs); i += 500 {
