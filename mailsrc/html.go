@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -31,7 +33,7 @@ func HTMLToText(src string) string {
 			if c.skip > 0 {
 				continue
 			}
-			c.text(string(z.Text()))
+			c.text(z.Text())
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			var attrs map[string]string
@@ -85,26 +87,68 @@ func (c *htmlConv) last() byte {
 	return c.out.b[len(c.out.b)-1]
 }
 
-func (c *htmlConv) text(s string) {
+// text writes a text node: runs of white space (unicode.IsSpace, as
+// strings.Fields splits) collapse to one space; a node starting or ending
+// with ASCII white space keeps one space there. It appends the fields
+// straight from the tokenizer's buffer (no string copies).
+func (c *htmlConv) text(s []byte) {
 	if c.pre > 0 {
-		c.out.WriteString(s)
+		c.out.b = append(c.out.b, s...)
 		return
 	}
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
+	first := true
+	for i := 0; i < len(s); {
+		if n := spaceLen(s[i:]); n > 0 {
+			i += n
+			continue
+		}
+		j := i
+		for j < len(s) && spaceLen(s[j:]) == 0 {
+			if s[j] < utf8.RuneSelf {
+				j++
+			} else {
+				_, n := utf8.DecodeRune(s[j:])
+				j += n
+			}
+		}
+		if !first {
+			c.out.addByte(' ')
+		} else if isSpaceByte(s[0]) && c.last() != ' ' && c.last() != '\n' {
+			c.out.addByte(' ')
+		}
+		first = false
+		c.out.b = append(c.out.b, s[i:j]...)
+		i = j
+	}
+	if first {
 		if len(s) > 0 && c.last() != ' ' && c.last() != '\n' {
 			c.out.addByte(' ')
 		}
 		return
 	}
-	if isSpaceByte(s[0]) && c.last() != ' ' && c.last() != '\n' {
-		c.out.addByte(' ')
-	}
-	c.out.WriteString(strings.Join(fields, " "))
 	if isSpaceByte(s[len(s)-1]) {
 		c.out.addByte(' ')
 	}
 }
+
+// spaceLen returns the length of the white-space rune (unicode.IsSpace)
+// at the start of b, or 0.
+func spaceLen(b []byte) int {
+	if c := b[0]; c < utf8.RuneSelf {
+		if asciiSpace[c] {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRune(b)
+	if unicode.IsSpace(r) {
+		return n
+	}
+	return 0
+}
+
+// asciiSpace holds the ASCII runes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func isSpaceByte(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f'

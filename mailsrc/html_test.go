@@ -1,6 +1,7 @@
 package mailsrc
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,51 @@ func BenchmarkHTMLToText(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
 		HTMLToText(page)
+	}
+}
+
+// oldText is the reference for htmlConv.text: strings.Fields and Join.
+func oldText(c *htmlConv, s string) {
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		if len(s) > 0 && c.last() != ' ' && c.last() != '\n' {
+			c.out.addByte(' ')
+		}
+		return
+	}
+	if isSpaceByte(s[0]) && c.last() != ' ' && c.last() != '\n' {
+		c.out.addByte(' ')
+	}
+	c.out.WriteString(strings.Join(fields, " "))
+	if isSpaceByte(s[len(s)-1]) {
+		c.out.addByte(' ')
+	}
+}
+
+// TestHTMLTextNodeWhitespace checks the byte-level white-space collapsing
+// of text nodes against strings.Fields semantics on generated nodes:
+// ASCII and Unicode spaces (NBSP, NEL, ideographic, line separator),
+// invalid UTF-8, words, in sequences of nodes.
+func TestHTMLTextNodeWhitespace(t *testing.T) {
+	parts := []string{" ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", "\u0085", "\u3000", "\u2028", "\u200b",
+		"word", "é", "日本", "\xff", "\xe2\x80", "a", "b.c", "<", "&"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 5000; n++ {
+		var got, want htmlConv
+		if n%3 == 0 { // start mid-line
+			got.out.WriteString("x")
+			want.out.WriteString("x")
+		}
+		for range 1 + rng.IntN(4) {
+			var node strings.Builder
+			for range rng.IntN(6) {
+				node.WriteString(parts[rng.IntN(len(parts))])
+			}
+			got.text([]byte(node.String()))
+			oldText(&want, node.String())
+		}
+		if got.out.String() != want.out.String() {
+			t.Fatalf("case %d: got %q, want %q", n, got.out.String(), want.out.String())
+		}
 	}
 }
