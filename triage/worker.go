@@ -607,7 +607,8 @@ func (g *gate) markSent(s *Slot) {
 const sendGrace = 500 * time.Microsecond
 
 // background waits until no granted request is unsent (plus sendGrace
-// after a request it waited for) and takes a background turn.
+// after a request it waited for, while every request slot is taken) and
+// takes a background turn.
 func (g *gate) background(ctx context.Context) error {
 	for {
 		g.mu.Lock()
@@ -621,12 +622,19 @@ func (g *gate) background(ctx context.Context) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			t := time.NewTimer(sendGrace)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
+			g.mu.Lock()
+			saturated := g.free == 0
+			g.mu.Unlock()
+			// With a request slot free the model waits for this work
+			// (the start of a pass): no grace then.
+			if saturated {
+				t := time.NewTimer(sendGrace)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				}
 			}
 		}
 		select {
