@@ -554,6 +554,9 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 	done := map[string]int{}
 	inBatch := map[string]int{}
 	batch := make([]*model.Message, 0, s.opts.BatchSize)
+	// The first batch is small so the store starts writing early instead
+	// of waiting for a whole batch to be parsed.
+	limit := min(s.opts.BatchSize, 64)
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -564,6 +567,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 		}
 		batch = make([]*model.Message, 0, s.opts.BatchSize)
 		inBatch = map[string]int{}
+		limit = s.opts.BatchSize
 	}
 	for r := range results {
 		if ctx.Err() != nil {
@@ -581,7 +585,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 			st.Degraded++
 		}
 		batch = append(batch, r.msg)
-		if len(batch) >= s.opts.BatchSize {
+		if len(batch) >= limit {
 			flush()
 		}
 	}
