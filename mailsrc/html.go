@@ -37,7 +37,9 @@ func HTMLToText(src string) string {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			var attrs map[string]string
-			if hasAttr {
+			// Only a, img and ol read attributes (href; alt and size;
+			// start): skip decoding them for every other tag.
+			if hasAttr && c.skip == 0 && (string(name) == "a" || string(name) == "img" || string(name) == "ol") {
 				attrs = map[string]string{}
 				for {
 					k, v, more := z.TagAttr()
