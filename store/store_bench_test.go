@@ -20,7 +20,7 @@ import (
 
 // benchVersion keys the cached benchmark stores; bump it when the schema
 // or the generator changes.
-const benchVersion = "v6"
+const benchVersion = "v7"
 
 var benchWords = strings.Fields(`meeting project budget review deadline report quarter invoice payment
 customer release deploy server outage incident ticket contract proposal schedule agenda notes draft
