@@ -13,6 +13,7 @@ import (
 
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
@@ -69,6 +70,12 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 
 	var errs []error
 	synced := boxes[:0:0]
+	// One writer per phase for the whole account: it stores while the
+	// connection fetches, across mailboxes, so the pipeline does not
+	// drain at every folder. A mailbox's state is saved through the
+	// writer, after its envelopes.
+	ew := s.startWriter(ctx, sink, "envelopes", progress)
+	defer ew.stop()
 	for _, mb := range boxes {
 		stored, err := sink.MailboxState(ctx, s.account, mb.name)
 		if err != nil {
@@ -77,7 +84,7 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 		if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: mb.name, Role: mb.role, State: stored}); err != nil {
 			return fmt.Errorf("imap: record mailbox %q: %w", mb.name, err)
 		}
-		if err := s.syncMailbox(ctx, c, sink, mb, stored, statuses[mb.name], progress); err != nil {
+		if err := s.syncMailbox(ctx, c, sink, ew, mb, stored, statuses[mb.name], progress); err != nil {
 			if isServerError(err) && ctx.Err() == nil {
 				s.log.Warn("mailbox sync failed", "mailbox", mb.name, "err", err)
 				errs = append(errs, err)
@@ -87,8 +94,13 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 		}
 		synced = append(synced, mb)
 	}
+	if err := ew.sync(); err != nil {
+		return err
+	}
+	bw := s.startWriter(ctx, sink, "bodies", progress)
+	defer bw.stop()
 	for _, mb := range synced {
-		if err := s.fetchBodies(ctx, c, sink, mb, progress); err != nil {
+		if err := s.fetchBodies(ctx, c, sink, bw, mb, progress); err != nil {
 			if isServerError(err) && ctx.Err() == nil {
 				s.log.Warn("body fetch failed", "mailbox", mb.name, "err", err)
 				errs = append(errs, err)
@@ -96,6 +108,9 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 			}
 			return err
 		}
+	}
+	if err := bw.sync(); err != nil {
+		return err
 	}
 	// Mailboxes gone from the server are forgotten last: a mailbox
 	// renamed on the server has then been synced under its new name, so
@@ -241,7 +256,7 @@ func (s *Source) statuses(c *conn, boxes []mailboxInfo) map[string]*imap.StatusD
 
 // syncMailbox brings envelopes, flags and expunges of one mailbox up to
 // date and stores its new state last, so an interrupted run is redone.
-func (s *Source) syncMailbox(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, stored model.MailboxState, st *imap.StatusData, progress func(mailsrc.Progress)) error {
+func (s *Source) syncMailbox(ctx context.Context, c *conn, sink mailsrc.Sink, ew *batchWriter, mb mailboxInfo, stored model.MailboxState, st *imap.StatusData, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	if st != nil && stored.UIDValidity != 0 && st.UIDValidity == stored.UIDValidity &&
 		uint32(st.UIDNext) == stored.UIDNext && st.HighestModSeq != 0 && st.HighestModSeq == stored.HighestModSeq {
@@ -341,11 +356,18 @@ func (s *Source) syncMailbox(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 			return fmt.Errorf("imap: store flags of %q: %w", name, err)
 		}
 	}
-	if err := s.fetchEnvelopes(ctx, c, sink, name, sel.UIDValidity, fresh, progress); err != nil {
+	if err := s.fetchEnvelopes(c, ew, name, fresh); err != nil {
 		return err
 	}
-	if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: name, Role: mb.role, State: newState}); err != nil {
-		return fmt.Errorf("imap: record state of %q: %w", name, err)
+	// Saved by the writer once the envelopes are stored (never if storing
+	// them failed).
+	if err := ew.do(func() error {
+		if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: name, Role: mb.role, State: newState}); err != nil {
+			return fmt.Errorf("imap: record state of %q: %w", name, err)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	s.log.Debug("mailbox synced", "mailbox", name, "new", len(fresh), "expunged", len(gone), "flags", len(changes))
 	return nil
@@ -394,7 +416,7 @@ func (s *Source) scanFlags(c *conn, name string, opts *imap.FetchOptions, f func
 
 // fetchEnvelopes fetches the header fields of uids (ascending) newest
 // batch first and puts each batch into the sink.
-func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink, name string, uidValidity uint32, uids []imap.UID, progress func(mailsrc.Progress)) error {
+func (s *Source) fetchEnvelopes(c *conn, w *batchWriter, name string, uids []imap.UID) error {
 	if len(uids) == 0 {
 		return nil
 	}
@@ -408,24 +430,20 @@ func (s *Source) fetchEnvelopes(ctx context.Context, c *conn, sink mailsrc.Sink,
 	for hi := len(uids); hi > 0; hi -= s.cfg.BatchSize {
 		batches = append(batches, uids[max(0, hi-s.cfg.BatchSize):hi])
 	}
-	// The store writes a batch while the next one is fetched and parsed;
-	// everything is stored before this returns (the mailbox's state is
-	// saved after its data).
-	w := s.startWriter(ctx, sink, name, "envelopes", len(uids), progress)
-	defer w.stop()
 	for _, b := range batches {
 		// One command at a time: Dovecot runs pipelined FETCHes in
 		// parallel, and go-imap then needs each command consumed
-		// concurrently; a round trip per batch costs little.
+		// concurrently; a round trip per batch costs little. The writer
+		// stores a batch while the next one is fetched and parsed.
 		msgs, err := s.readEnvelopes(c, c.c.Fetch(imap.UIDSetNum(b...), opts), name, hdr)
 		if err != nil {
 			return err
 		}
-		if err := w.put(msgs); err != nil {
+		if err := w.put(name, len(uids), msgs); err != nil {
 			return err
 		}
 	}
-	return w.sync()
+	return nil
 }
 
 func (s *Source) readEnvelopes(c *conn, cmd *imapclient.FetchCommand, name string, hdr *imap.FetchItemBodySection) ([]*model.Message, error) {
@@ -526,14 +544,13 @@ type rawMsg struct {
 // fetchBodies fills in missing bodies of one mailbox, newest first as
 // the sink orders them, until none is missing. Three stages overlap: the
 // connection fetches a batch while the previous one is parsed on all
-// cores and a writer goroutine stores parsed messages in batches of up to
+// cores and the writer w stores parsed messages in batches of up to
 // storeBatch (fewer, larger transactions: each costs a commit and a search
-// index segment).
-func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb mailboxInfo, progress func(mailsrc.Progress)) error {
+// index segment). Bodies still queued in w when this returns are stored
+// by w (the caller syncs it).
+func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w *batchWriter, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
-	w := s.startWriter(ctx, sink, name, "bodies", 0, progress)
-	defer w.stop()
 	var parsing chan []*model.Message // the previous batch, being parsed
 	flush := func() error {
 		if parsing == nil {
@@ -541,15 +558,19 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 		}
 		msgs := <-parsing
 		parsing = nil
-		return w.put(msgs)
+		return w.put(name, 0, msgs)
 	}
 	defer func() {
 		if parsing != nil {
 			<-parsing
 		}
 	}()
+	// Bodies handed to the writer and not stored yet are still listed as
+	// missing (newest first, and they are the newest); asking for more
+	// than can be queued keeps the ones never fetched in view.
+	window := 12*s.cfg.BodyBatchSize + 2*storeBatch
 	for {
-		locs, err := sink.MissingBodies(ctx, s.account, name, 8*s.cfg.BodyBatchSize)
+		locs, err := sink.MissingBodies(ctx, s.account, name, window)
 		if err != nil {
 			return fmt.Errorf("imap: missing bodies of %q: %w", name, err)
 		}
@@ -561,21 +582,7 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 			}
 		}
 		if len(todo) == 0 {
-			if err := flush(); err != nil {
-				return err
-			}
-			if w.pending() {
-				// Bodies still waiting to be stored are listed as missing:
-				// store them, then ask again.
-				if err := w.sync(); err != nil {
-					return err
-				}
-				continue
-			}
-			if len(locs) > 0 {
-				s.log.Warn("bodies still missing after fetch", "mailbox", name, "count", len(locs))
-			}
-			return w.sync()
+			return flush()
 		}
 		if c.selected != name {
 			if _, err := s.selectMailbox(c, name, false); err != nil {
@@ -593,13 +600,14 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 				return err
 			}
 			if len(gone) > 0 {
-				// Asked for but not returned: expunged meanwhile. Stored
-				// after what is queued, in the writer's order.
-				if err := w.sync(); err != nil {
+				// Asked for but not returned: expunged meanwhile.
+				if err := w.do(func() error {
+					if err := sink.RemoveLocations(ctx, gone); err != nil {
+						return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
+					}
+					return nil
+				}); err != nil {
 					return err
-				}
-				if err := sink.RemoveLocations(ctx, gone); err != nil {
-					return fmt.Errorf("imap: remove expunged from %q: %w", name, err)
 				}
 			}
 			parsing = make(chan []*model.Message, 1)
@@ -616,96 +624,132 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, mb
 // whole).
 const storeBatch = 500
 
+// storeDelay is how long fetched messages wait for a fuller batch.
+const storeDelay = 300 * time.Millisecond
+
 // batchWriter stores fetched messages from its own goroutine, so that
-// the connection keeps fetching while SQLite writes.
+// the connection keeps fetching while SQLite writes. Requests run in the
+// order they are made.
 type batchWriter struct {
-	in   chan bodyReq
+	in   chan writeReq
 	done chan struct{}
 	mu   sync.Mutex
 	fail error
-	// queued counts messages handed over and not yet stored.
-	queued int
 }
 
-// bodyReq is a batch of messages to store, or (msgs nil) a request to
-// store everything queued and answer on ack.
-type bodyReq struct {
-	msgs []*model.Message
-	ack  chan error
+// writeReq is messages of one mailbox to store (with the phase's total
+// for that mailbox, 0 if unknown), or fn to run once everything before it
+// is stored, or (both nil) a request to store everything queued and
+// answer on ack.
+type writeReq struct {
+	mailbox string
+	total   int
+	msgs    []*model.Message
+	fn      func() error
+	ack     chan error
 }
 
-// startWriter starts the writer for one phase ("envelopes" or
-// "bodies", reported as progress with total) of mailbox name.
-func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, name, phase string, total int, progress func(mailsrc.Progress)) *batchWriter {
-	w := &batchWriter{in: make(chan bodyReq, 2), done: make(chan struct{})}
+// startWriter starts the writer for one phase ("envelopes" or "bodies",
+// reported as progress per mailbox).
+func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, phase string, progress func(mailsrc.Progress)) *batchWriter {
+	w := &batchWriter{in: make(chan writeReq, 2), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		var buf []*model.Message
-		stored := 0
+		var boxes []string // mailboxes in buf, in order
+		stored := map[string]int{}
+		totals := map[string]int{}
 		store := func() {
-			if len(buf) == 0 || w.err() != nil {
-				buf = nil
+			if len(buf) == 0 {
 				return
 			}
-			err := sink.PutMessages(ctx, buf)
-			w.mu.Lock()
-			w.queued -= len(buf)
-			if err != nil && w.fail == nil {
-				w.fail = fmt.Errorf("imap: store %s of %q: %w", phase, name, err)
-			}
-			w.mu.Unlock()
-			if err == nil {
-				stored += len(buf)
-				progress(mailsrc.Progress{Account: s.account, Mailbox: name, Phase: phase, Done: stored, Total: total})
-			}
-			buf = nil
-		}
-		for req := range w.in {
-			if req.msgs != nil {
-				buf = append(buf, req.msgs...)
-				// Store when the batch is full, or when the fetcher has
-				// nothing more queued (no point waiting for it).
-				if len(buf) >= storeBatch || len(w.in) == 0 && len(buf) >= min(storeBatch, s.cfg.BodyBatchSize*2) {
-					store()
+			if w.err() == nil {
+				if err := sink.PutMessages(ctx, buf); err != nil {
+					w.setErr(fmt.Errorf("imap: store %s of %q: %w", phase, boxes[0], err))
+				} else {
+					for _, m := range buf {
+						stored[m.Loc.Mailbox]++
+					}
+					for _, mb := range boxes {
+						progress(mailsrc.Progress{Account: s.account, Mailbox: mb, Phase: phase, Done: stored[mb], Total: totals[mb]})
+					}
 				}
-				continue
 			}
-			store()
-			req.ack <- w.err()
+			buf, boxes = nil, nil
 		}
-		store()
+		// Store when storeBatch messages are waiting, or when the oldest
+		// has waited storeDelay (a slow link still shows bodies soon).
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		defer timer.Stop()
+		for {
+			select {
+			case req, ok := <-w.in:
+				switch {
+				case !ok:
+					store()
+					return
+				case req.msgs != nil:
+					if len(buf) == 0 {
+						timer.Reset(storeDelay)
+					}
+					if len(boxes) == 0 || boxes[len(boxes)-1] != req.mailbox {
+						boxes = append(boxes, req.mailbox)
+					}
+					if req.total > 0 {
+						totals[req.mailbox] = req.total
+					}
+					buf = append(buf, req.msgs...)
+					if len(buf) >= storeBatch {
+						timer.Stop()
+						store()
+					}
+				case req.fn != nil:
+					store()
+					if w.err() == nil {
+						if err := req.fn(); err != nil {
+							w.setErr(err)
+						}
+					}
+				default:
+					store()
+					req.ack <- w.err()
+				}
+			case <-timer.C:
+				store()
+			}
+		}
 	}()
 	return w
 }
 
-// put hands a parsed batch to the writer; it returns the writer's first
-// error, if any.
-func (w *batchWriter) put(msgs []*model.Message) error {
+// put hands messages of mailbox to the writer; it returns the writer's
+// first error, if any.
+func (w *batchWriter) put(mailbox string, total int, msgs []*model.Message) error {
 	if err := w.err(); err != nil {
 		return err
 	}
-	if len(msgs) == 0 {
-		return nil
+	if len(msgs) > 0 {
+		w.in <- writeReq{mailbox: mailbox, total: total, msgs: msgs}
 	}
-	w.mu.Lock()
-	w.queued += len(msgs)
-	w.mu.Unlock()
-	w.in <- bodyReq{msgs: msgs}
 	return nil
 }
 
-// sync waits until everything handed over is stored.
-func (w *batchWriter) sync() error {
-	ack := make(chan error, 1)
-	w.in <- bodyReq{ack: ack}
-	return <-ack
+// do queues fn to run after everything handed over so far is stored
+// (skipped if storing failed).
+func (w *batchWriter) do(fn func() error) error {
+	if err := w.err(); err != nil {
+		return err
+	}
+	w.in <- writeReq{fn: fn}
+	return nil
 }
 
-// pending reports whether messages are waiting to be stored.
-func (w *batchWriter) pending() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.queued > 0
+// sync waits until everything handed over is stored and run.
+func (w *batchWriter) sync() error {
+	ack := make(chan error, 1)
+	w.in <- writeReq{ack: ack}
+	return <-ack
 }
 
 func (w *batchWriter) err() error {
@@ -714,8 +758,16 @@ func (w *batchWriter) err() error {
 	return w.fail
 }
 
-// stop stores what is queued (unless an error or cancellation stopped
-// the writer) and ends its goroutine.
+func (w *batchWriter) setErr(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fail == nil {
+		w.fail = err
+	}
+}
+
+// stop stores what is queued (unless an error stopped the writer) and
+// ends its goroutine.
 func (w *batchWriter) stop() {
 	close(w.in)
 	<-w.done
