@@ -36,6 +36,12 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 	// environment variable still wins.
 	if g.Env("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		// The soft limit keeps a mailbox of large messages from growing
+		// the heap five-fold: near it the collector runs as often as
+		// needed again.
+		if g.Env("GOMEMLIMIT") == "" {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
+		}
 	}
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {

@@ -35,6 +35,10 @@ type Options struct {
 	// BatchSize is the number of messages per Sink.PutMessages call
 	// (default 500).
 	BatchSize int
+	// MaxBatchBytes also ends a batch once its messages' raw bytes reach
+	// it (default 32 MB), so a folder of large messages does not hold
+	// hundreds of megabytes per batch.
+	MaxBatchBytes int
 }
 
 // SyncStats counts what the last Sync did.
@@ -78,6 +82,9 @@ func New(account, root string, opts *Options) *Source {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxBatchBytes <= 0 {
+		o.MaxBatchBytes = 32 << 20
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 500
@@ -557,6 +564,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 	// The first batch is small so the store starts writing early instead
 	// of waiting for a whole batch to be parsed.
 	limit := min(s.opts.BatchSize, 64)
+	batchBytes := 0
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -568,6 +576,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 		batch = make([]*model.Message, 0, s.opts.BatchSize)
 		inBatch = map[string]int{}
 		limit = s.opts.BatchSize
+		batchBytes = 0
 	}
 	for r := range results {
 		if ctx.Err() != nil {
@@ -585,7 +594,8 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 			st.Degraded++
 		}
 		batch = append(batch, r.msg)
-		if len(batch) >= limit {
+		batchBytes += len(r.msg.Raw)
+		if len(batch) >= limit || batchBytes >= s.opts.MaxBatchBytes {
 			flush()
 		}
 	}

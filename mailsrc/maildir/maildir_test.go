@@ -392,3 +392,35 @@ func TestProgressPerMailbox(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchesBoundedByBytes: a batch ends at MaxBatchBytes of raw
+// messages as well as at BatchSize messages, and nothing is lost.
+func TestBatchesBoundedByBytes(t *testing.T) {
+	root := t.TempDir()
+	mkMaildir(t, root)
+	const n = 20
+	for i := range n {
+		writeMsg(t, filepath.Join(root, "cur", fmt.Sprintf("%d.big.host:2,", 3000+i)), fmt.Sprintf("big %d", i))
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "cur", "3000.big.host:2,"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := newMemSink()
+	// Room for three messages of this size per batch.
+	src := New("acct", root, &Options{BatchSize: 500, MaxBatchBytes: 3 * len(raw), Workers: 1})
+	if err := src.Sync(context.Background(), sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.msgs) != n {
+		t.Fatalf("stored %d messages, want %d", len(sink.msgs), n)
+	}
+	for i, b := range sink.batches {
+		if b > 3 {
+			t.Errorf("batch %d holds %d messages, more than MaxBatchBytes allows (3)", i, b)
+		}
+	}
+	if len(sink.batches) < n/3 {
+		t.Errorf("%d batches for %d messages, want at least %d", len(sink.batches), n, n/3)
+	}
+}

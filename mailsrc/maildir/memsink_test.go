@@ -14,6 +14,7 @@ type memSink struct {
 	msgs      map[model.Location]*model.Message
 	flags     map[model.Location]model.Flags
 	puts      int
+	batches   []int // messages per PutMessages call
 	setFlags  int
 	removed   int
 }
@@ -54,6 +55,7 @@ func (s *memSink) ResetMailbox(ctx context.Context, account, mailbox string) err
 func (s *memSink) PutMessages(ctx context.Context, msgs []*model.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.batches = append(s.batches, len(msgs))
 	for _, m := range msgs {
 		s.msgs[m.Loc] = m
 		s.flags[m.Loc] = m.Flags
