@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,28 +87,105 @@ func stringsJSON(a []string) string {
 
 // SaveTriage stores (replacing) the triage of a thread for rec.CacheKey and
 // moves the thread to its section unless the user overrode it. A zero
-// CreatedAt is set to now.
+// CreatedAt is set to now. A thread that no longer exists gives an error
+// wrapping ErrNotFound.
 func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error {
-	if rec.CacheKey == "" {
-		return fmt.Errorf("store: save triage of thread %d: empty cache key", rec.ThreadID)
+	err := s.SaveTriages(ctx, []TriageRecord{rec})
+	var te *TriageErrors
+	if errors.As(err, &te) {
+		return te.Errs[0]
 	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = time.Now()
+	return err
+}
+
+// TriageErrors is the error of a SaveTriages batch in which some records
+// were not saved (and the others were): Errs is index-aligned with the
+// records, nil for each record that was saved.
+type TriageErrors struct {
+	Errs []error
+}
+
+// Error lists the failed records' errors.
+func (e *TriageErrors) Error() string {
+	var msgs []string
+	for _, err := range e.Errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
 	}
-	res, err := json.Marshal(rec.Result)
-	if err != nil {
-		return fmt.Errorf("store: save triage of thread %d: %w", rec.ThreadID, err)
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the failed records' errors (for errors.Is/As).
+func (e *TriageErrors) Unwrap() []error {
+	var out []error
+	for _, err := range e.Errs {
+		if err != nil {
+			out = append(out, err)
+		}
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	return out
+}
+
+// SaveTriages saves many triage records in one write transaction, with
+// the result of calling SaveTriage for each in order: a record with an
+// empty cache key or of a thread that no longer exists is skipped, the
+// others are saved. It returns nil when all were saved; a *TriageErrors
+// (one error per record, nil where saved) when only some were; any other
+// error when the transaction failed and none was saved. A zero CreatedAt
+// is set to now.
+func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(recs))
+	failed := false
+	fail := func(i int, err error) {
+		errs[i] = fmt.Errorf("store: save triage of thread %d: %w", recs[i].ThreadID, err)
+		failed = true
+	}
+	results := make([]string, len(recs))
+	now := time.Now()
+	for i, rec := range recs {
+		if rec.CacheKey == "" {
+			errs[i], failed = fmt.Errorf("store: save triage of thread %d: empty cache key", rec.ThreadID), true
+			continue
+		}
+		res, err := json.Marshal(rec.Result)
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		results[i] = string(res)
+	}
+	if !slices.ContainsFunc(errs, func(err error) bool { return err == nil }) {
+		return &TriageErrors{Errs: errs}
+	}
+	// missing: the records of threads gone, found inside the transaction;
+	// at: the record being written, to name it when the transaction fails.
+	var missing []int
+	at := -1
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		missing = missing[:0]
 		w := s.newWriter(ctx, tx)
-		var n int
-		if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		_, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
+		for i, rec := range recs {
+			if errs[i] != nil {
+				continue
+			}
+			at = i
+			var n int
+			if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				missing = append(missing, i)
+				continue
+			}
+			created := rec.CreatedAt
+			if created.IsZero() {
+				created = now
+			}
+			_, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
 			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
 			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
@@ -115,16 +193,33 @@ func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error {
 				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
 				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
 				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
-			rec.ThreadID, rec.CacheKey, rec.ContentHash, string(res), rec.Source, rec.Model, rec.Intent, rec.Urgency,
-			rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
-			stringsJSON(rec.Signals), rec.CreatedAt.Unix())
-		if err != nil {
-			return err
+				rec.ThreadID, rec.CacheKey, rec.ContentHash, results[i], rec.Source, rec.Model, rec.Intent, rec.Urgency,
+				rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
+				stringsJSON(rec.Signals), created.Unix())
+			if err != nil {
+				return err
+			}
+			if err := w.updateSection(rec.ThreadID); err != nil {
+				return err
+			}
 		}
-		return w.updateSection(rec.ThreadID)
+		at = -1
+		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("store: save triage of thread %d: %w", rec.ThreadID, err)
+	switch {
+	case err == nil:
+	case len(recs) == 1:
+		return fmt.Errorf("store: save triage of thread %d: %w", recs[0].ThreadID, err)
+	case at >= 0:
+		return fmt.Errorf("store: save %d triages: thread %d: %w", len(recs), recs[at].ThreadID, err)
+	default:
+		return fmt.Errorf("store: save %d triages: %w", len(recs), err)
+	}
+	for _, i := range missing {
+		fail(i, ErrNotFound)
+	}
+	if failed {
+		return &TriageErrors{Errs: errs}
 	}
 	return nil
 }
