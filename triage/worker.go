@@ -21,6 +21,9 @@ type Store interface {
 	Thread(ctx context.Context, id int64) (*model.Thread, error)
 	ThreadContentHash(ctx context.Context, threadID int64) (string, error)
 	SaveTriage(ctx context.Context, rec store.TriageRecord) error
+	// SaveTriages saves many records in one transaction, reporting
+	// per-record failures in a *store.TriageErrors.
+	SaveTriages(ctx context.Context, recs []store.TriageRecord) error
 	RecentOverrides(ctx context.Context, n int) ([]store.Override, error)
 }
 
@@ -156,7 +159,8 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 //
 // Three stages keep the model busy: one goroutine loads threads ahead,
 // 2 x Parallel goroutines triage (Parallel with the model, Parallel
-// ready to send), and one goroutine saves results and sends events, so
+// ready to send), and one goroutine saves results (whatever is queued,
+// up to saveBatch, in one transaction) and sends events, so
 // store IO never sits between two model calls; the Slot gate keeps all
 // of that work out of the way while a request is due.
 func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []Example, events chan<- Event, res *PassResult) (switched error, err error) {
@@ -239,15 +243,33 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 
 	var offline error
 	done := 0
+	batch := make([]result, 0, saveBatch)
+	recs := make([]store.TriageRecord, 0, saveBatch)
+	saveErrs := make([]error, saveBatch)
 	for r := range results {
+		// Take what else is queued, without waiting, and save it in one
+		// transaction.
+		batch = append(batch[:0], r)
+	more:
+		for len(batch) < saveBatch {
+			select {
+			case next, ok := <-results:
+				if !ok {
+					break more
+				}
+				batch = append(batch, next)
+			default:
+				break more
+			}
+		}
 		if ctx.Err() != nil {
 			continue // drain
 		}
-		ev := Event{Total: total, ThreadID: r.id, Model: tr.Model(), Offline: tr.Model() == ""}
-		if r.err != nil {
-			res.Failed++
-			ev.Err = fmt.Errorf("triage: thread %d: %w", r.id, r.err)
-		} else {
+		recs = recs[:0]
+		for _, r := range batch {
+			if r.err != nil {
+				continue
+			}
 			key := tr.CacheKey()
 			var te *Error
 			if errors.As(r.triErr, &te) && te.Kind != ErrOffContract && te.Kind != ErrTruncated {
@@ -256,12 +278,23 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 				// model gets the thread on a later pass.
 				key = DeterministicCacheKey()
 			}
-			var err error
-			g.storeWork(ctx, func() { err = w.st.SaveTriage(ctx, Record(r.id, key, r.hash, r.out)) })
-			if err != nil {
+			recs = append(recs, Record(r.id, key, r.hash, r.out))
+		}
+		if len(recs) > 0 {
+			g.storeWork(ctx, func() { w.save(ctx, recs, saveErrs[:len(recs)]) })
+		}
+		k := 0 // index into recs and saveErrs
+		for _, r := range batch {
+			ev := Event{Total: total, ThreadID: r.id, Model: tr.Model(), Offline: tr.Model() == ""}
+			if r.err != nil {
+				res.Failed++
+				ev.Err = fmt.Errorf("triage: thread %d: %w", r.id, r.err)
+			} else if err := saveErrs[k]; err != nil {
+				k++
 				res.Failed++
 				ev.Err = fmt.Errorf("triage: save thread %d: %w", r.id, err)
 			} else {
+				k++
 				done++
 				res.Triaged++
 				ev.Outcome = r.out
@@ -269,12 +302,12 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 					ev.Err = r.triErr
 				}
 			}
+			if IsOffline(r.triErr) && offline == nil {
+				offline = r.triErr
+			}
+			ev.Done = done
+			w.send(ctx, events, ev)
 		}
-		if IsOffline(r.triErr) && offline == nil {
-			offline = r.triErr
-		}
-		ev.Done = done
-		w.send(ctx, events, ev)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -303,6 +336,33 @@ func Record(threadID int64, cacheKey, contentHash string, o *Outcome) store.Tria
 		rec.Signals = append(rec.Signals, s.String())
 	}
 	return rec
+}
+
+// saveBatch is the most results the worker saves in one transaction.
+const saveBatch = 16
+
+// save stores recs in one transaction and sets errs[i] to the error of
+// recs[i] (nil when saved). When the transaction as a whole fails (and
+// ctx is live), each record is saved on its own, so that one bad record
+// does not fail the others.
+func (w *Worker) save(ctx context.Context, recs []store.TriageRecord, errs []error) {
+	err := w.st.SaveTriages(ctx, recs)
+	var te *store.TriageErrors
+	switch {
+	case err == nil:
+		clear(errs)
+	case errors.As(err, &te) && len(te.Errs) == len(recs):
+		copy(errs, te.Errs)
+	case len(recs) > 1 && ctx.Err() == nil:
+		w.log.Warn("triage: batch save failed, saving one by one", "threads", len(recs), "err", err)
+		for i, rec := range recs {
+			errs[i] = w.st.SaveTriage(ctx, rec)
+		}
+	default:
+		for i := range errs {
+			errs[i] = err
+		}
+	}
 }
 
 // examples loads the user's latest overrides as model examples.
