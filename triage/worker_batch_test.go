@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -231,4 +233,56 @@ func TestWorkerReportsBatchFailuresPerThread(t *testing.T) {
 			}
 		}
 	})
+}
+
+// keyedOffline is the deterministic triager under a cache key of its own,
+// so every pass of BenchmarkWorkerOfflinePass triages every thread again.
+type keyedOffline struct {
+	*Offline
+	key string
+}
+
+func (k *keyedOffline) CacheKey() string { return k.key }
+
+// BenchmarkWorkerOfflinePass runs worker passes over 400 threads with the
+// deterministic triager (Parallel 4), as while the model is offline:
+// results come faster than single saves, so this measures the saver and
+// its batching (threads/s and process CPU per thread).
+func BenchmarkWorkerOfflinePass(b *testing.B) {
+	const threads = 400
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), &store.Options{Principal: principal})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var msgs []*model.Message
+	for i := range threads {
+		raw := fmt.Sprintf("From: Sender %d <s%d@example.org>\r\nTo: alice@example.com\r\nSubject: Topic number %d\r\nMessage-ID: <t%d@example.org>\r\nDate: Fri, 20 Nov 2026 %02d:%02d:00 +0000\r\n\r\nHello Alice, could you review item %d by Friday? Thanks.\r\n", i, i, i, i, 10+i/60, i%60, i)
+		m, err := mailsrc.Parse([]byte(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Loc = model.Location{Account: "bench", Mailbox: "INBOX", Key: fmt.Sprint(i)}
+		m.HasBody, m.Raw = true, []byte(raw)
+		msgs = append(msgs, m)
+	}
+	if err := st.PutMessages(ctx, msgs); err != nil {
+		b.Fatal(err)
+	}
+	off := NewOffline(NewAnalyzer(nil))
+	b.ResetTimer()
+	c0 := cpuTime()
+	total, iter := 0, 0
+	for b.Loop() {
+		iter++
+		w := NewWorker(st, WorkerOptions{Triager: &keyedOffline{off, fmt.Sprint("k", iter)}, Principal: principal, Parallel: 4})
+		res, err := w.Run(ctx, nil)
+		if err != nil || res.Triaged != threads {
+			b.Fatalf("pass: %+v %v", res, err)
+		}
+		total += res.Triaged
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "threads/s")
+	b.ReportMetric(float64((cpuTime()-c0).Microseconds())/float64(total), "cpu-us/thread")
 }
