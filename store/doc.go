@@ -125,6 +125,7 @@ search index deletes and inserts are one statement each per batch.
 	// on their current content hash; unread first, then newest first.
 	func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error)
 	func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error   // never clears an override
+	func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error // one transaction; *TriageErrors lists per-record failures
 	func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // model.Categories or "quarantine"; "" clears
 	type Override struct { ThreadID int64; Subject string; From model.Address; Category string; At time.Time }
 	func (s *Store) RecentOverrides(ctx context.Context, n int) ([]Override, error) // newest first
