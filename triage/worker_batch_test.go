@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
-	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -251,25 +249,7 @@ func (k *keyedOffline) CacheKey() string { return k.key }
 func BenchmarkWorkerOfflinePass(b *testing.B) {
 	const threads = 400
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"), &store.Options{Principal: principal})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	var msgs []*model.Message
-	for i := range threads {
-		raw := fmt.Sprintf("From: Sender %d <s%d@example.org>\r\nTo: alice@example.com\r\nSubject: Topic number %d\r\nMessage-ID: <t%d@example.org>\r\nDate: Fri, 20 Nov 2026 %02d:%02d:00 +0000\r\n\r\nHello Alice, could you review item %d by Friday? Thanks.\r\n", i, i, i, i, 10+i/60, i%60, i)
-		m, err := mailsrc.Parse([]byte(raw))
-		if err != nil {
-			b.Fatal(err)
-		}
-		m.Loc = model.Location{Account: "bench", Mailbox: "INBOX", Key: fmt.Sprint(i)}
-		m.HasBody, m.Raw = true, []byte(raw)
-		msgs = append(msgs, m)
-	}
-	if err := st.PutMessages(ctx, msgs); err != nil {
-		b.Fatal(err)
-	}
+	st := benchStore(b, threads)
 	off := NewOffline(NewAnalyzer(nil))
 	b.ResetTimer()
 	c0 := cpuTime()
