@@ -649,6 +649,24 @@ func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64
 	return w.markMessageThread(msg)
 }
 
+// markThreads marks the threads whose ids query q returns for finish to
+// recompute.
+func (w *writer) markThreads(q string, args ...any) error {
+	rows, err := w.tx.QueryContext(w.ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		w.dirty[id] = true
+	}
+	return rows.Err()
+}
+
 func (w *writer) markMessageThread(msg int64) error {
 	if t := w.b.thread(msg); t != 0 {
 		w.dirty[t] = true

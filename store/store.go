@@ -249,21 +249,8 @@ func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error {
 		// The mailbox became (or stopped being) an inbox: the threads with
 		// a message in it enter or leave the sections.
 		w := s.newWriter(ctx, tx)
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT m.thread_id FROM locations l JOIN messages m ON m.id = l.message
-			WHERE l.account = ? AND l.mailbox = ? AND m.thread_id IS NOT NULL`, mb.Account, mb.Name)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			w.dirty[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := w.markThreads(`SELECT DISTINCT m.thread_id FROM locations l JOIN messages m ON m.id = l.message
+			WHERE l.account = ? AND l.mailbox = ? AND m.thread_id IS NOT NULL`, mb.Account, mb.Name); err != nil {
 			return err
 		}
 		return w.finish()

@@ -47,19 +47,9 @@ func recomputeAll(t *testing.T, s *Store) {
 	ctx := context.Background()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM threads`)
-		if err != nil {
+		if err := w.markThreads(`SELECT id FROM threads`); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			w.dirty[id] = true
-		}
-		rows.Close()
 		return w.finish()
 	})
 	if err != nil {

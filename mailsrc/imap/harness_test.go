@@ -52,16 +52,26 @@ func (s *countingSession) Login(username, password string) error {
 
 // newMemServer starts go-imap's imapmemserver on 127.0.0.1:0.
 func newMemServer(t testing.TB) *testServer {
+	logins := new(atomic.Int64)
+	ts := serveMem(t, func(next imapserver.SessionIMAP4rev2) imapserver.Session {
+		return &countingSession{SessionIMAP4rev2: next, logins: logins}
+	})
+	ts.logins = logins
+	return ts
+}
+
+// serveMem starts an imapmemserver with one user (an empty INBOX) on
+// 127.0.0.1:0, each session made by wrap from the memserver's own.
+func serveMem(t testing.TB, wrap func(next imapserver.SessionIMAP4rev2) imapserver.Session) *testServer {
 	mem := imapmemserver.New()
 	u := imapmemserver.NewUser(testUser, testPass)
 	if err := u.Create("INBOX", nil); err != nil {
 		t.Fatal(err)
 	}
 	mem.AddUser(u)
-	logins := new(atomic.Int64)
 	srv := imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return &countingSession{SessionIMAP4rev2: mem.NewSession().(imapserver.SessionIMAP4rev2), logins: logins}, nil, nil
+			return wrap(mem.NewSession().(imapserver.SessionIMAP4rev2)), nil, nil
 		},
 		InsecureAuth: true,
 		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
@@ -73,7 +83,7 @@ func newMemServer(t testing.TB) *testServer {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return &testServer{kind: "memserver", addr: ln.Addr().String(), user: testUser, pass: testPass, logins: logins}
+	return &testServer{kind: "memserver", addr: ln.Addr().String(), user: testUser, pass: testPass}
 }
 
 // source returns a plain-loopback Source for the server.

@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"log"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 
 	"mailsift/model"
 	"mailsift/store"
@@ -215,30 +211,11 @@ func (s *listHookSession) List(w *imapserver.ListWriter, ref string, patterns []
 // newHookedMemServer is a memserver whose LIST goes through hook (nil:
 // the memserver's own answer).
 func newHookedMemServer(t *testing.T, hook func(next imapserver.SessionIMAP4rev2, w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error) *testServer {
-	mem := imapmemserver.New()
-	u := imapmemserver.NewUser(testUser, testPass)
-	if err := u.Create("INBOX", nil); err != nil {
-		t.Fatal(err)
-	}
-	mem.AddUser(u)
-	srv := imapserver.New(&imapserver.Options{
-		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			next := mem.NewSession().(imapserver.SessionIMAP4rev2)
-			return &listHookSession{SessionIMAP4rev2: next, list: func(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
-				return hook(next, w, ref, patterns, options)
-			}}, nil, nil
-		},
-		InsecureAuth: true,
-		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
-		Logger:       log.New(io.Discard, "", 0),
+	return serveMem(t, func(next imapserver.SessionIMAP4rev2) imapserver.Session {
+		return &listHookSession{SessionIMAP4rev2: next, list: func(w *imapserver.ListWriter, ref string, patterns []string, options *imap.ListOptions) error {
+			return hook(next, w, ref, patterns, options)
+		}}
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return &testServer{kind: "memserver", addr: ln.Addr().String(), user: testUser, pass: testPass}
 }
 
 // TestGoneMailboxesNeedACompleteList: stored mailboxes are forgotten only
