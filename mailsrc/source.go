@@ -60,6 +60,9 @@ type Sink interface {
 	// SetFlags records flags reported by the source for existing locations.
 	SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error
 	// RemoveLocations deletes locations that left the source (expunge).
+	// A sink that is also an OrphanCollector keeps a message left without
+	// a location until CollectOrphans, which sources call at the end of a
+	// successful sync (a moved message is found again meanwhile).
 	RemoveLocations(ctx context.Context, locs []model.Location) error
 	// Locations lists the stored locations of a mailbox with their flags.
 	Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
@@ -80,6 +83,23 @@ type MailboxForgetter interface {
 	// locations, queued flag changes and the mailbox itself. Messages
 	// still stored at another location stay.
 	ForgetMailbox(ctx context.Context, account, mailbox string) error
+}
+
+// OrphanCollector is implemented by sinks that keep a message whose last
+// location went (expunged, its mailbox reset or forgotten) until the end
+// of the sync, so that a message moved between folders stays the same
+// message. Sources call CollectOrphans after a successful sync.
+type OrphanCollector interface {
+	CollectOrphans(ctx context.Context) error
+}
+
+// CollectOrphans asks sink to delete the messages left without a location
+// by the sync that just ended, if the sink keeps them (OrphanCollector).
+func CollectOrphans(ctx context.Context, sink Sink) error {
+	if c, ok := sink.(OrphanCollector); ok {
+		return c.CollectOrphans(ctx)
+	}
+	return nil
 }
 
 // ForgetGone forgets, in sink, every stored mailbox of account for which

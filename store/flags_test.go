@@ -106,6 +106,7 @@ func TestResetMailbox(t *testing.T) {
 	if err := s.ResetMailbox(ctx, "acct", "INBOX"); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if locs, _ := s.Locations(ctx, "acct", "INBOX"); len(locs) != 0 {
 		t.Fatalf("INBOX locations after reset = %v", locs)
 	}

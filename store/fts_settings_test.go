@@ -36,6 +36,7 @@ func TestSearchIndexSettings(t *testing.T) {
 	if err := s.RemoveLocations(ctx, locs[:n/4]); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if _, err := s.w.ExecContext(ctx, `INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)`); err != nil {
 		t.Errorf("search index integrity check: %v", err)
 	}

@@ -122,3 +122,12 @@ func checkSectionCounts(t *testing.T, s *Store) {
 		t.Errorf("section_counts sum %d, threads %d", sum, total)
 	}
 }
+
+// endSync does what a source does when a sync ends: messages left
+// without a location are deleted (CollectOrphans).
+func endSync(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.CollectOrphans(context.Background()); err != nil {
+		t.Fatalf("CollectOrphans: %v", err)
+	}
+}

@@ -131,6 +131,7 @@ func TestInboxArchiveAndReturn(t *testing.T) {
 	if err := s.RemoveLocations(ctx, []model.Location{inbox.Loc}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if got := threadOf(t, s, "m@x"); got != id {
 		t.Fatalf("thread id changed to %d", got)
 	}
@@ -154,6 +155,7 @@ func TestInboxResetMailbox(t *testing.T) {
 	if err := s.ResetMailbox(ctx, "acct", "INBOX"); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if got := threadOf(t, s, "m@x"); got != id {
 		t.Fatalf("thread id changed to %d", got)
 	}

@@ -89,6 +89,7 @@ func TestForgetMailbox(t *testing.T) {
 	if err := s.ForgetMailbox(ctx, "acct", "INBOX"); err != nil {
 		t.Fatalf("ForgetMailbox() = %v", err)
 	}
+	endSync(t, s)
 
 	boxes, err := s.Mailboxes(ctx, "acct")
 	if err != nil || len(boxes) != 1 || boxes[0].Name != "Archive" {
@@ -190,9 +191,11 @@ func TestForgetMailbox(t *testing.T) {
 	if err := s.ForgetMailbox(ctx, "acct", "Archive"); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if err := s.ForgetMailbox(ctx, "acct", "Nope"); err != nil {
 		t.Errorf("ForgetMailbox(unknown) = %v, want nil", err)
 	}
+	endSync(t, s)
 	if n := countRows(t, s, `SELECT count(*) FROM messages`); n != 1 {
 		t.Errorf("%d messages left, want 1 (the other account's)", n)
 	}
@@ -224,6 +227,7 @@ func TestForgetGoneWithStore(t *testing.T) {
 	if gone, err := mailsrc.ForgetGone(ctx, s, "acct", 0, exists); err != nil || len(gone) != 0 {
 		t.Fatalf("ForgetGone(empty enumeration) = %v, %v; want nothing forgotten", gone, err)
 	}
+	endSync(t, s)
 	if boxes, _ := s.Mailboxes(ctx, "acct"); len(boxes) != 2 {
 		t.Fatalf("mailboxes after empty enumeration = %+v, want both", boxes)
 	}
@@ -231,6 +235,7 @@ func TestForgetGoneWithStore(t *testing.T) {
 	if err != nil || len(gone) != 1 || gone[0] != "Old" {
 		t.Fatalf("ForgetGone() = %v, %v; want [Old]", gone, err)
 	}
+	endSync(t, s)
 	if boxes, _ := s.Mailboxes(ctx, "acct"); len(boxes) != 1 || boxes[0].Name != "INBOX" {
 		t.Errorf("mailboxes after = %+v, want INBOX", boxes)
 	}

@@ -62,6 +62,7 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	if err := s.RemoveLocations(ctx, []model.Location{{Account: "acct", Mailbox: "INBOX", Key: "1"}}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if hits, _ := s.Search(ctx, "zeppelin", 10); len(hits) != 0 {
 		t.Fatalf("deleted message still found: %+v", hits)
 	}

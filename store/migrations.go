@@ -172,7 +172,22 @@ CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest
 	inboxSchema,
 	// 8: envelopes are not in the search index until their body arrives.
 	envelopeSearchSchema,
+	// 9: messages left without a location wait for the end of the sync.
+	orphansSchema,
 }
+
+// orphansSchema (migration 9): a message whose last location goes during
+// a sync (expunged, its mailbox reset or forgotten) is listed here instead
+// of being deleted at once, and CollectOrphans deletes it when the sync
+// ends unless a location points at it again by then: a message moved
+// between folders on the server (gone from one, found in another later in
+// the same sync) stays the same message, with its thread, triage result
+// and the user's override.
+const orphansSchema = `
+CREATE TABLE orphans (
+	message INTEGER PRIMARY KEY
+);
+`
 
 // envelopeSearchSchema (migration 8): a message stored as an envelope
 // (no body yet) has no search rowid and is indexed when its body arrives,

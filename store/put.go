@@ -43,6 +43,9 @@ type writer struct {
 	// noPending is set when no flag change is queued, so locations need
 	// no overlay (PutMessages checks once per batch).
 	noPending bool
+	// deferGC makes gcMessage list a message left without a location in
+	// orphans for CollectOrphans instead of deleting it.
+	deferGC bool
 	// b is what PutMessages preloaded about its batch (nil for other
 	// writers, which look rows up one by one).
 	b *batchIndex
@@ -754,6 +757,10 @@ func (w *writer) gcMessage(id int64) error {
 		return nil
 	}
 	if err := w.markMessageThread(id); err != nil {
+		return err
+	}
+	if w.deferGC {
+		_, err := w.exec(`INSERT OR IGNORE INTO orphans(message) VALUES(?)`, id)
 		return err
 	}
 	if err := w.ftsDelete(id); err != nil {

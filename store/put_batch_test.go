@@ -107,6 +107,7 @@ func TestPutBatchIndexesEveryMessage(t *testing.T) {
 	if err := s.RemoveLocations(ctx, []model.Location{a.Loc, aCopy.Loc}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if n := countRows(t, s, `SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'alpha'`); n != 0 {
 		t.Errorf("%d search rows for a deleted message, want 0", n)
 	}

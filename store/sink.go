@@ -45,13 +45,16 @@ func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Fla
 }
 
 // RemoveLocations deletes locations that left the source (expunge). A
-// message with no location left is deleted with its search entry.
+// message with no location left waits in orphans until CollectOrphans
+// (the end of the sync) and is then deleted with its search entry, unless
+// it was found at another location meanwhile (moved between folders).
 func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error {
 	if len(locs) == 0 {
 		return nil
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)
+		w.deferGC = true
 		for _, loc := range locs {
 			key := locKey(loc)
 			var msg int64
@@ -148,6 +151,7 @@ func (s *Store) ForgetMailbox(ctx context.Context, account, mailbox string) erro
 // dropLocations deletes every location of a mailbox and the flag changes
 // queued for them, returning the messages they held.
 func dropLocations(ctx context.Context, tx *sql.Tx, w *writer, account, mailbox string) ([]int64, error) {
+	w.deferGC = true // messages left without a location wait for CollectOrphans
 	rows, err := tx.QueryContext(ctx, `DELETE FROM locations WHERE account = ? AND mailbox = ? RETURNING message`, account, mailbox)
 	if err != nil {
 		return nil, err
@@ -184,6 +188,55 @@ func gcDropped(w *writer, msgs []int64) error {
 		}
 	}
 	return w.finish()
+}
+
+// Compile-time check that sources can ask the store to collect orphans.
+var _ mailsrc.OrphanCollector = (*Store)(nil)
+
+// CollectOrphans deletes the messages left without a location by
+// RemoveLocations, ResetMailbox and ForgetMailbox (with their search
+// entries, and threads left empty with their triage and override),
+// except those a location points at again. Sources call it at the end of
+// a successful sync, so that a message moved between folders on the
+// server keeps its row, thread, triage result and override.
+func (s *Store) CollectOrphans(ctx context.Context) error {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM orphans`).Scan(&n); err != nil {
+		return fmt.Errorf("store: collect orphans: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		rows, err := tx.QueryContext(ctx, `DELETE FROM orphans RETURNING message`)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := w.gcMessage(id); err != nil { // no-op if gone or located again
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: collect orphans: %w", err)
+	}
+	return nil
 }
 
 // Locations lists the stored locations of a mailbox with their flags.

@@ -85,6 +85,7 @@ func TestDedupeAcrossFolders(t *testing.T) {
 	if err := s.RemoveLocations(ctx, []model.Location{a.Loc}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if n := countRows(t, s, "SELECT count(*) FROM messages"); n != 1 {
 		t.Fatalf("after removing one location messages = %d, want 1", n)
 	}
@@ -96,6 +97,7 @@ func TestDedupeAcrossFolders(t *testing.T) {
 	if err := s.RemoveLocations(ctx, []model.Location{b.Loc}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if n := countRows(t, s, "SELECT count(*) FROM messages"); n != 0 {
 		t.Fatalf("after removing both messages = %d, want 0", n)
 	}

@@ -96,6 +96,7 @@ func batchFixture(t *testing.T) (*Store, []TriageRecord, map[string]int64) {
 	if err := s.RemoveLocations(ctx, []model.Location{{Account: "acct", Mailbox: "INBOX", Key: "d@x"}}); err != nil {
 		t.Fatal(err)
 	}
+	endSync(t, s)
 	if n := countRows(t, s, `SELECT count(*) FROM threads WHERE id = ?`, ids["d"]); n != 0 {
 		t.Fatalf("thread d still exists after its only message was removed")
 	}

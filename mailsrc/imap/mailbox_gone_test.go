@@ -289,3 +289,58 @@ func TestGoneMailboxesNeedACompleteList(t *testing.T) {
 		t.Errorf("mailboxes after a LIST without them = %s, want INBOX", got)
 	}
 }
+
+// scenarioMessageMoved: a message moved from INBOX to Archive on the
+// server (copied, then expunged from INBOX, as every client moves mail)
+// is the same stored message afterwards: its thread, triage result and
+// the user's override survive the sync that sees both changes, although
+// INBOX (where it disappears) is synced before Archive (where it
+// appears).
+func scenarioMessageMoved(t *testing.T, ts *testServer) {
+	ctx := context.Background()
+	a := ts.admin(t)
+	a.create("Archive")
+	raw := testMessage(1, "quarterly numbers")
+	uid := a.append("INBOX", raw)
+	a.append("INBOX", testMessage(2, "other"))
+
+	st := openStore(t)
+	src := ts.source(t, nil)
+	mustSync(t, src, st)
+	const mid = "msg-1-quarterly-numbers@example.com"
+	thread := storeThread(t, st, mid)
+	saveTriage(t, st, thread, model.CategoryUrgent)
+	if err := st.SetOverride(ctx, thread, model.CategoryActionable); err != nil {
+		t.Fatal(err)
+	}
+
+	a.append("Archive", raw)
+	a.expunge("INBOX", uid)
+	mustSync(t, src, st)
+
+	if locs, _ := st.Locations(ctx, "acct", "INBOX"); len(locs) != 1 {
+		t.Errorf("INBOX has %d locations, want 1", len(locs))
+	}
+	if locs, _ := st.Locations(ctx, "acct", "Archive"); len(locs) != 1 {
+		t.Errorf("Archive has %d locations, want 1", len(locs))
+	}
+	if got := storeThread(t, st, mid); got != thread {
+		t.Errorf("moved message now in thread %d, was %d: its thread was lost", got, thread)
+	}
+	sum, err := st.ThreadSummaryByID(ctx, thread)
+	if err != nil || sum.Count != 1 || sum.Triage == nil || sum.Triage.Result.Category != model.CategoryUrgent ||
+		sum.Override != model.CategoryActionable {
+		t.Errorf("thread after the move = %+v, %v; want one message, triage and override kept", sum, err)
+	}
+	if missing, _ := st.MissingBodies(ctx, "acct", "Archive", 10); len(missing) != 0 {
+		t.Errorf("bodies missing in Archive after sync: %v", missing)
+	}
+
+	// Expunged from everywhere: the message goes at the end of the sync.
+	a.sel("Archive")
+	a.expunge("Archive", 1)
+	mustSync(t, src, st)
+	if _, err := st.ThreadIDForMessage(ctx, mid); err == nil {
+		t.Error("message expunged from every folder is still stored")
+	}
+}

@@ -407,4 +407,5 @@ var scenarios = []scenario{
 	}},
 	{"mailbox deleted on the server", scenarioMailboxDeleted},
 	{"mailbox renamed on the server", scenarioMailboxRenamed},
+	{"message moved between folders", scenarioMessageMoved},
 }

@@ -119,6 +119,14 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 	if err := s.forgetGone(ctx, sink, listed); err != nil {
 		return err
 	}
+	// Messages that lost their last location in this sync and were not
+	// found in another folder (a move) go now. Not after a failed sync:
+	// the folder a message moved to may not have been read yet.
+	if len(errs) == 0 {
+		if err := mailsrc.CollectOrphans(ctx, sink); err != nil {
+			return fmt.Errorf("imap: %w", err)
+		}
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done"})
 	return errors.Join(errs...)
 }

@@ -405,6 +405,11 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	if err != nil {
 		return fmt.Errorf("maildir: %w", err)
 	}
+	// Messages that lost their last file and were not found in another
+	// folder (a move) go now.
+	if err := mailsrc.CollectOrphans(ctx, sink); err != nil {
+		return fmt.Errorf("maildir: %w", err)
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done", Done: st.Parsed, Total: st.Parsed})
 	return nil
 }

@@ -270,6 +270,9 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	if err != nil {
 		return fmt.Errorf("mbox: %w", err)
 	}
+	if err := mailsrc.CollectOrphans(ctx, sink); err != nil {
+		return fmt.Errorf("mbox: %w", err)
+	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done", Done: total, Total: total})
 	return nil
 }
