@@ -26,14 +26,17 @@ CleanText (wraps internal/termsafe.SanitizeLine) for one-line display of mail te
 	// *Store implements mailsrc.Sink (var _ mailsrc.Sink = (*Store)(nil)):
 	func (s *Store) MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error)
 	func (s *Store) SetMailbox(ctx context.Context, mb model.Mailbox) error
-	func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error // drops locations, queued flags, orphans; zeroes state
+	func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error // drops locations and queued flags; zeroes state
 	func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error
 	func (s *Store) SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error // pending local changes win until acked
 	func (s *Store) RemoveLocations(ctx context.Context, locs []model.Location) error         // message deleted with its last location
 	func (s *Store) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error)
 	func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) // newest first
 	// *Store also implements mailsrc.MailboxForgetter (a folder gone from the source):
-	func (s *Store) ForgetMailbox(ctx context.Context, account, mailbox string) error // its locations, queued flags, orphans, the mailbox row
+	func (s *Store) ForgetMailbox(ctx context.Context, account, mailbox string) error // its locations, queued flags, the mailbox row
+	// *Store also implements mailsrc.OrphanCollector: a message whose last location goes
+	// (RemoveLocations, ResetMailbox, ForgetMailbox) waits in orphans until the source's sync ends:
+	func (s *Store) CollectOrphans(ctx context.Context) error // deletes those no location points at again
 
 Semantics of PutMessages: the same message (Message-ID + ContentHash) in two folders is one
 message row with two locations. An envelope-only put (HasBody false, ContentHash "") is keyed by
