@@ -174,6 +174,8 @@ CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest
 	envelopeSearchSchema,
 	// 9: messages left without a location wait for the end of the sync.
 	orphansSchema,
+	// 10: MissingBodies walks the envelopes newest first instead of a folder.
+	`CREATE INDEX messages_missing_body ON messages(date DESC, id DESC) WHERE has_body = 0;`,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

@@ -292,8 +292,12 @@ func (s *Store) MissingBodies(ctx context.Context, account, mailbox string, limi
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT l.key, l.uid FROM locations l JOIN messages m ON m.id = l.message
-		WHERE l.account = ? AND l.mailbox = ? AND m.has_body = 0 ORDER BY m.date DESC, m.id DESC LIMIT ?`,
+	// Walks the envelopes (partial index messages_missing_body, migration
+	// 10) newest first and stops after limit: reading a whole folder's
+	// locations per call made a first sync of a large folder quadratic.
+	rows, err := s.r.QueryContext(ctx, `SELECT l.key, l.uid FROM messages m INDEXED BY messages_missing_body
+		JOIN locations l ON l.message = m.id
+		WHERE m.has_body = 0 AND l.account = ? AND l.mailbox = ? ORDER BY m.date DESC, m.id DESC LIMIT ?`,
 		account, mailbox, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: missing bodies of %s/%s: %w", account, mailbox, err)
