@@ -253,6 +253,18 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 			}
 		}
 	}
+	if hash == "" && !m.HasBody && m.Size > 0 && locMsg == 0 {
+		// The envelope of a message stored with its body in another
+		// folder already (a copy; Gmail shows every label as a folder and
+		// everything again in All Mail): the same Message-ID and size is
+		// the same message, whose body need not be fetched again.
+		for _, x := range b.byMID[mid] {
+			if r := b.msgs[x]; !r.gone && r.hasBody && r.size == m.Size {
+				target, targetHasBody = x, true
+				break
+			}
+		}
+	}
 	switch {
 	case target != 0:
 		// A copy of this exact message is stored already.
@@ -521,7 +533,7 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 	}
 	a := p.args
 	w.b.add(id, &msgRow{mid: mid, hash: sql.NullString{String: m.ContentHash, Valid: m.ContentHash != ""},
-		hasBody: m.HasBody, thread: thread, tr: &threadRow{mid: mid, hash: m.ContentHash,
+		hasBody: m.HasBody, size: m.Size, thread: thread, tr: &threadRow{mid: mid, hash: m.ContentHash,
 			subject: a[10].(string), norm: a[11].(string), fromName: a[0].(string), fromEmail: a[1].(string),
 			date: date, body: m.HasBody, att: len(m.Attachments) > 0}}, refs)
 	if len(m.Raw) > 0 {
@@ -589,6 +601,7 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 		r.hash = sql.NullString{String: m.ContentHash, Valid: true}
 	}
 	r.hasBody = m.HasBody
+	r.size = m.Size
 	// Same Message-ID (the callers guarantee it), same links and date:
 	// threading would pick the thread it is in.
 	if cur.Valid && cur.Int64 != 0 && oldDate == date && oldIRT == p.args[7] && oldRefs == p.args[8] {
@@ -1360,6 +1373,7 @@ type msgRow struct {
 	mid     string
 	hash    sql.NullString
 	hasBody bool
+	size    int64
 	thread  int64
 	gone    bool // deleted in this batch
 	// tr and locs are kept for messages inserted by the batch: what their
@@ -1488,7 +1502,7 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 			var key string
 			var st locState
 			r := &msgRow{}
-			dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.thread}
+			dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.size, &r.thread}
 			if withKey != nil {
 				dest = append(dest, &key, &st.uid, &st.flags, &st.kw)
 			}
@@ -1509,7 +1523,7 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 		return rows.Err()
 	}
 	for bx, ks := range keys {
-		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, COALESCE(m.thread_id, 0), l.key,
+		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, m.size, COALESCE(m.thread_id, 0), l.key,
 			l.uid, l.seen | l.answered << 1 | l.flagged << 2 | l.deleted << 3 | l.draft << 4, l.keywords
 			FROM locations l JOIN messages m ON m.id = l.message
 			WHERE l.account = ? AND l.mailbox = ? AND l.key IN (SELECT value FROM json_each(?))`,
@@ -1526,7 +1540,7 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 		list = append(list, id)
 	}
 	idsJSON := mustJSON(list)
-	rows, err := w.query(`SELECT id, message_id, content_hash, has_body, COALESCE(thread_id, 0) FROM messages
+	rows, err := w.query(`SELECT id, message_id, content_hash, has_body, size, COALESCE(thread_id, 0) FROM messages
 		WHERE message_id IN (SELECT value FROM json_each(?))`, idsJSON)
 	if err != nil {
 		return fmt.Errorf("batch messages: %w", err)

@@ -162,8 +162,10 @@ func TestEnvelopeThenBody(t *testing.T) {
 
 func TestEnvelopeThenBodyDedupesWithOtherFolder(t *testing.T) {
 	s := openTest(t)
+	// A different size: not known to be the same message until the body
+	// (and its content hash) arrives.
 	put(t, s, mkMsg("d@x", "Plan", inMailbox("Archive")))
-	put(t, s, mkMsg("d@x", "Plan", envelopeOnly()))
+	put(t, s, mkMsg("d@x", "Plan", envelopeOnly(), func(m *model.Message) { m.Size = 140 }))
 	if n := countRows(t, s, "SELECT count(*) FROM messages"); n != 2 {
 		t.Fatalf("before body messages = %d, want 2 (envelope keyed by location)", n)
 	}
@@ -177,6 +179,38 @@ func TestEnvelopeThenBodyDedupesWithOtherFolder(t *testing.T) {
 	if n := countRows(t, s, "SELECT count(*) FROM threads"); n != 1 {
 		t.Fatalf("threads = %d, want 1", n)
 	}
+}
+
+// TestEnvelopeOfStoredMessageLinksAtOnce: the envelope of a message
+// already stored with its body in another folder (same Message-ID, same
+// size: a copy, or Gmail's All Mail and labels) points at that message
+// at once, so its body is not fetched again; a different size or an
+// unknown Message-ID still waits for its body.
+func TestEnvelopeOfStoredMessageLinksAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	put(t, s, mkMsg("g@x", "Launch", inMailbox("INBOX")))
+	put(t, s,
+		mkMsg("g@x", "Launch", inMailbox("All Mail"), withKey("7"), envelopeOnly()),
+		mkMsg("other@x", "Other", inMailbox("All Mail"), withKey("8"), envelopeOnly()),
+		mkMsg("g@x", "Launch", inMailbox("Important"), withKey("9"), envelopeOnly(), func(m *model.Message) { m.Size = 999 }))
+	if n := countRows(t, s, "SELECT count(*) FROM messages WHERE message_id = 'g@x'"); n != 2 {
+		t.Errorf("%d rows for g@x, want 2 (the stored one, and the envelope of a different size)", n)
+	}
+	missing, err := s.MissingBodies(ctx, "acct", "All Mail", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) != 1 || missing[0].Key != "8" {
+		t.Errorf("missing bodies in All Mail = %v, want only the unknown message (key 8)", missing)
+	}
+	if m, _ := s.MissingBodies(ctx, "acct", "Important", 10); len(m) != 1 {
+		t.Errorf("missing bodies in Important = %v, want the envelope of a different size", m)
+	}
+	if n := countRows(t, s, "SELECT count(*) FROM locations WHERE message = (SELECT id FROM messages WHERE message_id = 'g@x' AND has_body = 1)"); n != 2 {
+		t.Errorf("the stored message has %d locations, want 2 (INBOX, All Mail)", n)
+	}
+	checkSectionCounts(t, s)
 }
 
 func TestOpenOddPaths(t *testing.T) {
