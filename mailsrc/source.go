@@ -85,6 +85,16 @@ type MailboxForgetter interface {
 	ForgetMailbox(ctx context.Context, account, mailbox string) error
 }
 
+// BodyLinker is implemented by sinks that can point envelopes at copies
+// of the same message already stored with their body (same Message-ID and
+// size), so that a source need not fetch those bodies again.
+type BodyLinker interface {
+	// LinkStoredBodies links the mailbox's envelopes to stored copies and
+	// reports how many it linked and how many have a copy that is an
+	// envelope too (whose body may be on its way into the sink).
+	LinkStoredBodies(ctx context.Context, account, mailbox string) (linked, waiting int, err error)
+}
+
 // OrphanCollector is implemented by sinks that keep a message whose last
 // location went (expunged, its mailbox reset or forgotten) until the end
 // of the sync, so that a message moved between folders stays the same

@@ -190,6 +190,84 @@ func gcDropped(w *writer, msgs []int64) error {
 	return w.finish()
 }
 
+// Compile-time check that sources can ask the store to link copies.
+var _ mailsrc.BodyLinker = (*Store)(nil)
+
+// LinkStoredBodies points each envelope location of a mailbox whose
+// message (same Message-ID and size) is stored with its body through
+// another location at that message, and deletes the envelope rows left
+// without a location. It returns how many locations it linked, and how
+// many envelopes of the mailbox have a copy elsewhere that is an envelope
+// too (its body possibly being stored right now: a caller may wait for
+// its writes and call again). Sources call it before fetching a mailbox's
+// bodies: a message in two folders (Gmail's labels and All Mail) is then
+// fetched once.
+func (s *Store) LinkStoredBodies(ctx context.Context, account, mailbox string) (linked, waiting int, err error) {
+	type link struct {
+		key         string
+		env, stored int64
+		uid         int64
+		f           model.Flags
+	}
+	var links []link
+	rows, err := s.r.QueryContext(ctx, `SELECT l.key, l.uid, l.seen, l.answered, l.flagged, l.deleted, l.draft, l.keywords,
+		m.id, (SELECT f.id FROM messages f WHERE f.message_id = m.message_id AND f.has_body = 1 AND f.size = m.size
+			ORDER BY f.id LIMIT 1),
+		EXISTS(SELECT 1 FROM messages g WHERE g.message_id = m.message_id AND g.has_body = 0 AND g.size = m.size AND g.id <> m.id)
+		FROM messages m INDEXED BY messages_missing_body JOIN locations l ON l.message = m.id
+		WHERE m.has_body = 0 AND m.size > 0 AND l.account = ? AND l.mailbox = ?`, account, mailbox)
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: link stored bodies in %s/%s: %w", account, mailbox, err)
+	}
+	for rows.Next() {
+		var l link
+		var stored sql.NullInt64
+		var kw string
+		var copyWaiting bool
+		if err := rows.Scan(&l.key, &l.uid, &l.f.Seen, &l.f.Answered, &l.f.Flagged, &l.f.Deleted, &l.f.Draft, &kw,
+			&l.env, &stored, &copyWaiting); err != nil {
+			rows.Close()
+			return 0, 0, fmt.Errorf("store: link stored bodies in %s/%s: %w", account, mailbox, err)
+		}
+		if !stored.Valid && copyWaiting {
+			waiting++
+		}
+		if stored.Valid {
+			l.stored = stored.Int64
+			l.f.Keywords = decodeKeywords(kw)
+			links = append(links, l)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, 0, fmt.Errorf("store: link stored bodies in %s/%s: %w", account, mailbox, err)
+	}
+	if len(links) == 0 {
+		return 0, waiting, nil
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		w.noPending = true // the flags are the stored ones, overlay included
+		for _, l := range links {
+			loc := model.Location{Account: account, Mailbox: mailbox, Key: l.key, UID: uint32(l.uid)}
+			if err := w.setLocation(loc, l.key, l.stored, l.f); err != nil {
+				return err
+			}
+			if err := w.markMessageThread(l.env); err != nil {
+				return err
+			}
+			if err := w.gcMessage(l.env); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: link stored bodies in %s/%s: %w", account, mailbox, err)
+	}
+	return len(links), waiting, nil
+}
+
 // Compile-time check that sources can ask the store to collect orphans.
 var _ mailsrc.OrphanCollector = (*Store)(nil)
 

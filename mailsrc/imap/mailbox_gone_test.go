@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -342,5 +343,88 @@ func scenarioMessageMoved(t *testing.T, ts *testServer) {
 	mustSync(t, src, st)
 	if _, err := st.ThreadIDForMessage(ctx, mid); err == nil {
 		t.Error("message expunged from every folder is still stored")
+	}
+}
+
+// bodyCounter counts the messages with a body each mailbox puts into
+// the store, i.e. the bodies the source fetched.
+type bodyCounter struct {
+	*store.Store
+	mu     sync.Mutex
+	bodies map[string]int
+}
+
+func (b *bodyCounter) PutMessages(ctx context.Context, msgs []*model.Message) error {
+	b.mu.Lock()
+	for _, m := range msgs {
+		if m.HasBody {
+			b.bodies[m.Loc.Mailbox]++
+		}
+	}
+	b.mu.Unlock()
+	return b.Store.PutMessages(ctx, msgs)
+}
+
+// scenarioCopiesFetchedOnce: the same messages in INBOX and in "All Mail"
+// (as Gmail shows every message again in All Mail) are fetched once, in
+// the first folder; the copies point at the stored messages, and only
+// the message that is in All Mail alone is fetched there.
+func scenarioCopiesFetchedOnce(t *testing.T, ts *testServer) {
+	ctx := context.Background()
+	a := ts.admin(t)
+	a.create("All Mail")
+	for i := range 3 {
+		raw := testMessage(10+i, fmt.Sprintf("shared %d", i))
+		a.append("INBOX", raw)
+		if i == 0 {
+			a.append("All Mail", raw, imap.FlagSeen) // flags are per folder
+		} else {
+			a.append("All Mail", raw)
+		}
+	}
+	a.append("All Mail", testMessage(20, "archived only"))
+
+	st := &bodyCounter{Store: openStore(t), bodies: map[string]int{}}
+	mustSync(t, ts.source(t, nil), st)
+	if got := st.bodies["INBOX"]; got != 3 {
+		t.Errorf("INBOX fetched %d bodies, want 3", got)
+	}
+	if got := st.bodies["All Mail"]; got != 1 {
+		t.Errorf("All Mail fetched %d bodies, want 1 (the copies are stored already)", got)
+	}
+	for i := range 3 {
+		mid := fmt.Sprintf("msg-%d-shared-%d@example.com", 10+i, i)
+		if th, err := st.ThreadIDForMessage(ctx, mid); err != nil {
+			t.Errorf("%s not stored: %v", mid, err)
+		} else if sum, err := st.ThreadSummaryByID(ctx, th); err != nil || sum.Count != 1 || !sum.HasBody {
+			t.Errorf("%s's thread = %+v, %v; want one message with its body", mid, sum, err)
+		}
+	}
+	for _, box := range []string{"INBOX", "All Mail"} {
+		if m, _ := st.MissingBodies(ctx, "acct", box, 10); len(m) != 0 {
+			t.Errorf("%s still misses bodies: %v", box, m)
+		}
+	}
+	locs, _ := st.Locations(ctx, "acct", "All Mail")
+	if len(locs) != 4 {
+		t.Errorf("All Mail has %d locations, want 4", len(locs))
+	}
+	seen := 0
+	for _, f := range locs {
+		if f.Seen {
+			seen++
+		}
+	}
+	if seen != 1 {
+		t.Errorf("%d seen locations in All Mail, want 1: a linked copy keeps its own flags", seen)
+	}
+	if inbox, _ := st.Locations(ctx, "acct", "INBOX"); len(inbox) != 3 {
+		t.Errorf("INBOX has %d locations, want 3", len(inbox))
+	} else {
+		for l, f := range inbox {
+			if f.Seen {
+				t.Errorf("INBOX %v is seen: the copy's flag leaked", l)
+			}
+		}
 	}
 }

@@ -408,4 +408,5 @@ var scenarios = []scenario{
 	{"mailbox deleted on the server", scenarioMailboxDeleted},
 	{"mailbox renamed on the server", scenarioMailboxRenamed},
 	{"message moved between folders", scenarioMessageMoved},
+	{"copies in two folders fetched once", scenarioCopiesFetchedOnce},
 }

@@ -559,6 +559,28 @@ type rawMsg struct {
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w *batchWriter, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
+	// Copies of messages whose body is stored already (from a folder
+	// fetched before, or another label of the same Gmail message) are
+	// linked instead of fetched. Only when copies may be among the bodies
+	// still queued in w does this wait for w (a wait at every folder
+	// would stall the pipeline).
+	if linker, ok := sink.(mailsrc.BodyLinker); ok {
+		n, waiting, err := linker.LinkStoredBodies(ctx, s.account, name)
+		if err == nil && waiting > 0 {
+			if err := w.sync(); err != nil {
+				return err
+			}
+			var m int
+			m, _, err = linker.LinkStoredBodies(ctx, s.account, name)
+			n += m
+		}
+		if err != nil {
+			return fmt.Errorf("imap: %w", err)
+		}
+		if n > 0 {
+			s.log.Debug("bodies found stored in another folder", "mailbox", name, "count", n)
+		}
+	}
 	var parsing chan []*model.Message // the previous batch, being parsed
 	flush := func() error {
 		if parsing == nil {
