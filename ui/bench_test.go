@@ -18,7 +18,7 @@ import (
 
 // uiBenchVersion keys the cached benchmark stores; bump it when the
 // generator or the store schema changes.
-const uiBenchVersion = "ui-v1"
+const uiBenchVersion = "ui-v2"
 
 var benchSubjectWords = strings.Fields(`meeting project budget review deadline report quarter invoice
 payment customer release deploy server outage incident ticket contract proposal schedule agenda
