@@ -120,12 +120,11 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 		return err
 	}
 	// Messages that lost their last location in this sync and were not
-	// found in another folder (a move) go now. Not after a failed sync:
-	// the folder a message moved to may not have been read yet.
-	if len(errs) == 0 {
-		if err := mailsrc.CollectOrphans(ctx, sink); err != nil {
-			return fmt.Errorf("imap: %w", err)
-		}
+	// found in another folder (a move) go now; also when a folder failed
+	// (a message moved into it is then fetched again as new next time),
+	// or a folder that always fails would keep expunged mail forever.
+	if err := mailsrc.CollectOrphans(ctx, sink); err != nil {
+		return fmt.Errorf("imap: %w", err)
 	}
 	progress(mailsrc.Progress{Account: s.account, Phase: "done"})
 	return errors.Join(errs...)
