@@ -11,6 +11,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
+	"mailsift/mailsrc"
 	"mailsift/mailsrc/mirror"
 	"mailsift/model"
 	"mailsift/store"
@@ -89,6 +90,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 	// Sync: one mirror loop per account. Flag changes made in the UI are
 	// pushed to the source at once (pushFlags pokes every loop).
 	var pushers []chan struct{}
+	rawReaders := map[string]mailsrc.RawReader{}
 	pushFlags := func() {
 		for _, p := range pushers {
 			select {
@@ -103,6 +105,9 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		if err != nil {
 			send(ui.ErrorMsg{Err: err})
 			continue
+		}
+		if r, ok := src.(mailsrc.RawReader); ok {
+			rawReaders[acct.Name] = r
 		}
 		mevents := make(chan mirror.Event, 16)
 		push := make(chan struct{}, 1)
@@ -139,7 +144,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 	}()
 
 	opts := ui.Options{
-		Store:     flagPushingStore{Store: st, push: pushFlags},
+		Store:     flagPushingStore{Store: st, push: pushFlags, raw: rawReaders},
 		Account:   accountLabel(cfg),
 		Principal: principal,
 		Events:    events,
@@ -428,6 +433,32 @@ func watchOutbox(ctx context.Context, st outboxReader, send func(any), every tim
 type flagPushingStore struct {
 	*store.Store
 	push func()
+	// raw holds the accounts whose source keeps the raw messages itself
+	// (Maildir): the store has no copy of them.
+	raw map[string]mailsrc.RawReader
+}
+
+// RawMessage returns a message's raw bytes from the store or, for a
+// source that keeps them (a Maildir), from the source.
+func (s flagPushingStore) RawMessage(ctx context.Context, messageID string) ([]byte, error) {
+	raw, err := s.Store.RawMessage(ctx, messageID)
+	if err == nil || !errors.Is(err, store.ErrNotFound) || len(s.raw) == 0 {
+		return raw, err
+	}
+	locs, lerr := s.Store.MessageLocations(ctx, messageID)
+	if lerr != nil {
+		return nil, lerr
+	}
+	for _, l := range locs {
+		if r := s.raw[l.Account]; r != nil {
+			b, rerr := r.ReadRaw(ctx, l)
+			if rerr == nil {
+				return b, nil
+			}
+			err = rerr
+		}
+	}
+	return nil, err
 }
 
 // MarkThreadSeen sets the flag locally (queued for the server) and pokes the sync loops.

@@ -85,6 +85,13 @@ type MailboxForgetter interface {
 	ForgetMailbox(ctx context.Context, account, mailbox string) error
 }
 
+// RawReader is implemented by sources that keep every message's raw
+// bytes themselves (a Maildir's files), so the store need not copy them:
+// ReadRaw reads the message at loc.
+type RawReader interface {
+	ReadRaw(ctx context.Context, loc model.Location) ([]byte, error)
+}
+
 // BodyLinker is implemented by sinks that can point envelopes at copies
 // of the same message already stored with their body (same Message-ID and
 // size), so that a source need not fetch those bodies again.

@@ -278,6 +278,29 @@ func (s *Store) ThreadIDForMessage(ctx context.Context, messageID string) (int64
 	return id, nil
 }
 
+// MessageLocations returns the locations of the stored message(s) with
+// this Message-ID that have a body, for reading the raw bytes from a
+// source that keeps them (RawMessage returned ErrNotFound).
+func (s *Store) MessageLocations(ctx context.Context, messageID string) ([]model.Location, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT l.account, l.mailbox, l.key, l.uid FROM messages m
+		JOIN locations l ON l.message = m.id WHERE m.message_id = ? AND m.has_body = 1 ORDER BY m.id, l.mailbox`, messageID)
+	if err != nil {
+		return nil, fmt.Errorf("store: locations of %q: %w", messageID, err)
+	}
+	defer rows.Close()
+	var out []model.Location
+	for rows.Next() {
+		var l model.Location
+		var uid int64
+		if err := rows.Scan(&l.Account, &l.Mailbox, &l.Key, &uid); err != nil {
+			return nil, fmt.Errorf("store: locations of %q: %w", messageID, err)
+		}
+		l.UID = uint32(uid)
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
 // RawMessage returns the stored raw bytes of the message with this
 // Message-ID, or ErrNotFound when none were stored.
 func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error) {

@@ -599,7 +599,7 @@ func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entr
 			st.Degraded++
 		}
 		batch = append(batch, r.msg)
-		batchBytes += len(r.msg.Raw)
+		batchBytes += int(r.msg.Size)
 		if len(batch) >= limit || batchBytes >= s.opts.MaxBatchBytes {
 			flush()
 		}
@@ -634,7 +634,40 @@ func (s *Source) readMessage(e entry) (*model.Message, error) {
 	}
 	m.Loc = model.Location{Account: s.account, Mailbox: e.mailbox, Key: e.key}
 	m.Flags = e.flags
+	// The file is the raw copy: the store need not keep another (ReadRaw
+	// reads it when an attachment is saved). Half the import's writes.
+	m.Raw = nil
 	return m, nil
+}
+
+// Compile-time check: the Maildir keeps the raw messages.
+var _ mailsrc.RawReader = (*Source)(nil)
+
+// ReadRaw reads the message at loc from its file (found by its unique
+// name whatever its flags are now).
+func (s *Source) ReadRaw(ctx context.Context, loc model.Location) ([]byte, error) {
+	if loc.Account != s.account {
+		return nil, fmt.Errorf("maildir: read %s/%s: not this account's (%s)", loc.Account, loc.Mailbox, s.account)
+	}
+	folders, err := s.folders()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range folders {
+		if f.name != loc.Mailbox {
+			continue
+		}
+		p, _, ok := findKey(f.dir, loc.Key)
+		if !ok {
+			break
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("maildir: read %s: %w", p, err)
+		}
+		return raw, nil
+	}
+	return nil, fmt.Errorf("maildir: message %s is no longer in folder %q (moved or deleted since the last sync; sync and try again)", loc.Key, loc.Mailbox)
 }
 
 // findKey looks for the file with the given key in a maildir's cur/ and new/.

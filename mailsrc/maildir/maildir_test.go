@@ -424,3 +424,49 @@ func TestBatchesBoundedByBytes(t *testing.T) {
 		t.Errorf("%d batches for %d messages, want at least %d", len(sink.batches), n, n/3)
 	}
 }
+
+// TestReadRaw: the store keeps no copy of a Maildir message's bytes, so
+// ReadRaw reads its file, found by its unique name after another program
+// changed its flags (renamed it), and says clearly when it is gone.
+func TestReadRaw(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	mkMaildir(t, root)
+	name := filepath.Join(root, "cur", "4000.raw.host:2,")
+	writeMsg(t, name, "raw bytes")
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := New("acct", root, nil)
+	sink := newMemSink()
+	if err := src.Sync(ctx, sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	loc := model.Location{Account: "acct", Mailbox: "INBOX", Key: "4000.raw.host"}
+	m := sink.msgs[loc]
+	if m == nil {
+		t.Fatalf("message not synced; have %v", sink.msgs)
+	}
+	if len(m.Raw) != 0 || m.ContentHash == "" || m.Size != int64(len(want)) {
+		t.Errorf("synced message: raw %d bytes, hash %q, size %d; want no raw copy, a hash and size %d",
+			len(m.Raw), m.ContentHash, m.Size, len(want))
+	}
+	// Another client marks it seen: the file is renamed.
+	if err := os.Rename(name, filepath.Join(root, "cur", "4000.raw.host:2,S")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := src.ReadRaw(ctx, loc)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("ReadRaw = %q, %v; want the file's bytes", got, err)
+	}
+	if _, err := src.ReadRaw(ctx, model.Location{Account: "other", Mailbox: "INBOX", Key: loc.Key}); err == nil {
+		t.Error("ReadRaw of another account's location succeeded")
+	}
+	if err := os.Remove(filepath.Join(root, "cur", "4000.raw.host:2,S")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.ReadRaw(ctx, loc); err == nil || !strings.Contains(err.Error(), "no longer in folder") {
+		t.Errorf("ReadRaw of a deleted file = %v, want an error saying it is gone", err)
+	}
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mailsift/mailsrc"
+	"mailsift/mailsrc/maildir"
+	"mailsift/store"
+)
+
+// TestTUIReadsMaildirRawFromSource: a Maildir's messages are stored
+// without a raw copy; the TUI's backend reads the bytes (to save an
+// attachment) from the Maildir file through the account's source, and
+// says what is wrong when there is no source that keeps them.
+func TestTUIReadsMaildirRawFromSource(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, d := range []string{"cur", "new", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := "From: Bob <bob@example.com>\r\nTo: me@example.com\r\nSubject: Report\r\nMessage-ID: <r1@example.com>\r\n" +
+		"Date: Mon, 3 Nov 2025 10:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n" +
+		"--b\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n--b\r\nContent-Type: text/csv; name=q.csv\r\n" +
+		"Content-Disposition: attachment; filename=q.csv\r\n\r\na,b\r\n1,2\r\n--b--\r\n"
+	if err := os.WriteFile(filepath.Join(root, "cur", "5000.r1.host:2,S"), []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mailsift.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src := maildir.New("mail", root, nil)
+	if err := src.Sync(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RawMessage(ctx, "r1@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("store RawMessage = %v, want ErrNotFound (no copy of Maildir bytes)", err)
+	}
+	b := flagPushingStore{Store: st, push: func() {}, raw: map[string]mailsrc.RawReader{"mail": src}}
+	got, err := b.RawMessage(ctx, "r1@example.com")
+	if err != nil || string(got) != raw {
+		t.Fatalf("backend RawMessage = %q, %v; want the file's bytes", got, err)
+	}
+	name, data, err := mailsrc.AttachmentContent(got, "2")
+	if err != nil || name != "q.csv" || !strings.Contains(string(data), "1,2") {
+		t.Errorf("attachment from the source's bytes = %q %q, %v", name, data, err)
+	}
+	none := flagPushingStore{Store: st, push: func() {}}
+	if _, err := none.RawMessage(ctx, "r1@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("without the source: RawMessage = %v, want ErrNotFound", err)
+	}
+}
