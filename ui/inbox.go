@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -573,25 +574,36 @@ const (
 	ageWidth    = 6
 )
 
+// rowMarks returns a row's cursor mark and unread mark (the columns every
+// list of threads or messages starts with).
+func rowMarks(selected, unread bool) (mark, unreadMark string) {
+	mark, unreadMark = "  ", "  "
+	if selected {
+		mark = "> "
+	}
+	if unread {
+		unreadMark = "* "
+	}
+	return mark, unreadMark
+}
+
+// senderLabel is a row's sender: the display name, else the address,
+// made safe for one terminal line.
+func senderLabel(a model.Address) string {
+	if s := SanitizeLine(a.Name); s != "" {
+		return s
+	}
+	return SanitizeLine(a.Email)
+}
+
 // renderRow draws one thread row: cursor mark, unread mark, sender,
 // subject, badges, message count and age.
 func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int) string {
-	mark := "  "
-	if sel {
-		mark = "> "
-	}
+	mark, unread := rowMarks(sel, ts.Unread > 0)
 	if !ok {
 		return mark + c.st.dim.Render("…")
 	}
-	unread := "  "
-	if ts.Unread > 0 {
-		unread = "* "
-	}
-	sender := SanitizeLine(ts.From.Name)
-	if sender == "" {
-		sender = SanitizeLine(ts.From.Email)
-	}
-	sender = fit(sender, senderWidth)
+	sender := fit(senderLabel(ts.From), senderWidth)
 	count := ""
 	if ts.Count > 1 {
 		count = fmt.Sprintf(" (%d)", ts.Count)

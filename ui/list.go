@@ -50,18 +50,8 @@ func (l *listView) view(c *common, width int) string {
 	numW := len(fmt.Sprint(len(l.items)))
 	for i := l.top; i < len(l.items) && i < l.top+max(1, l.height-2); i++ {
 		it := l.items[i]
-		mark := "  "
-		if i == l.cursor {
-			mark = "> "
-		}
-		unread := "  "
-		if it.Unread {
-			unread = "* "
-		}
-		from := SanitizeLine(it.From.Name)
-		if from == "" {
-			from = SanitizeLine(it.From.Email)
-		}
+		mark, unread := rowMarks(i == l.cursor, it.Unread)
+		from := senderLabel(it.From)
 		num := fmt.Sprintf("%*d. ", numW, i+1)
 		age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), it.Date))
 		subj := fit(SanitizeLine(it.Subject), max(1, width-len(mark)-len(num)-len(unread)-senderWidth-2-ageWidth))

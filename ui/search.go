@@ -171,18 +171,8 @@ func (s *searchView) view(c *common, width int) string {
 	}
 	for i := s.top; i < len(s.hits) && i < s.top+s.rows(); i++ {
 		h := s.hits[i]
-		mark := "  "
-		if i == s.cursor {
-			mark = "> "
-		}
-		unread := "  "
-		if h.Unread {
-			unread = "* "
-		}
-		from := SanitizeLine(h.From.Name)
-		if from == "" {
-			from = SanitizeLine(h.From.Email)
-		}
+		mark, unread := rowMarks(i == s.cursor, h.Unread)
+		from := senderLabel(h.From)
 		age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), h.Date))
 		subj := fit(SanitizeLine(h.Subject), max(1, width-len(mark)-len(unread)-senderWidth-2-ageWidth))
 		row := mark + unread + fit(from, senderWidth) + " " + subj + " " + c.st.dim.Render(age)
