@@ -27,17 +27,7 @@ func BenchmarkConfirmToDelivered(b *testing.B) {
 	srv := startSMTP(b, &smtpBackend{}, "plain")
 	e := newEngine(st, srv.transport("plain"), nil, nil)
 	for b.Loop() {
-		d, err := e.NewDraft(ctx, tid, false, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		a, err := e.Approve(ctx, d.ID, time.Minute)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Confirm(ctx, a.ID); err != nil {
-			b.Fatal(err)
-		}
+		newConfirmed(b, e, tid)
 		if _, err := e.ProcessDue(ctx); err != nil {
 			b.Fatal(err)
 		}

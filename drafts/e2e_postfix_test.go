@@ -87,18 +87,7 @@ func TestPostfixDovecotEndToEnd(t *testing.T) {
 	e := New(st, Options{Principal: me, Policy: Policy{Signature: "Alice"}, PollInterval: 50 * time.Millisecond,
 		Accounts: []Account{{From: me, Transport: &SMTP{Host: pf.Host, Port: pf.Port, TLS: SMTPInsecure, Timeout: 10 * time.Second},
 			Mailbox: src, SentMailbox: "Sent"}}})
-	d, err := e.NewDraft(ctx, tid, false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := e.Approve(ctx, d.ID, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	item, err := e.Confirm(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, item := newConfirmed(t, e, tid)
 	it := runUntilSettled(t, e, st, item.ID)
 	if it.State != store.OutboxSent || it.AppendState != store.AppendDone {
 		t.Fatalf("outbox item = %s append %q (%s)", it.State, it.AppendState, it.LastError)

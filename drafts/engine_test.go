@@ -217,18 +217,7 @@ func TestNothingSentWithoutApproval(t *testing.T) {
 		`UPDATE approvals SET status = 'denied' WHERE id = ?`,
 		`UPDATE outbox SET raw = CAST(replace(CAST(raw AS TEXT), 'bob@example.com', 'eve@evil.example') AS BLOB) WHERE approval_id = ?`,
 	} {
-		d, err := e.NewDraft(ctx, tid, false, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := e.Approve(ctx, d.ID, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		item, err := e.Confirm(ctx, a.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, a, item := newConfirmed(t, e, tid)
 		if _, err := db.Exec(tamper, a.ID); err != nil {
 			t.Fatal(err)
 		}

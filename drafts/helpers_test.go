@@ -179,7 +179,16 @@ func confirmedReply(t testing.TB, e *Engine, st *store.Store, threadID int64) (*
 	if err := e.SaveDraft(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.Approve(ctx, d.ID, time.Minute)
+	a, item := approveConfirm(t, e, d.ID)
+	return d, a, item
+}
+
+// approveConfirm approves draft id for a minute and confirms the send,
+// as the review and confirm screens do.
+func approveConfirm(t testing.TB, e *Engine, id string) (*store.Approval, *store.OutboxItem) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := e.Approve(ctx, id, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +196,17 @@ func confirmedReply(t testing.TB, e *Engine, st *store.Store, threadID int64) (*
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, item
+}
+
+// newConfirmed drafts the default reply to thread tid and confirms it.
+func newConfirmed(t testing.TB, e *Engine, tid int64) (*Draft, *store.Approval, *store.OutboxItem) {
+	t.Helper()
+	d, err := e.NewDraft(context.Background(), tid, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, item := approveConfirm(t, e, d.ID)
 	return d, a, item
 }
 
