@@ -70,15 +70,15 @@ func TestSyncLayoutsFlagsAndFailures(t *testing.T) {
 		"INBOX": model.RoleInbox, "Sent": model.RoleSent, "Lists/Go": model.RoleNone,
 		"Archive/2024": model.RoleArchive, "Junk": model.RoleJunk,
 	}
-	if len(sink.mailboxes) != len(wantRoles) {
-		t.Errorf("mailboxes = %v, want %v", sink.mailboxes, wantRoles)
+	if len(sink.Mailboxes) != len(wantRoles) {
+		t.Errorf("mailboxes = %v, want %v", sink.Mailboxes, wantRoles)
 	}
 	for name, role := range wantRoles {
-		if mb, ok := sink.mailboxes[name]; !ok || mb.Role != role {
+		if mb, ok := sink.Mailboxes[name]; !ok || mb.Role != role {
 			t.Errorf("mailbox %q = %+v (present %v), want role %q", name, mb, ok, role)
 		}
 	}
-	counts := sink.count()
+	counts := sink.Count()
 	wantCounts := map[string]int{"INBOX": 3, "Sent": 1, "Lists/Go": 1, "Archive/2024": 1, "Junk": 1}
 	for name, n := range wantCounts {
 		if counts[name] != n {
@@ -101,7 +101,7 @@ func TestSyncLayoutsFlagsAndFailures(t *testing.T) {
 		loc("Archive/2024", "1005.f.host"): {Draft: true, Deleted: true},
 	}
 	for l, want := range checks {
-		m := sink.msgs[l]
+		m := sink.Msgs[l]
 		if m == nil {
 			t.Errorf("message %+v missing", l)
 			continue
@@ -110,7 +110,7 @@ func TestSyncLayoutsFlagsAndFailures(t *testing.T) {
 			t.Errorf("message %+v flags = %+v, want %+v", l, m.Flags, want)
 		}
 	}
-	if m := sink.msgs[loc("INBOX", "1001.b.host")]; m == nil || m.Subject != "seen mail" || m.Text != "Body of seen mail." {
+	if m := sink.Msgs[loc("INBOX", "1001.b.host")]; m == nil || m.Subject != "seen mail" || m.Text != "Body of seen mail." {
 		t.Errorf("parsed message = %+v", m)
 	}
 	if len(phases) == 0 || phases[0] != "list" || phases[len(phases)-1] != "done" {
@@ -118,7 +118,7 @@ func TestSyncLayoutsFlagsAndFailures(t *testing.T) {
 	}
 
 	// Second sync: nothing new; flag change and deletion are picked up.
-	puts := sink.puts
+	puts := sink.Puts
 	if err := os.Rename(filepath.Join(root, "cur", "1001.b.host:2,S"), filepath.Join(root, "cur", "1001.b.host:2,FS")); err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +129,14 @@ func TestSyncLayoutsFlagsAndFailures(t *testing.T) {
 		t.Fatalf("second Sync() = %v", err)
 	}
 	// The unparseable file is retried (it is not in the sink); nothing else.
-	if sink.puts != puts {
-		t.Errorf("second sync put %d messages, want 0", sink.puts-puts)
+	if sink.Puts != puts {
+		t.Errorf("second sync put %d messages, want 0", sink.Puts-puts)
 	}
-	if f := sink.flags[loc("INBOX", "1001.b.host")]; !f.Flagged || !f.Seen {
+	if f := sink.Flags[loc("INBOX", "1001.b.host")]; !f.Flagged || !f.Seen {
 		t.Errorf("flags after rename = %+v, want Seen+Flagged", f)
 	}
-	if _, ok := sink.msgs[loc("Sent", "1003.d.host")]; ok || sink.removed != 1 {
-		t.Errorf("deleted file still stored (removed %d)", sink.removed)
+	if _, ok := sink.Msgs[loc("Sent", "1003.d.host")]; ok || sink.Removed != 1 {
+		t.Errorf("deleted file still stored (removed %d)", sink.Removed)
 	}
 }
 
@@ -251,7 +251,7 @@ func TestCorpusIngest(t *testing.T) {
 		t.Errorf("corpus: %d messages failed to parse", st.Failed)
 	}
 	want := map[string]int{"spam-1": 500, "spam-2": 1396, "easy-ham-1": 2500, "easy-ham-2": 1400, "hard-ham-1": 250}
-	got := sink.count()
+	got := sink.Count()
 	for name, n := range want {
 		if got[name] != n {
 			t.Errorf("corpus folder %q: %d messages, want %d", name, got[name], n)
@@ -263,7 +263,7 @@ func TestCorpusIngest(t *testing.T) {
 	// Every message must yield a sender and some text; count degradations.
 	kinds := map[string]int{}
 	noBody, noFrom := 0, 0
-	for _, m := range sink.msgs {
+	for _, m := range sink.Msgs {
 		if m.From.Email == "" && m.From.Name == "" {
 			noFrom++
 		}
@@ -311,7 +311,7 @@ func BenchmarkCorpusSync(b *testing.B) {
 		if err := New("corpus", dir, nil).Sync(context.Background(), sink, nil); err != nil {
 			b.Fatal(err)
 		}
-		n += len(sink.msgs)
+		n += len(sink.Msgs)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msg/s")
 }
@@ -346,8 +346,8 @@ func BenchmarkMaildirImport(b *testing.B) {
 		if err := New("bench", root, nil).Sync(context.Background(), sink, nil); err != nil {
 			b.Fatal(err)
 		}
-		if len(sink.msgs) != total {
-			b.Fatalf("imported %d, want %d", len(sink.msgs), total)
+		if len(sink.Msgs) != total {
+			b.Fatalf("imported %d, want %d", len(sink.Msgs), total)
 		}
 		n += total
 	}
@@ -412,16 +412,16 @@ func TestBatchesBoundedByBytes(t *testing.T) {
 	if err := src.Sync(context.Background(), sink, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.msgs) != n {
-		t.Fatalf("stored %d messages, want %d", len(sink.msgs), n)
+	if len(sink.Msgs) != n {
+		t.Fatalf("stored %d messages, want %d", len(sink.Msgs), n)
 	}
-	for i, b := range sink.batches {
+	for i, b := range sink.Batches {
 		if b > 3 {
 			t.Errorf("batch %d holds %d messages, more than MaxBatchBytes allows (3)", i, b)
 		}
 	}
-	if len(sink.batches) < n/3 {
-		t.Errorf("%d batches for %d messages, want at least %d", len(sink.batches), n, n/3)
+	if len(sink.Batches) < n/3 {
+		t.Errorf("%d batches for %d messages, want at least %d", len(sink.Batches), n, n/3)
 	}
 }
 
@@ -444,9 +444,9 @@ func TestReadRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	loc := model.Location{Account: "acct", Mailbox: "INBOX", Key: "4000.raw.host"}
-	m := sink.msgs[loc]
+	m := sink.Msgs[loc]
 	if m == nil {
-		t.Fatalf("message not synced; have %v", sink.msgs)
+		t.Fatalf("message not synced; have %v", sink.Msgs)
 	}
 	if len(m.Raw) != 0 || m.ContentHash == "" || m.Size != int64(len(want)) {
 		t.Errorf("synced message: raw %d bytes, hash %q, size %d; want no raw copy, a hash and size %d",

@@ -9,86 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/internal/memsink"
 	"mailsift/model"
 )
 
-type memSink struct {
-	mu        sync.Mutex
-	mailboxes map[string]model.Mailbox
-	msgs      map[model.Location]*model.Message
-	flags     map[model.Location]model.Flags
-	puts      int
-	removed   int
-}
-
-func newMemSink() *memSink {
-	return &memSink{mailboxes: map[string]model.Mailbox{}, msgs: map[model.Location]*model.Message{}, flags: map[model.Location]model.Flags{}}
-}
-
-func (s *memSink) MailboxState(ctx context.Context, account, mailbox string) (model.MailboxState, error) {
-	return model.MailboxState{}, nil
-}
-func (s *memSink) SetMailbox(ctx context.Context, mb model.Mailbox) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mailboxes[mb.Name] = mb
-	return nil
-}
-func (s *memSink) ResetMailbox(ctx context.Context, account, mailbox string) error { return nil }
-func (s *memSink) PutMessages(ctx context.Context, msgs []*model.Message) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range msgs {
-		s.msgs[m.Loc], s.flags[m.Loc] = m, m.Flags
-		s.puts++
-	}
-	return nil
-}
-func (s *memSink) SetFlags(ctx context.Context, flags map[model.Location]model.Flags) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for l, f := range flags {
-		s.flags[l] = f
-	}
-	return nil
-}
-func (s *memSink) RemoveLocations(ctx context.Context, locs []model.Location) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range locs {
-		delete(s.msgs, l)
-		delete(s.flags, l)
-		s.removed++
-	}
-	return nil
-}
-func (s *memSink) Locations(ctx context.Context, account, mailbox string) (map[model.Location]model.Flags, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[model.Location]model.Flags{}
-	for l, f := range s.flags {
-		if l.Account == account && l.Mailbox == mailbox {
-			out[l] = f
-		}
-	}
-	return out, nil
-}
-func (s *memSink) MissingBodies(ctx context.Context, account, mailbox string, limit int) ([]model.Location, error) {
-	return nil, nil
-}
-
-func (s *memSink) bySubject(subject string) *model.Message {
-	for _, m := range s.msgs {
-		if m.Subject == subject {
-			return m
-		}
-	}
-	return nil
-}
+func newMemSink() *memsink.Sink { return memsink.New() }
 
 func TestReaderUnquotesAndSplits(t *testing.T) {
 	for _, name := range []string{"inbox.mbox", "crlf.mbox"} {
@@ -152,30 +80,30 @@ func TestSync(t *testing.T) {
 	if err := src.Sync(ctx, sink, nil); err != nil {
 		t.Fatalf("Sync() = %v", err)
 	}
-	if len(sink.mailboxes) != 2 || sink.mailboxes["Sent"].Role != model.RoleSent {
-		t.Errorf("mailboxes = %+v", sink.mailboxes)
+	if len(sink.Mailboxes) != 2 || sink.Mailboxes["Sent"].Role != model.RoleSent {
+		t.Errorf("mailboxes = %+v", sink.Mailboxes)
 	}
-	if len(sink.msgs) != 6 {
-		t.Errorf("stored %d messages, want 6", len(sink.msgs))
+	if len(sink.Msgs) != 6 {
+		t.Errorf("stored %d messages, want 6", len(sink.Msgs))
 	}
-	m := sink.bySubject("First")
+	m := sink.BySubject("First")
 	if m == nil || !m.Flags.Seen || !m.Flags.Answered || !m.Flags.Flagged || m.From.Email != "alice@example.com" {
 		t.Errorf("first message = %+v", m)
 	}
-	if m := sink.bySubject("Second"); m == nil || m.Flags.Seen {
+	if m := sink.BySubject("Second"); m == nil || m.Flags.Seen {
 		t.Errorf("second message = %+v, want unseen (Status: O)", m)
 	}
-	if m := sink.bySubject("Dritte Nachricht ✓"); m == nil || !strings.HasSuffix(m.MessageID, "@mailsift.invalid") {
+	if m := sink.BySubject("Dritte Nachricht ✓"); m == nil || !strings.HasSuffix(m.MessageID, "@mailsift.invalid") {
 		t.Errorf("third message = %+v", m)
 	}
 
 	// Re-sync: stable keys, nothing re-imported.
-	puts := sink.puts
+	puts := sink.Puts
 	if err := src.Sync(ctx, sink, nil); err != nil {
 		t.Fatal(err)
 	}
-	if sink.puts != puts || sink.removed != 0 {
-		t.Errorf("re-sync put %d, removed %d; want 0, 0", sink.puts-puts, sink.removed)
+	if sink.Puts != puts || sink.Removed != 0 {
+		t.Errorf("re-sync put %d, removed %d; want 0, 0", sink.Puts-puts, sink.Removed)
 	}
 	// Truncate one file to its first message: the others are removed.
 	i := bytes.Index(data, []byte("\nFrom carol"))
@@ -185,8 +113,8 @@ func TestSync(t *testing.T) {
 	if err := src.Sync(ctx, sink, nil); err != nil {
 		t.Fatal(err)
 	}
-	if sink.removed != 2 || sink.puts != puts {
-		t.Errorf("after truncation removed %d (want 2), put %d (want 0)", sink.removed, sink.puts-puts)
+	if sink.Removed != 2 || sink.Puts != puts {
+		t.Errorf("after truncation removed %d (want 2), put %d (want 0)", sink.Removed, sink.Puts-puts)
 	}
 }
 
@@ -196,10 +124,10 @@ func TestSingleFileAndErrors(t *testing.T) {
 	if err := src.Sync(context.Background(), sink, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(sink.msgs) != 3 || sink.mailboxes["INBOX"].Role != model.RoleInbox {
-		t.Errorf("single file: %d messages, mailboxes %+v", len(sink.msgs), sink.mailboxes)
+	if len(sink.Msgs) != 3 || sink.Mailboxes["INBOX"].Role != model.RoleInbox {
+		t.Errorf("single file: %d messages, mailboxes %+v", len(sink.Msgs), sink.Mailboxes)
 	}
-	if m := sink.bySubject("Second"); m == nil || m.Text != "Second body." {
+	if m := sink.BySubject("Second"); m == nil || m.Text != "Second body." {
 		t.Errorf("CRLF message = %+v", m)
 	}
 	err := src.PushFlags(context.Background(), []mailsrc.FlagChange{{Flag: model.FlagSeen, Set: true}})
@@ -229,8 +157,8 @@ func BenchmarkMboxSync(b *testing.B) {
 		if err := New("b", path).Sync(context.Background(), sink, nil); err != nil {
 			b.Fatal(err)
 		}
-		if len(sink.msgs) != total {
-			b.Fatalf("got %d", len(sink.msgs))
+		if len(sink.Msgs) != total {
+			b.Fatalf("got %d", len(sink.Msgs))
 		}
 		n += total
 	}
