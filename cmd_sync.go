@@ -119,7 +119,7 @@ type progressBar struct {
 }
 
 func (b *progressBar) update(p mailsrc.Progress) {
-	if p.Phase == "bodies" || p.Phase == "envelopes" {
+	if p.Phase == "bodies" || p.Phase == "envelopes" || p.Phase == "messages" {
 		if b.byBox == nil {
 			b.byBox = map[string]int{}
 		}

@@ -26,6 +26,11 @@ type walker struct {
 	atts  []model.Attachment
 	probs []string
 	parts int
+	// plainAlt: the part being walked is an alternative to a non-blank
+	// plain text already kept, so its HTML is not converted (the plain
+	// text is what model.Message.Body shows). keepHTML turns this off
+	// (tests compare both ways).
+	plainAlt, keepHTML bool
 
 	want      string
 	found     bool
@@ -124,7 +129,9 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 			w.problem(leaf, "terminal escape or bidi control sequences removed")
 		}
 		if mt == "text/html" {
-			w.html = append(w.html, HTMLToText(s))
+			if !w.plainAlt || w.keepHTML {
+				w.html = append(w.html, HTMLToText(s))
+			}
 		} else {
 			w.text = append(w.text, sanitizeText(s))
 		}
@@ -176,7 +183,12 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 			w.problem(childPath(path, i), "multipart not closed (final boundary missing), part may be truncated")
 		}
 		beforeText, beforeHTML := len(w.text), len(w.html)
+		outer := w.plainAlt
+		if alternative && !w.plainAlt {
+			w.plainAlt = hasNonBlank(w.text[textStart:])
+		}
 		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1)
+		w.plainAlt = outer
 		if alternative {
 			// Alternatives say the same thing: keep the last (richest)
 			// plain text and the last HTML only.
@@ -204,7 +216,7 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	for _, p := range probs {
 		w.problem(path, "%s", p)
 	}
-	inner := walker{want: w.want, parts: w.parts}
+	inner := walker{want: w.want, parts: w.parts, keepHTML: w.keepHTML}
 	// Inside message/rfc822 the body's parts are numbered below path; a
 	// non-multipart body is path.1.
 	h := message.Header{Header: th}
@@ -453,4 +465,14 @@ func lenientParams(v string) map[string]string {
 		}
 	}
 	return params
+}
+
+// hasNonBlank reports whether any of texts has a non-space character.
+func hasNonBlank(texts []string) bool {
+	for _, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -18,7 +18,8 @@ var ErrReadOnly = errors.New("source is read-only")
 type Progress struct {
 	Account string
 	Mailbox string
-	// Phase is one of "list", "envelopes", "bodies", "flags", "expunge", "done".
+	// Phase is one of "list", "flags", "expunge", "messages" (whole
+	// messages), "envelopes", "bodies", "done".
 	Phase string
 	Done  int
 	Total int

@@ -82,7 +82,19 @@ type Config struct {
 	// BodyBatchSize is the number of full messages fetched per command
 	// (default 100).
 	BodyBatchSize int
+	// WholeBudget bounds the one-pass part of a folder's first sync (and
+	// of new mail): newest first, messages are fetched whole (envelope
+	// and body in one command) while the rest of the folder's new
+	// messages would arrive within WholeBudget at the rate measured so
+	// far; the rest then comes as envelopes first, so a large mailbox or
+	// a slow link still lists every message at once, and their bodies
+	// follow in the background. 0 means 2 s; negative means envelopes
+	// first always.
+	WholeBudget time.Duration
 }
+
+// defaultWholeBudget is Config.WholeBudget's default.
+const defaultWholeBudget = 2 * time.Second
 
 // ErrAuthFailed is wrapped by errors caused by the server rejecting the
 // credentials. Callers should not retry these without user action.
@@ -119,6 +131,9 @@ type Source struct {
 	// that waiting for it can be abandoned when the context ends.
 	sem  chan struct{}
 	conn *conn // guarded by sem
+	// now is the clock the one-pass budget is measured with (tests
+	// replace it).
+	now func() time.Time
 }
 
 var _ mailsrc.Source = (*Source)(nil)
@@ -138,12 +153,15 @@ func New(account string, cfg Config) *Source {
 	if cfg.BodyBatchSize <= 0 {
 		cfg.BodyBatchSize = 100
 	}
+	if cfg.WholeBudget == 0 {
+		cfg.WholeBudget = defaultWholeBudget
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	log = log.With("account", account, "host", cfg.Host)
-	return &Source{account: account, cfg: cfg, log: log, sem: make(chan struct{}, 1)}
+	return &Source{account: account, cfg: cfg, log: log, sem: make(chan struct{}, 1), now: time.Now}
 }
 
 // conn is one logged-in connection and what we know about its state.

@@ -3,6 +3,7 @@ package imap
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -41,73 +42,9 @@ func mustSync(t *testing.T, s *Source, sink mailsrc.Sink) {
 }
 
 var scenarios = []scenario{
-	{"first sync", func(t *testing.T, ts *testServer) {
-		a := ts.admin(t)
-		a.create("Sent")
-		u1 := a.append("INBOX", readFixture(t, "attachment.eml"))
-		u2 := a.append("INBOX", readFixture(t, "latin1.eml"), imap.FlagSeen)
-		u3 := a.append("INBOX", testMessage(3, "weekly news"), imap.FlagFlagged, "$Label1")
-		s1 := a.append("Sent", testMessage(4, "my reply"), imap.FlagSeen)
-
-		sink := newFakeSink()
-		var phases []string
-		src := ts.source(t, nil)
-		if err := src.Sync(context.Background(), sink, func(p mailsrc.Progress) {
-			if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
-				phases = append(phases, p.Phase)
-			}
-		}); err != nil {
-			t.Fatalf("Sync() = %v", err)
-		}
-		inbox := sink.inBox("acct", "INBOX")
-		if len(inbox) != 3 {
-			t.Fatalf("INBOX has %d messages in sink, want 3", len(inbox))
-		}
-		m1 := inbox[uint32(u1)]
-		if m1 == nil || !m1.HasBody || m1.Subject != "Quarterly report attached" || m1.MessageID != "report-1@example.com" {
-			t.Fatalf("message 1 = %+v, want body and envelope of attachment.eml", m1)
-		}
-		if !strings.Contains(m1.Text, "report is attached") || len(m1.Attachments) != 1 || m1.Attachments[0].Filename != "report.pdf" {
-			t.Errorf("message 1 body %q attachments %+v", m1.Text, m1.Attachments)
-		}
-		if m1.Flags.Seen {
-			t.Errorf("message 1 is \\Seen in sink; want unseen")
-		}
-		m2 := inbox[uint32(u2)]
-		if m2 == nil || m2.Subject != "Grüße aus Köln" || !m2.Flags.Seen || m2.From.Name != "Jörg Müller" {
-			t.Errorf("message 2 = %+v, want decoded Latin-1 subject, \\Seen", m2)
-		}
-		if m2 != nil && (len(m2.InReplyTo) != 1 || m2.InReplyTo[0] != "report-1@example.com") {
-			t.Errorf("message 2 In-Reply-To = %v", m2.InReplyTo)
-		}
-		m3 := inbox[uint32(u3)]
-		if m3 == nil || !m3.Flags.Flagged || m3.Flags.Seen || len(m3.Flags.Keywords) != 1 || !strings.EqualFold(m3.Flags.Keywords[0], "$Label1") {
-			t.Errorf("message 3 flags = %+v", m3)
-		}
-		if m3 != nil && m3.Header("List-Id") != "<news.example.com>" {
-			t.Errorf("message 3 List-Id = %q", m3.Header("List-Id"))
-		}
-		sent := sink.inBox("acct", "Sent")
-		if sent[uint32(s1)] == nil || !sent[uint32(s1)].HasBody {
-			t.Errorf("Sent message missing: %v", sent)
-		}
-		if mb, ok := sink.mailbox("acct", "Sent"); !ok || mb.Role != model.RoleSent {
-			t.Errorf("Sent mailbox = %+v, want role sent", mb)
-		}
-		if mb, _ := sink.mailbox("acct", "INBOX"); mb.Role != model.RoleInbox || mb.State.UIDValidity == 0 || mb.State.UIDNext <= uint32(u3) {
-			t.Errorf("INBOX mailbox = %+v, want role inbox and state", mb)
-		}
-		if len(sink.bodyFirst) != 0 {
-			t.Errorf("bodies stored before envelopes for %v", sink.bodyFirst)
-		}
-		if want := []string{"list", "flags", "envelopes"}; len(phases) < 3 || strings.Join(phases[:3], ",") != strings.Join(want, ",") {
-			t.Errorf("phases = %v, want to start with %v", phases, want)
-		}
-		// Fetching must not have set \Seen on the server (BODY.PEEK).
-		if fl := a.flags("INBOX", u1); hasFlag(fl, imap.FlagSeen) {
-			t.Errorf("server flags of message 1 after sync = %v, want no \\Seen", fl)
-		}
-	}},
+	{"first sync", func(t *testing.T, ts *testServer) { scenarioFirstSync(t, ts, true) }},
+	{"first sync, envelopes first", func(t *testing.T, ts *testServer) { scenarioFirstSync(t, ts, false) }},
+	{"slow first sync", scenarioWholeFallback},
 	{"new mail", func(t *testing.T, ts *testServer) {
 		a := ts.admin(t)
 		for i := range 3 {
@@ -123,10 +60,12 @@ var scenarios = []scenario{
 		if len(inbox) != 5 {
 			t.Fatalf("INBOX has %d messages, want 5", len(inbox))
 		}
-		for l, n := range sink.envPuts {
-			want := 1
-			if n != want {
-				t.Errorf("envelope of %v put %d times, want %d (only new mail refetched)", l, n, want)
+		if len(sink.bodyPuts) != 5 {
+			t.Errorf("%d messages stored with a body, want 5", len(sink.bodyPuts))
+		}
+		for l, n := range sink.bodyPuts {
+			if n != 1 || sink.envPuts[l] > 0 {
+				t.Errorf("%v stored %d times whole and %d as an envelope, want once whole (only new mail fetched)", l, n, sink.envPuts[l])
 			}
 		}
 		for _, u := range []imap.UID{n1, n2} {
@@ -409,4 +348,138 @@ var scenarios = []scenario{
 	{"mailbox renamed on the server", scenarioMailboxRenamed},
 	{"message moved between folders", scenarioMessageMoved},
 	{"copies in two folders fetched once", scenarioCopiesFetchedOnce},
+}
+
+// scenarioFirstSync: a first sync stores envelopes, bodies, flags and
+// roles; whole: in one pass (the default on a fast server), else
+// envelopes first (Config.WholeBudget < 0).
+func scenarioFirstSync(t *testing.T, ts *testServer, whole bool) {
+	a := ts.admin(t)
+	a.create("Sent")
+	u1 := a.append("INBOX", readFixture(t, "attachment.eml"))
+	u2 := a.append("INBOX", readFixture(t, "latin1.eml"), imap.FlagSeen)
+	u3 := a.append("INBOX", testMessage(3, "weekly news"), imap.FlagFlagged, "$Label1")
+	s1 := a.append("Sent", testMessage(4, "my reply"), imap.FlagSeen)
+
+	sink := newFakeSink()
+	var phases []string
+	src := ts.source(t, func(c *Config) {
+		if !whole {
+			c.WholeBudget = -1
+		}
+	})
+	if err := src.Sync(context.Background(), sink, func(p mailsrc.Progress) {
+		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+			phases = append(phases, p.Phase)
+		}
+	}); err != nil {
+		t.Fatalf("Sync() = %v", err)
+	}
+	inbox := sink.inBox("acct", "INBOX")
+	if len(inbox) != 3 {
+		t.Fatalf("INBOX has %d messages in sink, want 3", len(inbox))
+	}
+	m1 := inbox[uint32(u1)]
+	if m1 == nil || !m1.HasBody || m1.Subject != "Quarterly report attached" || m1.MessageID != "report-1@example.com" {
+		t.Fatalf("message 1 = %+v, want body and envelope of attachment.eml", m1)
+	}
+	if !strings.Contains(m1.Text, "report is attached") || len(m1.Attachments) != 1 || m1.Attachments[0].Filename != "report.pdf" {
+		t.Errorf("message 1 body %q attachments %+v", m1.Text, m1.Attachments)
+	}
+	if m1.Flags.Seen {
+		t.Errorf("message 1 is \\Seen in sink; want unseen")
+	}
+	m2 := inbox[uint32(u2)]
+	if m2 == nil || m2.Subject != "Grüße aus Köln" || !m2.Flags.Seen || m2.From.Name != "Jörg Müller" {
+		t.Errorf("message 2 = %+v, want decoded Latin-1 subject, \\Seen", m2)
+	}
+	if m2 != nil && (len(m2.InReplyTo) != 1 || m2.InReplyTo[0] != "report-1@example.com") {
+		t.Errorf("message 2 In-Reply-To = %v", m2.InReplyTo)
+	}
+	m3 := inbox[uint32(u3)]
+	if m3 == nil || !m3.Flags.Flagged || m3.Flags.Seen || len(m3.Flags.Keywords) != 1 || !strings.EqualFold(m3.Flags.Keywords[0], "$Label1") {
+		t.Errorf("message 3 flags = %+v", m3)
+	}
+	if m3 != nil && m3.Header("List-Id") != "<news.example.com>" {
+		t.Errorf("message 3 List-Id = %q", m3.Header("List-Id"))
+	}
+	sent := sink.inBox("acct", "Sent")
+	if sent[uint32(s1)] == nil || !sent[uint32(s1)].HasBody {
+		t.Errorf("Sent message missing: %v", sent)
+	}
+	if mb, ok := sink.mailbox("acct", "Sent"); !ok || mb.Role != model.RoleSent {
+		t.Errorf("Sent mailbox = %+v, want role sent", mb)
+	}
+	if mb, _ := sink.mailbox("acct", "INBOX"); mb.Role != model.RoleInbox || mb.State.UIDValidity == 0 || mb.State.UIDNext <= uint32(u3) {
+		t.Errorf("INBOX mailbox = %+v, want role inbox and state", mb)
+	}
+	if whole {
+		// One pass: every message stored once, whole.
+		if n := len(sink.envPuts); n != 0 {
+			t.Errorf("%d envelope puts, want none (messages fetched whole)", n)
+		}
+		for l, n := range sink.bodyPuts {
+			if n != 1 {
+				t.Errorf("%v stored %d times, want once", l, n)
+			}
+		}
+	} else if len(sink.bodyFirst) != 0 {
+		t.Errorf("bodies stored before envelopes for %v", sink.bodyFirst)
+	}
+	want := []string{"list", "flags", "envelopes"}
+	if whole {
+		want = []string{"list", "flags", "messages"}
+	}
+	if len(phases) < 3 || strings.Join(phases[:3], ",") != strings.Join(want, ",") {
+		t.Errorf("phases = %v, want to start with %v", phases, want)
+	}
+	// Fetching must not have set \Seen on the server (BODY.PEEK).
+	if fl := a.flags("INBOX", u1); hasFlag(fl, imap.FlagSeen) {
+		t.Errorf("server flags of message 1 after sync = %v, want no \\Seen", fl)
+	}
+}
+
+// scenarioWholeFallback: when whole messages arrive too slowly for the
+// budget (a clock that advances a second per reading), the first sync
+// keeps the newest batch it fetched whole and lists the rest as
+// envelopes first, then fetches their bodies.
+func scenarioWholeFallback(t *testing.T, ts *testServer) {
+	a := ts.admin(t)
+	var uids []imap.UID
+	for i := range 25 {
+		uids = append(uids, a.append("INBOX", testMessage(i, "slow link")))
+	}
+	src := ts.source(t, func(c *Config) { c.BodyBatchSize = 5 })
+	var tick atomic.Int64
+	base := time.Now()
+	src.now = func() time.Time { return base.Add(time.Duration(tick.Add(1)) * time.Second) }
+	sink := newFakeSink()
+	var phases []string
+	if err := src.Sync(context.Background(), sink, func(p mailsrc.Progress) {
+		if p.Mailbox == "INBOX" && p.Phase != "flags" && (len(phases) == 0 || phases[len(phases)-1] != p.Phase) {
+			phases = append(phases, p.Phase)
+		}
+	}); err != nil {
+		t.Fatalf("Sync() = %v", err)
+	}
+	if want := "messages,envelopes,bodies"; strings.Join(phases, ",") != want {
+		t.Errorf("INBOX phases = %v, want %s", phases, want)
+	}
+	inbox := sink.inBox("acct", "INBOX")
+	if len(inbox) != len(uids) {
+		t.Fatalf("INBOX has %d messages, want %d", len(inbox), len(uids))
+	}
+	for i, u := range uids {
+		l := loc("acct", "INBOX", u)
+		if m := inbox[uint32(u)]; m == nil || !m.HasBody {
+			t.Errorf("message %d has no body after sync", u)
+		}
+		newest := i >= len(uids)-5
+		switch {
+		case newest && (sink.envPuts[l] != 0 || sink.bodyPuts[l] != 1):
+			t.Errorf("newest message %d: %d envelope and %d body puts, want it fetched whole once", u, sink.envPuts[l], sink.bodyPuts[l])
+		case !newest && (sink.envPuts[l] != 1 || sink.bodyPuts[l] != 1 || slices.Contains(sink.bodyFirst, l)):
+			t.Errorf("older message %d: %d envelope and %d body puts, want its envelope first, then its body", u, sink.envPuts[l], sink.bodyPuts[l])
+		}
+	}
 }

@@ -45,11 +45,19 @@ type mailboxInfo struct {
 	name  string
 	delim rune
 	role  model.Role
+	// view: the folder shows messages that live in other folders too
+	// (\All, \Flagged, \Important: Gmail's All Mail, Starred and
+	// Important labels, or a virtual folder). Its new messages come as
+	// envelopes first, so that copies stored already are linked
+	// instead of fetched again.
+	view bool
 }
 
-// Sync mirrors the account into sink: for every mailbox new envelopes,
-// flag changes and expunges first, then the missing bodies, newest
-// first. A sync interrupted at any point can simply be run again.
+// Sync mirrors the account into sink: for every mailbox flag changes,
+// expunges and new messages first (newest first: whole while they arrive
+// fast enough, see Config.WholeBudget, the rest as envelopes), then the
+// missing bodies, newest first. A sync interrupted at any point can
+// simply be run again.
 func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
@@ -73,8 +81,8 @@ func (s *Source) sync(ctx context.Context, c *conn, sink mailsrc.Sink, progress 
 	// One writer per phase for the whole account: it stores while the
 	// connection fetches, across mailboxes, so the pipeline does not
 	// drain at every folder. A mailbox's state is saved through the
-	// writer, after its envelopes.
-	ew := s.startWriter(ctx, sink, "envelopes", progress)
+	// writer, after its new messages.
+	ew := s.startWriter(ctx, sink, "new mail", progress)
 	defer ew.stop()
 	for _, mb := range boxes {
 		stored, err := sink.MailboxState(ctx, s.account, mb.name)
@@ -186,6 +194,7 @@ func (s *Source) listMailboxes(c *conn) ([]mailboxInfo, map[string]bool, error) 
 			continue
 		}
 		mb := mailboxInfo{name: l.Mailbox, delim: l.Delim, role: roleFromList(l.Mailbox, l.Delim, l.Attrs)}
+		mb.view = mb.role == model.RoleAll || hasAttr(l.Attrs, imap.MailboxAttrFlagged) || hasAttr(l.Attrs, imap.MailboxAttrImportant)
 		all = append(all, mb)
 		if sub || mb.role == model.RoleInbox {
 			subscribed = append(subscribed, mb)
@@ -363,10 +372,10 @@ func (s *Source) syncMailbox(ctx context.Context, c *conn, sink mailsrc.Sink, ew
 			return fmt.Errorf("imap: store flags of %q: %w", name, err)
 		}
 	}
-	if err := s.fetchEnvelopes(c, ew, name, fresh); err != nil {
+	if err := s.fetchNew(c, ew, mb, fresh); err != nil {
 		return err
 	}
-	// Saved by the writer once the envelopes are stored (never if storing
+	// Saved by the writer once the new messages are stored (never if storing
 	// them failed).
 	if err := ew.do(func() error {
 		if err := sink.SetMailbox(ctx, model.Mailbox{Account: s.account, Name: name, Role: mb.role, State: newState}); err != nil {
@@ -421,6 +430,104 @@ func (s *Source) scanFlags(c *conn, name string, opts *imap.FetchOptions, f func
 	return nil
 }
 
+// fetchNew stores the messages new in mailbox mb (uids ascending),
+// newest first: whole while the rest would arrive within the one-pass
+// budget (fetchWhole), the remainder as envelopes, whose bodies the body
+// phase fetches. On a local or fast server a folder's first sync is then
+// one pass that writes every message once; on a slow link or a large
+// folder the newest batch comes whole and the rest is listed at once.
+func (s *Source) fetchNew(c *conn, w *batchWriter, mb mailboxInfo, uids []imap.UID) error {
+	rest := uids
+	if len(uids) > 0 && s.cfg.WholeBudget > 0 && !mb.view {
+		n, err := s.fetchWhole(c, w, mb.name, uids)
+		if err != nil {
+			return err
+		}
+		rest = uids[:len(uids)-n]
+		if len(rest) > 0 {
+			s.log.Debug("new messages as envelopes first", "mailbox", mb.name, "whole", n, "envelopes", len(rest))
+		}
+	}
+	return s.fetchEnvelopes(c, w, mb.name, rest)
+}
+
+// fetchWhole fetches whole messages of uids (ascending) newest batch
+// first, parsed on all cores while the next batch is fetched, and hands
+// them to w. It stops once the rest, at the rate measured so far
+// (fetching, parsing and the writer keeping up), would take longer than
+// the budget, and returns how many of the newest uids it handled.
+func (s *Source) fetchWhole(c *conn, w *batchWriter, name string, uids []imap.UID) (int, error) {
+	p := parsePipe{s: s, w: w, mailbox: name, phase: "messages", total: len(uids)}
+	defer p.wait()
+	start := s.now()
+	done := 0
+	for done < len(uids) {
+		if done > 0 {
+			perMsg := float64(s.now().Sub(start)) / float64(done)
+			if time.Duration(perMsg*float64(len(uids)-done)) > s.cfg.WholeBudget {
+				break
+			}
+		}
+		hi := len(uids) - done
+		batch := uids[max(0, hi-s.cfg.BodyBatchSize):hi]
+		locs := make([]model.Location, len(batch))
+		for i, u := range batch {
+			locs[i] = loc(s.account, name, u)
+		}
+		// A message not returned was expunged since the search: it was
+		// never stored, so there is nothing to remove.
+		raws, _, err := s.fetchRaw(c, name, locs)
+		if err != nil {
+			return done, err
+		}
+		if err := p.push(raws); err != nil {
+			return done, err
+		}
+		done += len(batch)
+	}
+	return done, p.flush()
+}
+
+// parsePipe parses fetched messages of one mailbox on all cores while
+// the connection fetches the next batch, and hands them to the writer in
+// order.
+type parsePipe struct {
+	s              *Source
+	w              *batchWriter
+	mailbox, phase string
+	total          int
+	parsing        chan []*model.Message // the previous batch, being parsed
+}
+
+// push hands the batch being parsed to the writer and starts parsing
+// raws.
+func (p *parsePipe) push(raws []rawMsg) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	p.parsing = make(chan []*model.Message, 1)
+	go func(ch chan<- []*model.Message) { ch <- p.s.parseAll(p.mailbox, raws) }(p.parsing)
+	return nil
+}
+
+// flush hands the batch being parsed, if any, to the writer.
+func (p *parsePipe) flush() error {
+	if p.parsing == nil {
+		return p.w.err()
+	}
+	msgs := <-p.parsing
+	p.parsing = nil
+	return p.w.put(p.mailbox, p.phase, p.total, msgs)
+}
+
+// wait lets a parse still running end (after an error).
+func (p *parsePipe) wait() {
+	if p.parsing != nil {
+		<-p.parsing
+		p.parsing = nil
+	}
+}
+
 // fetchEnvelopes fetches the header fields of uids (ascending) newest
 // batch first and puts each batch into the sink.
 func (s *Source) fetchEnvelopes(c *conn, w *batchWriter, name string, uids []imap.UID) error {
@@ -446,7 +553,7 @@ func (s *Source) fetchEnvelopes(c *conn, w *batchWriter, name string, uids []ima
 		if err != nil {
 			return err
 		}
-		if err := w.put(name, len(uids), msgs); err != nil {
+		if err := w.put(name, "envelopes", len(uids), msgs); err != nil {
 			return err
 		}
 	}
@@ -552,7 +659,7 @@ type rawMsg struct {
 // the sink orders them, until none is missing. Three stages overlap: the
 // connection fetches a batch while the previous one is parsed on all
 // cores and the writer w stores parsed messages in batches of up to
-// storeBatch (fewer, larger transactions: each costs a commit and a search
+// maxQueued (fewer, larger transactions: each costs a commit and a search
 // index segment). Bodies still queued in w when this returns are stored
 // by w (the caller syncs it).
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w *batchWriter, mb mailboxInfo, progress func(mailsrc.Progress)) error {
@@ -580,24 +687,12 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 			s.log.Debug("bodies found stored in another folder", "mailbox", name, "count", n)
 		}
 	}
-	var parsing chan []*model.Message // the previous batch, being parsed
-	flush := func() error {
-		if parsing == nil {
-			return w.err()
-		}
-		msgs := <-parsing
-		parsing = nil
-		return w.put(name, 0, msgs)
-	}
-	defer func() {
-		if parsing != nil {
-			<-parsing
-		}
-	}()
+	p := parsePipe{s: s, w: w, mailbox: name, phase: "bodies"}
+	defer p.wait()
 	// Bodies handed to the writer and not stored yet are still listed as
 	// missing (newest first, and they are the newest); asking for more
 	// than can be queued keeps the ones never fetched in view.
-	window := 12*s.cfg.BodyBatchSize + 2*storeBatch
+	window := 12*s.cfg.BodyBatchSize + 2*maxQueued
 	for {
 		locs, err := sink.MissingBodies(ctx, s.account, name, window)
 		if err != nil {
@@ -611,7 +706,7 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 			}
 		}
 		if len(todo) == 0 {
-			return flush()
+			return p.flush()
 		}
 		if c.selected != name {
 			if _, err := s.selectMailbox(c, name, false); err != nil {
@@ -625,7 +720,7 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 			if err != nil {
 				return err
 			}
-			if err := flush(); err != nil {
+			if err := p.flush(); err != nil {
 				return err
 			}
 			if len(gone) > 0 {
@@ -639,22 +734,29 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 					return err
 				}
 			}
-			parsing = make(chan []*model.Message, 1)
-			go func(ch chan<- []*model.Message) { ch <- s.parseAll(name, raws) }(parsing)
+			if err := p.push(raws); err != nil {
+				return err
+			}
 		}
-		if err := flush(); err != nil {
+		if err := p.flush(); err != nil {
 			return err
 		}
 	}
 }
 
-// storeBatch is how many fetched messages a writer stores per
-// transaction at most (a batch of envelopes larger than this is stored
-// whole).
-const storeBatch = 500
-
-// storeDelay is how long fetched messages wait for a fuller batch.
-const storeDelay = 300 * time.Millisecond
+// Writer batching: a writer stores everything that arrived while it
+// stored the previous batch (group commit), so SQLite and the connection
+// work at the same time and transactions grow when SQLite is the slower
+// side. A batch is stored once minBatch messages wait, or the oldest has
+// waited storeDelay (a slow link still shows mail soon). At most
+// maxQueued messages (or maxQueuedBytes of raw mail) wait besides the
+// batch being stored; then put blocks.
+const (
+	minBatch       = 100
+	maxQueued      = 1000
+	maxQueuedBytes = 64 << 20
+	storeDelay     = 300 * time.Millisecond
+)
 
 // batchWriter stores fetched messages from its own goroutine, so that
 // the connection keeps fetching while SQLite writes. Requests run in the
@@ -666,100 +768,152 @@ type batchWriter struct {
 	fail error
 }
 
-// writeReq is messages of one mailbox to store (with the phase's total
-// for that mailbox, 0 if unknown), or fn to run once everything before it
-// is stored, or (both nil) a request to store everything queued and
-// answer on ack.
+// writeReq is messages of one mailbox to store (reported as progress of
+// phase, with the phase's total for that mailbox, 0 if unknown), or fn to
+// run once everything before it is stored, or (both nil) a request to
+// store everything queued and answer on ack.
 type writeReq struct {
 	mailbox string
+	phase   string
 	total   int
 	msgs    []*model.Message
 	fn      func() error
 	ack     chan error
 }
 
-// startWriter starts the writer for one phase ("envelopes" or "bodies",
-// reported as progress per mailbox).
-func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, phase string, progress func(mailsrc.Progress)) *batchWriter {
+// writeBatch is what the storing goroutine takes at once: messages, what
+// they are progress of, then requests to run after them, in order.
+type writeBatch struct {
+	msgs  []*model.Message
+	parts []writePart
+	after []writeReq // fn or ack requests
+}
+
+// writePart is n consecutive messages of a batch from one put (total:
+// the phase's total for the mailbox, 0 if unknown).
+type writePart struct {
+	mailbox, phase string
+	n, total       int
+}
+
+// startWriter starts a writer; stage ("new mail" or "bodies") names it
+// in errors, and progress is reported per mailbox and phase.
+func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, stage string, progress func(mailsrc.Progress)) *batchWriter {
 	w := &batchWriter{in: make(chan writeReq, 2), done: make(chan struct{})}
+	batches := make(chan writeBatch) // unbuffered: handed over when the store goroutine is free
+	stored := make(chan struct{})
 	go func() {
-		defer close(w.done)
-		var buf []*model.Message
-		var boxes []string // mailboxes in buf, in order
-		stored := map[string]int{}
-		totals := map[string]int{}
-		store := func() {
-			if len(buf) == 0 {
-				return
+		defer close(stored)
+		type key struct{ mailbox, phase string }
+		done := map[key]int{}
+		totals := map[key]int{}
+		// How long SQLite kept the writer busy, against how long it ran:
+		// near 100 % means the store, not the server, sets the pace.
+		var busy time.Duration
+		t0 := time.Now()
+		var nb int
+		defer func() {
+			if nb > 0 {
+				s.log.Debug("writer done", "stage", stage, "batches", nb, "busy", busy, "of", time.Since(t0))
 			}
-			if w.err() == nil {
-				if err := sink.PutMessages(ctx, buf); err != nil {
-					w.setErr(fmt.Errorf("imap: store %s of %q: %w", phase, boxes[0], err))
+		}()
+		for b := range batches {
+			if len(b.msgs) > 0 && w.err() == nil {
+				ts := time.Now()
+				nb++
+				err := sink.PutMessages(ctx, b.msgs)
+				busy += time.Since(ts)
+				if err != nil {
+					w.setErr(fmt.Errorf("imap: store %s of %q: %w", stage, b.parts[0].mailbox, err))
 				} else {
-					for _, m := range buf {
-						stored[m.Loc.Mailbox]++
-					}
-					for _, mb := range boxes {
-						progress(mailsrc.Progress{Account: s.account, Mailbox: mb, Phase: phase, Done: stored[mb], Total: totals[mb]})
+					for i, p := range b.parts {
+						k := key{p.mailbox, p.phase}
+						done[k] += p.n
+						if p.total > 0 {
+							totals[k] = p.total
+						}
+						if i+1 < len(b.parts) && b.parts[i+1].mailbox == p.mailbox && b.parts[i+1].phase == p.phase {
+							continue
+						}
+						progress(mailsrc.Progress{Account: s.account, Mailbox: p.mailbox, Phase: p.phase, Done: done[k], Total: totals[k]})
 					}
 				}
 			}
-			buf, boxes = nil, nil
-		}
-		// Store when storeBatch messages are waiting, or when the oldest
-		// has waited storeDelay (a slow link still shows bodies soon).
-		timer := time.NewTimer(time.Hour)
-		timer.Stop()
-		defer timer.Stop()
-		for {
-			select {
-			case req, ok := <-w.in:
+			for _, r := range b.after {
 				switch {
-				case !ok:
-					store()
-					return
-				case req.msgs != nil:
-					if len(buf) == 0 {
-						timer.Reset(storeDelay)
-					}
-					if len(boxes) == 0 || boxes[len(boxes)-1] != req.mailbox {
-						boxes = append(boxes, req.mailbox)
-					}
-					if req.total > 0 {
-						totals[req.mailbox] = req.total
-					}
-					buf = append(buf, req.msgs...)
-					if len(buf) >= storeBatch {
-						timer.Stop()
-						store()
-					}
-				case req.fn != nil:
-					store()
+				case r.fn != nil:
 					if w.err() == nil {
-						if err := req.fn(); err != nil {
+						if err := r.fn(); err != nil {
 							w.setErr(err)
 						}
 					}
-				default:
-					store()
-					req.ack <- w.err()
+				case r.ack != nil:
+					r.ack <- w.err()
 				}
+			}
+		}
+	}()
+	go func() {
+		defer close(w.done)
+		defer func() { close(batches); <-stored }()
+		var cur writeBatch
+		var bytes int
+		timer := time.NewTimer(time.Hour)
+		timer.Stop()
+		defer timer.Stop()
+		due := false // the oldest message has waited storeDelay
+		in := w.in
+		for in != nil || len(cur.msgs) > 0 || len(cur.after) > 0 {
+			// Hand over when the store goroutine is free and the batch is
+			// worth a transaction; take no more requests while a marker
+			// waits (it must run after exactly what came before it) or
+			// the queue is full.
+			var out chan writeBatch
+			if len(cur.after) > 0 || len(cur.msgs) >= minBatch || due || (in == nil && len(cur.msgs) > 0) {
+				out = batches
+			}
+			recv := in
+			if len(cur.after) > 0 || len(cur.msgs) >= maxQueued || bytes >= maxQueuedBytes {
+				recv = nil
+			}
+			select {
+			case req, ok := <-recv:
+				switch {
+				case !ok:
+					in = nil
+				case req.msgs != nil:
+					if len(cur.msgs) == 0 {
+						timer.Reset(storeDelay)
+						due = false
+					}
+					cur.msgs = append(cur.msgs, req.msgs...)
+					cur.parts = append(cur.parts, writePart{req.mailbox, req.phase, len(req.msgs), req.total})
+					for _, m := range req.msgs {
+						bytes += len(m.Raw)
+					}
+				default:
+					cur.after = append(cur.after, req)
+				}
+			case out <- cur:
+				cur, bytes, due = writeBatch{}, 0, false
+				timer.Stop()
 			case <-timer.C:
-				store()
+				due = true
 			}
 		}
 	}()
 	return w
 }
 
-// put hands messages of mailbox to the writer; it returns the writer's
-// first error, if any.
-func (w *batchWriter) put(mailbox string, total int, msgs []*model.Message) error {
+// put hands messages of mailbox to the writer, to be reported as
+// progress of phase (total: the phase's total for the mailbox, 0 if
+// unknown); it returns the writer's first error, if any.
+func (w *batchWriter) put(mailbox, phase string, total int, msgs []*model.Message) error {
 	if err := w.err(); err != nil {
 		return err
 	}
 	if len(msgs) > 0 {
-		w.in <- writeReq{mailbox: mailbox, total: total, msgs: msgs}
+		w.in <- writeReq{mailbox: mailbox, phase: phase, total: total, msgs: msgs}
 	}
 	return nil
 }

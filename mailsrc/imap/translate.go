@@ -174,3 +174,13 @@ func partPath(p []int) string {
 func loc(account, mailbox string, uid imap.UID) model.Location {
 	return model.Location{Account: account, Mailbox: mailbox, UID: uint32(uid), Key: strconv.FormatUint(uint64(uid), 10)}
 }
+
+// hasAttr reports whether attrs holds a (matched case-insensitively).
+func hasAttr(attrs []imap.MailboxAttr, a imap.MailboxAttr) bool {
+	for _, x := range attrs {
+		if strings.EqualFold(string(x), string(a)) {
+			return true
+		}
+	}
+	return false
+}
