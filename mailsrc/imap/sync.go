@@ -613,7 +613,7 @@ func readMessage(c *conn, m *imapclient.FetchMessageData) (*imapclient.FetchMess
 			var b []byte
 			if it.Literal != nil {
 				var err error
-				if b, err = io.ReadAll(it.Literal); err != nil {
+				if b, err = readLiteral(it.Literal); err != nil {
 					c.c.Close()
 					return nil, err
 				}
@@ -632,6 +632,21 @@ func readMessage(c *conn, m *imapclient.FetchMessageData) (*imapclient.FetchMess
 		}
 	}
 	return buf, nil
+}
+
+// readLiteral reads a literal into a buffer of its announced size (up
+// to 64 MB; a larger one grows as it is read, so a server's claim
+// alone cannot make us allocate).
+func readLiteral(r imap.LiteralReader) ([]byte, error) {
+	n := r.Size()
+	if n < 0 || n > 64<<20 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // unparsable stands in for a message the parser rejected, so that it is
