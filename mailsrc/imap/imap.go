@@ -82,6 +82,10 @@ type Config struct {
 	// BodyBatchSize is the number of full messages fetched per command
 	// (default 100).
 	BodyBatchSize int
+	// BodyBatchBytes bounds the mail one command fetches whole (by the
+	// server's RFC822.SIZE; default 32 MB): a batch of large messages
+	// is smaller, and a message larger than this comes alone.
+	BodyBatchBytes int64
 	// WholeBudget bounds the one-pass part of a folder's first sync (and
 	// of new mail): newest first, messages are fetched whole (envelope
 	// and body in one command) while the rest of the folder's new
@@ -152,6 +156,9 @@ func New(account string, cfg Config) *Source {
 	}
 	if cfg.BodyBatchSize <= 0 {
 		cfg.BodyBatchSize = 100
+	}
+	if cfg.BodyBatchBytes <= 0 {
+		cfg.BodyBatchBytes = 32 << 20
 	}
 	if cfg.WholeBudget == 0 {
 		cfg.WholeBudget = defaultWholeBudget

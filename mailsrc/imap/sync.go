@@ -460,16 +460,21 @@ func (s *Source) fetchWhole(c *conn, w *batchWriter, name string, uids []imap.UI
 	p := parsePipe{s: s, w: w, mailbox: name, phase: "messages", total: len(uids)}
 	defer p.wait()
 	start := s.now()
+	newest := slices.Clone(uids)
+	slices.Reverse(newest)
+	sizes, err := s.sizes(c, name, newest)
+	if err != nil {
+		return 0, err
+	}
 	done := 0
-	for done < len(uids) {
+	for done < len(newest) {
 		if done > 0 {
 			perMsg := float64(s.now().Sub(start)) / float64(done)
-			if time.Duration(perMsg*float64(len(uids)-done)) > s.cfg.WholeBudget {
+			if time.Duration(perMsg*float64(len(newest)-done)) > s.cfg.WholeBudget {
 				break
 			}
 		}
-		hi := len(uids) - done
-		batch := uids[max(0, hi-s.cfg.BodyBatchSize):hi]
+		batch := newest[done : done+s.batchLen(newest[done:], sizes)]
 		locs := make([]model.Location, len(batch))
 		for i, u := range batch {
 			locs[i] = loc(s.account, name, u)
@@ -486,6 +491,52 @@ func (s *Source) fetchWhole(c *conn, w *batchWriter, name string, uids []imap.UI
 		done += len(batch)
 	}
 	return done, p.flush()
+}
+
+// sizes returns the RFC822.SIZE of uids in the selected mailbox name (a
+// UID the server does not return is missing from the map).
+func (s *Source) sizes(c *conn, name string, uids []imap.UID) (map[imap.UID]int64, error) {
+	out := make(map[imap.UID]int64, len(uids))
+	cmd := c.c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{UID: true, RFC822Size: true})
+	for {
+		msg := cmd.Next()
+		if msg == nil {
+			break
+		}
+		var uid imap.UID
+		var size int64
+		for item := msg.Next(); item != nil; item = msg.Next() {
+			switch it := item.(type) {
+			case imapclient.FetchItemDataUID:
+				uid = it.UID
+			case imapclient.FetchItemDataRFC822Size:
+				size = it.Size
+			}
+		}
+		if uid != 0 {
+			out[uid] = size
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, fmt.Errorf("imap: fetch sizes in %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// batchLen is how many of uids, from the front, the next whole-message
+// fetch takes: at most BodyBatchSize messages and BodyBatchBytes of mail
+// by their sizes, but at least one.
+func (s *Source) batchLen(uids []imap.UID, sizes map[imap.UID]int64) int {
+	var bytes int64
+	n := 0
+	for n < len(uids) && n < s.cfg.BodyBatchSize {
+		bytes += sizes[uids[n]]
+		if n > 0 && bytes > s.cfg.BodyBatchBytes {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // parsePipe parses fetched messages of one mailbox on all cores while
@@ -728,9 +779,17 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 				return err
 			}
 		}
+		uids := make([]imap.UID, len(todo))
+		for i, l := range todo {
+			uids[i] = imap.UID(l.UID)
+		}
+		sizes, err := s.sizes(c, name, uids)
+		if err != nil {
+			return err
+		}
 		for len(todo) > 0 {
-			batch := todo[:min(len(todo), s.cfg.BodyBatchSize)]
-			todo = todo[len(batch):]
+			batch := todo[:s.batchLen(uids, sizes)]
+			todo, uids = todo[len(batch):], uids[len(batch):]
 			raws, gone, err := s.fetchRaw(c, name, batch)
 			if err != nil {
 				return err
