@@ -724,10 +724,9 @@ type rawMsg struct {
 // fetchBodies fills in missing bodies of one mailbox, newest first as
 // the sink orders them, until none is missing. Three stages overlap: the
 // connection fetches a batch while the previous one is parsed on all
-// cores and the writer w stores parsed messages in batches of up to
-// maxQueued (fewer, larger transactions: each costs a commit and a search
-// index segment). Bodies still queued in w when this returns are stored
-// by w (the caller syncs it).
+// cores and the writer w stores parsed messages in group commits (see
+// batchWriter). Bodies still queued in w when this returns are stored by
+// w (the caller syncs it).
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w *batchWriter, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
