@@ -75,9 +75,11 @@ type Model struct {
 	promptKind promptKind
 
 	// status bar
-	conn       ConnState
-	sync       SyncProgressMsg
-	syncing    bool
+	conn    ConnState
+	sync    SyncProgressMsg
+	syncing bool
+	// syncShown is when sync progress last reloaded the inbox.
+	syncShown  time.Time
 	triage     TriageProgressMsg
 	hasTriage  bool
 	errText    string
@@ -164,6 +166,9 @@ func (m *Model) startReload() tea.Cmd {
 		screenOff: in.cursorRow() - in.top, height: in.height,
 	})
 }
+
+// syncReloadEvery is how often sync progress reloads the inbox at most.
+const syncReloadEvery = 250 * time.Millisecond
 
 // bodyHeight is the number of rows between the title and status lines.
 func (m *Model) bodyHeight() int { return max(1, m.height-2) }
@@ -309,7 +314,12 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 	case SyncProgressMsg:
 		m.sync = ev
 		m.syncing = ev.Phase != "done"
-		if ev.Phase == "done" || ev.Done == ev.Total || ev.Done%200 == 0 {
+		// Stored mail shows as it arrives: a reload at most every
+		// syncReloadEvery while syncing (progress comes per stored batch,
+		// of any size), and at the end of a phase or the sync.
+		now := m.c.now()
+		if ev.Phase == "done" || (ev.Total > 0 && ev.Done == ev.Total) || now.Sub(m.syncShown) >= syncReloadEvery {
+			m.syncShown = now
 			return m.startReload()
 		}
 	case TriageProgressMsg:
