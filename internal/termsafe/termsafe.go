@@ -32,6 +32,12 @@ func Sanitize(s string) string {
 	b.Grow(len(s))
 	i := 0
 	for i < len(s) {
+		// Printable ASCII is copied a run at a time.
+		if j := plainRun(s, i); j > i {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -90,6 +96,19 @@ func SanitizeLine(s string) string {
 		return strings.TrimSpace(s)
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// plainRun returns the end of the run of printable ASCII, tabs and
+// newlines that starts at i (i itself if s[i] is anything else).
+func plainRun(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c >= 0x7f || (c < 0x20 && c != '\n' && c != '\t') {
+			break
+		}
+		i++
+	}
+	return i
 }
 
 // isPlain reports whether s is printable ASCII plus tab and newline, the
