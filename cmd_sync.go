@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"golang.org/x/term"
@@ -30,19 +29,6 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 		return 1
 	}
 	log, _ := g.Logger()
-	// A sync is a batch job: a larger heap between collections trades
-	// memory (peak RSS ≈ 180-200 MB instead of ≈ 120 MB on the 6,046-message
-	// corpus) for CPU (≈ 0.2 s less of ≈ 2.5 s, see BENCHMARKS.md). The GOGC
-	// environment variable still wins.
-	if g.Env("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		// The soft limit keeps a mailbox of large messages from growing
-		// the heap five-fold: near it the collector runs as often as
-		// needed again.
-		if g.Env("GOMEMLIMIT") == "" {
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(512 << 20))
-		}
-	}
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)

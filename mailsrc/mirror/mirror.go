@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mailsift/config"
+	"mailsift/internal/gcbatch"
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
 	"mailsift/mailsrc/imap"
@@ -109,10 +110,12 @@ func PushFlags(ctx context.Context, st *store.Store, account string, src mailsrc
 }
 
 // Sync pushes queued flag changes, then mirrors the source into the store.
+// The garbage collector runs with batch settings meanwhile (gcbatch).
 func Sync(ctx context.Context, st *store.Store, account string, src mailsrc.Source, progress func(mailsrc.Progress)) error {
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
 	}
+	defer gcbatch.Enter()()
 	if err := PushFlags(ctx, st, account, src); err != nil {
 		return err
 	}

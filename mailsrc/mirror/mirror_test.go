@@ -5,11 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
 	"mailsift/config"
+	"mailsift/internal/gcbatch"
+	"mailsift/mailsrc"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -208,4 +211,46 @@ func TestRunPushesOnPoke(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// gcProbe records the collector's GOGC while its source syncs.
+type gcProbe struct {
+	mailsrc.Source
+	pct int
+}
+
+func (p *gcProbe) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
+	p.pct = debug.SetGCPercent(100)
+	debug.SetGCPercent(p.pct)
+	return p.Source.Sync(ctx, sink, progress)
+}
+
+// TestSyncUsesBatchGC: a sync, wherever it runs (mailsift sync or the
+// TUI's background loop), runs with the batch GC settings, and the
+// process's own come back after it.
+func TestSyncUsesBatchGC(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set in the environment, which gcbatch leaves alone")
+	}
+	root := t.TempDir()
+	writeMaildirMsg(t, root, "1700000000.1.host:2,", "From: a@example.com\nSubject: x\nMessage-ID: <gc@example.com>\n\nbody\n")
+	src, err := Open(&config.Account{Name: "local", Src: config.Source{Scheme: "maildir", Path: root}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	before := debug.SetGCPercent(100)
+	debug.SetGCPercent(before)
+	probe := &gcProbe{Source: src}
+	if err := Sync(context.Background(), openStore(t), "local", probe, nil); err != nil {
+		t.Fatal(err)
+	}
+	if probe.pct != gcbatch.Percent {
+		t.Errorf("GOGC during the sync = %d, want %d", probe.pct, gcbatch.Percent)
+	}
+	after := debug.SetGCPercent(100)
+	debug.SetGCPercent(after)
+	if after != before {
+		t.Errorf("GOGC after the sync = %d, want %d back", after, before)
+	}
 }
