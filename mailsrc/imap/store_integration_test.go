@@ -8,6 +8,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 
+	"mailsift/internal/gcbatch"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -93,12 +94,14 @@ func TestSyncIntoStore(t *testing.T) {
 }
 
 // BenchmarkDovecotCorpusSyncIntoStore: the corpus from a local Dovecot
-// into a fresh SQLite store (threading, FTS) per iteration.
+// into a fresh SQLite store (threading, FTS) per iteration, with the GC
+// settings every sync runs with (mirror.Sync enters gcbatch).
 func BenchmarkDovecotCorpusSyncIntoStore(b *testing.B) {
 	ts, n := corpusDovecot(b)
 	if err := ts.source(b, nil).Sync(context.Background(), newFakeSink(), nil); err != nil {
 		b.Fatal(err) // warm Dovecot's index
 	}
+	defer gcbatch.Enter()()
 	for b.Loop() {
 		st := openStore(b)
 		src := ts.source(b, nil)
