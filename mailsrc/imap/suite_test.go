@@ -159,45 +159,8 @@ var scenarios = []scenario{
 			t.Errorf("after reset: resets=%d work=%v, want exactly the new message", sink.resets, work)
 		}
 	}},
-	{"dropped connection mid-sync", func(t *testing.T, ts *testServer) {
-		a := ts.admin(t)
-		const n = 40
-		for i := range n {
-			a.append("INBOX", testMessage(i, "bulk"))
-		}
-		sink := newFakeSink()
-		var failures int
-		for limit := int64(1500); ; limit *= 2 {
-			d := &cutDialer{limit: limit}
-			src := ts.source(t, func(c *Config) { c.Dial = d.dial; c.BatchSize = 7; c.BodyBatchSize = 5 })
-			err := src.Sync(context.Background(), sink, nil)
-			src.Close()
-			if err == nil {
-				break
-			}
-			failures++
-			if limit > 1<<24 {
-				t.Fatalf("sync never completed: %v", err)
-			}
-		}
-		if failures < 2 {
-			t.Errorf("connection was cut %d times, want several (test too weak)", failures)
-		}
-		inbox := sink.inBox("acct", "INBOX")
-		ids := make(map[string]bool)
-		for _, m := range inbox {
-			if !m.HasBody {
-				t.Errorf("message %d has no body after completed sync", m.Loc.UID)
-			}
-			if ids[m.MessageID] {
-				t.Errorf("duplicate message %s", m.MessageID)
-			}
-			ids[m.MessageID] = true
-		}
-		if len(inbox) != n {
-			t.Errorf("sink has %d messages, want %d", len(inbox), n)
-		}
-	}},
+	{"dropped connection mid-sync", func(t *testing.T, ts *testServer) { scenarioDroppedConnection(t, ts, true) }},
+	{"dropped connection, envelopes first", func(t *testing.T, ts *testServer) { scenarioDroppedConnection(t, ts, false) }},
 	{"wrong password", func(t *testing.T, ts *testServer) {
 		var calls atomic.Int64
 		src := ts.source(t, func(c *Config) {
@@ -481,5 +444,55 @@ func scenarioWholeFallback(t *testing.T, ts *testServer) {
 		case !newest && (sink.envPuts[l] != 1 || sink.bodyPuts[l] != 1 || slices.Contains(sink.bodyFirst, l)):
 			t.Errorf("older message %d: %d envelope and %d body puts, want its envelope first, then its body", u, sink.envPuts[l], sink.bodyPuts[l])
 		}
+	}
+}
+
+// scenarioDroppedConnection: a connection cut at ever later points of a
+// first sync (whole messages, or envelopes first) resumes on the next
+// sync without duplicates or loss.
+func scenarioDroppedConnection(t *testing.T, ts *testServer, whole bool) {
+	a := ts.admin(t)
+	const n = 40
+	for i := range n {
+		a.append("INBOX", testMessage(i, "bulk"))
+	}
+	sink := newFakeSink()
+	var failures int
+	for limit := int64(1500); ; limit *= 2 {
+		d := &cutDialer{limit: limit}
+		src := ts.source(t, func(c *Config) {
+			c.Dial = d.dial
+			c.BatchSize = 7
+			c.BodyBatchSize = 5
+			if !whole {
+				c.WholeBudget = -1
+			}
+		})
+		err := src.Sync(context.Background(), sink, nil)
+		src.Close()
+		if err == nil {
+			break
+		}
+		failures++
+		if limit > 1<<24 {
+			t.Fatalf("sync never completed: %v", err)
+		}
+	}
+	if failures < 2 {
+		t.Errorf("connection was cut %d times, want several (test too weak)", failures)
+	}
+	inbox := sink.inBox("acct", "INBOX")
+	ids := make(map[string]bool)
+	for _, m := range inbox {
+		if !m.HasBody {
+			t.Errorf("message %d has no body after completed sync", m.Loc.UID)
+		}
+		if ids[m.MessageID] {
+			t.Errorf("duplicate message %s", m.MessageID)
+		}
+		ids[m.MessageID] = true
+	}
+	if len(inbox) != n {
+		t.Errorf("sink has %d messages, want %d", len(inbox), n)
 	}
 }
