@@ -2,6 +2,7 @@ package imap
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,8 +27,15 @@ func openStore(t testing.TB) *store.Store {
 }
 
 // TestSyncIntoStore syncs a memserver account into a real store, then
-// syncs again after new mail, a flag change and an expunge.
+// syncs again after new mail, a flag change and an expunge, in both
+// first-sync modes.
 func TestSyncIntoStore(t *testing.T) {
+	for _, whole := range []bool{true, false} {
+		t.Run(fmt.Sprint("whole=", whole), func(t *testing.T) { testSyncIntoStore(t, whole) })
+	}
+}
+
+func testSyncIntoStore(t *testing.T, whole bool) {
 	ctx := context.Background()
 	ts := newMemServer(t)
 	a := ts.admin(t)
@@ -38,7 +46,11 @@ func TestSyncIntoStore(t *testing.T) {
 	a.append("Sent", testMessage(4, "sent one"), imap.FlagSeen)
 
 	st := openStore(t)
-	src := ts.source(t, nil)
+	src := ts.source(t, func(c *Config) {
+		if !whole {
+			c.WholeBudget = -1
+		}
+	})
 	mustSync(t, src, st)
 
 	boxes, err := st.Mailboxes(ctx, "acct")
