@@ -13,6 +13,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
 
+	"mailsift/internal/storecheck"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -43,19 +44,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-func mailboxNames(t *testing.T, st *store.Store) []string {
-	t.Helper()
-	boxes, err := st.Mailboxes(context.Background(), "acct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, mb := range boxes {
-		names = append(names, mb.Name)
-	}
-	return names
 }
 
 func storeThread(t *testing.T, st *store.Store, mid string) int64 {
@@ -98,7 +86,7 @@ func scenarioMailboxDeleted(t *testing.T, ts *testServer) {
 	logs := &lockedBuffer{}
 	src := ts.source(t, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	mustSync(t, src, st)
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX,Old,Projects" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Old,Projects" {
 		t.Fatalf("mailboxes after first sync = %s", got)
 	}
 	shareThread := storeThread(t, st, "msg-1-shared-plan@example.com")
@@ -110,7 +98,7 @@ func scenarioMailboxDeleted(t *testing.T, ts *testServer) {
 	a.delete("Projects")
 	mustSync(t, src, st)
 
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX,Old" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Old" {
 		t.Errorf("mailboxes after delete = %s, want INBOX,Old", got)
 	}
 	if locs, _ := st.Locations(ctx, "acct", "Projects"); len(locs) != 0 {
@@ -136,7 +124,7 @@ func scenarioMailboxDeleted(t *testing.T, ts *testServer) {
 	}
 	// A further sync changes nothing.
 	mustSync(t, src, st)
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX,Old" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Old" {
 		t.Errorf("mailboxes after a further sync = %s, want INBOX,Old", got)
 	}
 }
@@ -172,7 +160,7 @@ func scenarioMailboxRenamed(t *testing.T, ts *testServer) {
 	a.rename("Projects", "Clients")
 	mustSync(t, src, st)
 
-	if got := strings.Join(mailboxNames(t, st), ","); got != "Clients,INBOX" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "Clients,INBOX" {
 		t.Errorf("mailboxes after rename = %s, want Clients,INBOX", got)
 	}
 	if locs, _ := st.Locations(ctx, "acct", "Clients"); len(locs) != 2 {
@@ -255,7 +243,7 @@ func TestGoneMailboxesNeedACompleteList(t *testing.T) {
 	st := openStore(t)
 	src := ts.source(t, nil)
 	mustSync(t, src, st)
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX,Old,Projects" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Old,Projects" {
 		t.Fatalf("mailboxes after first sync = %s", got)
 	}
 	a.delete("Projects")
@@ -278,7 +266,7 @@ func TestGoneMailboxesNeedACompleteList(t *testing.T) {
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Errorf("Sync() with \\Noselect Projects = %v", err)
 	}
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX,Old,Projects" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Old,Projects" {
 		t.Errorf("mailboxes after failed, empty and \\Noselect/\\NonExistent LISTs = %s, want all kept", got)
 	}
 	if locs, _ := st.Locations(ctx, "acct", "Projects"); len(locs) != 1 {
@@ -286,7 +274,7 @@ func TestGoneMailboxesNeedACompleteList(t *testing.T) {
 	}
 	setMode("normal")
 	mustSync(t, src, st)
-	if got := strings.Join(mailboxNames(t, st), ","); got != "INBOX" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX" {
 		t.Errorf("mailboxes after a LIST without them = %s, want INBOX", got)
 	}
 }

@@ -10,22 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"mailsift/internal/storecheck"
 	"mailsift/model"
 	"mailsift/store"
 )
-
-func storeMailboxes(t *testing.T, st *store.Store) string {
-	t.Helper()
-	boxes, err := st.Mailboxes(context.Background(), "acct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, mb := range boxes {
-		names = append(names, mb.Name)
-	}
-	return strings.Join(names, ",")
-}
 
 // TestFolderRemovedIsForgotten: a maildir folder removed from disk is
 // forgotten by the next sync (a message it shared with INBOX stays, with
@@ -52,7 +40,7 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Fatalf("Sync() = %v", err)
 	}
-	if got := storeMailboxes(t, st); got != "INBOX,Lists/Go,Projects" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Lists/Go,Projects" {
 		t.Fatalf("mailboxes after first sync = %s", got)
 	}
 	triage := func(mid, category string) int64 {
@@ -95,7 +83,7 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Fatalf("second Sync() = %v", err)
 	}
-	if got := storeMailboxes(t, st); got != "INBOX,Lists/Golang" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Lists/Golang" {
 		t.Errorf("mailboxes after removing Projects and renaming Lists/Go = %s, want INBOX,Lists/Golang", got)
 	}
 	if _, err := st.ThreadIDForMessage(ctx, "quokka-report@example.com"); !errors.Is(err, store.ErrNotFound) {
@@ -126,7 +114,7 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Fatalf("Sync() of an empty root = %v", err)
 	}
-	if got := storeMailboxes(t, st); got != "INBOX,Lists/Golang" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX,Lists/Golang" {
 		t.Errorf("mailboxes after a sync that found no folder = %s, want INBOX,Lists/Golang kept", got)
 	}
 }

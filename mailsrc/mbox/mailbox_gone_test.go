@@ -5,9 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"mailsift/internal/storecheck"
 	"mailsift/store"
 )
 
@@ -33,23 +33,11 @@ func TestFileRemovedIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	names := func() string {
-		t.Helper()
-		boxes, err := st.Mailboxes(ctx, "acct")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, mb := range boxes {
-			out = append(out, mb.Name)
-		}
-		return strings.Join(out, ",")
-	}
 	src := New("acct", dir)
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Fatalf("Sync() = %v", err)
 	}
-	if got := names(); got != "Archive,INBOX,Old" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "Archive,INBOX,Old" {
 		t.Fatalf("mailboxes after first sync = %s", got)
 	}
 	first, err := st.ThreadIDForMessage(ctx, "first@example.com")
@@ -64,7 +52,7 @@ func TestFileRemovedIsForgotten(t *testing.T) {
 	if err := src.Sync(ctx, st, nil); err != nil {
 		t.Fatalf("second Sync() = %v", err)
 	}
-	if got := names(); got != "INBOX" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX" {
 		t.Errorf("mailboxes after removing Archive and Old = %s, want INBOX", got)
 	}
 	if got, err := st.ThreadIDForMessage(ctx, "first@example.com"); err != nil || got != first {
@@ -89,7 +77,7 @@ func TestFileRemovedIsForgotten(t *testing.T) {
 	if err := one.Sync(ctx, st, nil); err == nil {
 		t.Errorf("Sync() of a missing mbox file = nil, want an error")
 	}
-	if got := names(); got != "INBOX" {
+	if got := storecheck.MailboxNames(t, st, "acct"); got != "INBOX" {
 		t.Errorf("mailboxes after a failed sync = %s, want INBOX kept", got)
 	}
 }
