@@ -942,7 +942,7 @@ func (s *Source) startWriter(ctx context.Context, sink mailsrc.Sink, stage strin
 			// waits (it must run after exactly what came before it) or
 			// the queue is full.
 			var out chan writeBatch
-			if len(cur.after) > 0 || len(cur.msgs) >= minBatch || due || (in == nil && len(cur.msgs) > 0) {
+			if len(cur.after) > 0 || len(cur.msgs) >= minBatch || bytes >= maxQueuedBytes || due || (in == nil && len(cur.msgs) > 0) {
 				out = batches
 			}
 			recv := in
