@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -453,12 +454,28 @@ func (s flagPushingStore) RawMessage(ctx context.Context, messageID string) ([]b
 		if r := s.raw[l.Account]; r != nil {
 			b, rerr := r.ReadRaw(ctx, l)
 			if rerr == nil {
+				rerr = sameMessage(b, messageID, l)
+			}
+			if rerr == nil {
 				return b, nil
 			}
 			err = rerr
 		}
 	}
 	return nil, err
+}
+
+// sameMessage checks that bytes read from a source are the message asked
+// for: a server that reset its UIDs (UIDVALIDITY) since the last sync may
+// hold another message under the stored UID. A message without a
+// Message-ID of its own (the store synthesised one) cannot be checked.
+func sameMessage(raw []byte, messageID string, l model.Location) error {
+	m, err := mailsrc.ParseHeader(raw)
+	if err != nil || m.MessageID == messageID || strings.HasSuffix(m.MessageID, "@mailsift.invalid") {
+		return nil
+	}
+	return fmt.Errorf("%s/%s: the message there is now <%s>, not <%s> (the folder changed since the last sync; sync and try again)",
+		l.Account, l.Mailbox, m.MessageID, messageID)
 }
 
 // MarkThreadSeen sets the flag locally (queued for the server) and pokes the sync loops.

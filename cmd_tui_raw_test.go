@@ -10,6 +10,7 @@ import (
 
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/maildir"
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -56,5 +57,46 @@ func TestTUIReadsMaildirRawFromSource(t *testing.T) {
 	none := flagPushingStore{Store: st, push: func() {}}
 	if _, err := none.RawMessage(ctx, "r1@example.com"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("without the source: RawMessage = %v, want ErrNotFound", err)
+	}
+}
+
+// otherReader stands for a server that reset its UIDs since the last
+// sync: the stored location now holds another message.
+type otherReader struct{ raw string }
+
+func (r otherReader) ReadRaw(context.Context, model.Location) ([]byte, error) {
+	return []byte(r.raw), nil
+}
+
+// TestTUIRawFromSourceChecksMessageID: bytes a source returns for a stored
+// location are used only if they are the message asked for.
+func TestTUIRawFromSourceChecksMessageID(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, d := range []string{"cur", "new", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := "From: Bob <bob@example.com>\r\nSubject: Hi\r\nMessage-ID: <r2@example.com>\r\nDate: Mon, 3 Nov 2025 10:00:00 +0000\r\n\r\nhello\r\n"
+	if err := os.WriteFile(filepath.Join(root, "cur", "5001.r2.host:2,S"), []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mailsift.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := maildir.New("mail", root, nil).Sync(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Replace(raw, "<r2@example.com>", "<someone-else@example.com>", 1)
+	b := flagPushingStore{Store: st, push: func() {}, raw: map[string]mailsrc.RawReader{"mail": otherReader{other}}}
+	if _, err := b.RawMessage(ctx, "r2@example.com"); err == nil || !strings.Contains(err.Error(), "changed since the last sync") {
+		t.Errorf("RawMessage with another message at the location = %v, want an error saying the folder changed", err)
+	}
+	b.raw["mail"] = otherReader{raw}
+	if got, err := b.RawMessage(ctx, "r2@example.com"); err != nil || string(got) != raw {
+		t.Errorf("RawMessage = %q, %v; want the message", got, err)
 	}
 }

@@ -93,7 +93,7 @@ search index deletes and inserts are one statement each per batch.
 	func (s *Store) ThreadSummaryByID(ctx context.Context, id int64) (ThreadSummary, error)   // ErrNotFound
 	func (s *Store) Thread(ctx context.Context, id int64) (*model.Thread, error)  // messages oldest first, bodies, flags, one location each (inbox copy preferred)
 	func (s *Store) ThreadIDForMessage(ctx context.Context, messageID string) (int64, error)  // ErrNotFound
-	func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error)           // ErrNotFound if not stored (Maildir messages: read the file, mailsrc.RawReader)
+	func (s *Store) RawMessage(ctx context.Context, messageID string) ([]byte, error)           // ErrNotFound if not stored (Maildir messages, IMAP messages without attachments: mailsrc.RawReader)
 	func (s *Store) MessageLocations(ctx context.Context, messageID string) ([]model.Location, error) // where a message with a body is
 
 	// Flags changed in mailsift: set locally at once and queued (offline-safe).

@@ -125,6 +125,42 @@ func (s *Source) FindByMessageID(ctx context.Context, mailbox, messageID string)
 	return found, err
 }
 
+// Compile-time check: the server keeps the raw messages the store does
+// not (those without attachments).
+var _ mailsrc.RawReader = (*Source)(nil)
+
+// ReadRaw fetches the whole message at loc from the server (UID FETCH
+// BODY.PEEK[], which leaves its \Seen flag alone).
+func (s *Source) ReadRaw(ctx context.Context, loc model.Location) ([]byte, error) {
+	if loc.Account != s.account {
+		return nil, fmt.Errorf("imap: read %s/%s: not this account's (%s)", loc.Account, loc.Mailbox, s.account)
+	}
+	if loc.UID == 0 {
+		return nil, fmt.Errorf("imap: read a message in %q: no UID", loc.Mailbox)
+	}
+	var raw []byte
+	err := s.withConn(ctx, func(c *conn) error {
+		if _, err := s.selectMailbox(c, loc.Mailbox, false); err != nil {
+			return err
+		}
+		raws, _, err := s.fetchRaw(c, loc.Mailbox, []model.Location{loc})
+		if err != nil {
+			return err
+		}
+		if len(raws) == 1 {
+			raw = raws[0].raw
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("imap: read UID %d in %q: %w", loc.UID, loc.Mailbox, err)
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("imap: message UID %d is no longer in %q on the server (moved or deleted since the last sync; sync and try again)", loc.UID, loc.Mailbox)
+	}
+	return raw, nil
+}
+
 // DeleteMessage removes one message by UID: it sets \Deleted and expunges
 // that UID alone (UID EXPUNGE) where the server has UIDPLUS. Without
 // UIDPLUS the message is only flagged \Deleted, since a plain EXPUNGE would

@@ -1080,6 +1080,13 @@ func (s *Source) parseAll(name string, raws []rawMsg) []*model.Message {
 				if err != nil {
 					msg = unparsable(r.raw, err)
 					msg.Raw = r.raw
+				} else if len(msg.Attachments) == 0 {
+					// The store keeps the raw bytes only of messages
+					// with attachments (saved offline from them) and of
+					// those that did not parse. The rest are fetched on
+					// demand (ReadRaw): two thirds of a first sync's
+					// writes, ≈ 10 % of its time on the corpus.
+					msg.Raw = nil
 				}
 				msg.Loc = loc(s.account, name, r.uid)
 				msg.Flags = flagsFromIMAP(r.flags)
