@@ -400,11 +400,17 @@ func (w *walker) decodeCharset(data []byte, cs, path string) string {
 		w.problem(path, "invalid UTF-8 in %q text, bad bytes replaced", cs)
 		return strings.ToValidUTF8(string(data), "\uFFFD")
 	}
+	if asciiCompatible(cs) && isASCII(data) {
+		// Nothing to convert: most "iso-8859-1" mail is plain ASCII.
+		return string(data)
+	}
 	if message.CharsetReader != nil {
 		if r, err := message.CharsetReader(cs, bytes.NewReader(data)); err == nil && r != nil {
-			out, err := io.ReadAll(r)
+			var out bytes.Buffer
+			out.Grow(len(data) + len(data)/4)
+			_, err := out.ReadFrom(r)
 			if err == nil {
-				return strings.ToValidUTF8(string(out), "\uFFFD")
+				return strings.ToValidUTF8(out.String(), "\uFFFD")
 			}
 			w.problem(path, "charset %q decoding failed (%v), shown as UTF-8", cs, err)
 			return strings.ToValidUTF8(string(data), "\uFFFD")
@@ -416,6 +422,28 @@ func (w *walker) decodeCharset(data []byte, cs, path string) string {
 	}
 	w.problem(path, "unknown charset %q, shown as Windows-1252", cs)
 	return latin1(data)
+}
+
+// asciiCompatible reports whether charset cs (lower case) decodes bytes
+// below 0x80 as ASCII: the ISO 8859, Windows and KOI8 single-byte sets.
+// (Seven-bit encodings such as ISO-2022-JP, UTF-7 or HZ do not.)
+func asciiCompatible(cs string) bool {
+	for _, p := range []string{"iso-8859-", "iso8859-", "windows-125", "cp125", "koi8-"} {
+		if strings.HasPrefix(cs, p) {
+			return true
+		}
+	}
+	return cs == "latin1" || cs == "iso_8859-1" || cs == "l1"
+}
+
+// isASCII reports whether b has no byte above 0x7f.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func orDefault(s, d string) string {
