@@ -149,12 +149,15 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 
 	var h textproto.Header
 	var key string
+	// val is the field's value: a slice of raw until a continuation line
+	// needs a copy to append to (most fields are one line).
 	var val []byte
+	owned := false
 	flush := func() {
 		if key != "" {
 			h.Add(key, headerString(bytes.TrimSpace(val)))
 		}
-		key, val = "", nil
+		key, val, owned = "", nil, false
 	}
 	rest := data
 	var body []byte
@@ -172,6 +175,9 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 		rest = next
 		if line[0] == ' ' || line[0] == '\t' {
 			if key != "" {
+				if !owned {
+					val, owned = append(make([]byte, 0, len(val)+len(line)+1), val...), true
+				}
 				val = append(val, ' ')
 				val = append(val, bytes.TrimSpace(line)...)
 			}
@@ -181,7 +187,7 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 			flush()
 			i := bytes.IndexByte(line, ':')
 			key = string(bytes.TrimSpace(line[:i]))
-			val = append([]byte(nil), line[i+1:]...)
+			val = line[i+1:]
 			continue
 		}
 		flush()
