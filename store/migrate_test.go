@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"mailsift/model"
@@ -67,4 +68,45 @@ func TestUpgradeFromVersion1(t *testing.T) {
 		t.Fatalf("deleted message still found: %+v", hits)
 	}
 	checkSectionCounts(t, s)
+}
+
+// TestMessageIDLookupsUseIndex: after migration 11 removed the plain
+// message_id index, every lookup by Message-ID (threading, dedupe, raw
+// bytes, the outbox's answered flag, copies of an envelope) still walks
+// the dedupe index instead of scanning the messages table; and the dedupe
+// index still allows several envelopes (no content hash) per Message-ID
+// but only one copy per content.
+func TestMessageIDLookupsUseIndex(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		`SELECT thread_id FROM messages WHERE message_id = 'x' AND thread_id IS NOT NULL LIMIT 1`,
+		`SELECT thread_id FROM messages WHERE message_id IN ('x', 'y') AND id <> 1`,
+		`SELECT id FROM messages WHERE message_id = 'x' AND content_hash = 'h'`,
+		`SELECT f.id FROM messages m, messages f WHERE f.message_id = m.message_id AND f.has_body = 1 AND m.id = 1`,
+	} {
+		rows, err := s.r.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan += detail + "; "
+		}
+		rows.Close()
+		if !strings.Contains(plan, "messages_dedupe") || strings.Contains(plan, "SCAN m") && strings.Contains(plan, "SCAN f") {
+			t.Errorf("plan for %q = %s; want a search of messages_dedupe", q, plan)
+		}
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO messages(id, message_id, content_hash) VALUES(101, 'dup@x', NULL), (102, 'dup@x', NULL), (103, 'dup@x', 'h1')`); err != nil {
+		t.Fatalf("envelopes sharing a Message-ID: %v", err)
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO messages(id, message_id, content_hash) VALUES(104, 'dup@x', 'h1')`); err == nil {
+		t.Error("a second copy with the same content hash was accepted")
+	}
 }

@@ -176,6 +176,15 @@ CREATE INDEX threads_triage_order ON threads(has_body, (unread > 0) DESC, latest
 	orphansSchema,
 	// 10: MissingBodies walks the envelopes newest first instead of a folder.
 	`CREATE INDEX messages_missing_body ON messages(date DESC, id DESC) WHERE has_body = 0;`,
+	// 11: one index on message_id instead of two. The dedupe index need
+	// not be partial (SQLite's UNIQUE lets rows with a NULL content_hash,
+	// envelopes, repeat) and then serves every lookup by Message-ID; the
+	// plain one was a second b-tree written for every message.
+	`
+DROP INDEX messages_message_id;
+DROP INDEX messages_dedupe;
+CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
+`,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
