@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -36,8 +37,9 @@ type writer struct {
 	// ftsPending holds messages whose search entry is written by finish,
 	// in one statement: FTS5 flushes its pending terms to disk at every
 	// statement savepoint, so indexing message by message between other
-	// writes produced one tiny segment (and merge work) per message.
-	ftsPending map[int64]bool
+	// writes produced one tiny segment (and merge work) per message. It
+	// maps each message to its search rowid.
+	ftsPending map[int64]int64
 	// nextID is the id the next inserted message gets (0: not read yet).
 	nextID int64
 	// noPending is set when no flag change is queued, so locations need
@@ -80,7 +82,7 @@ type ftsEntry struct {
 
 func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
 	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}, stmts: map[string]*sql.Stmt{},
-		fresh: map[int64]bool{}, ftsPending: map[int64]bool{}}
+		fresh: map[int64]bool{}, ftsPending: map[int64]int64{}}
 }
 
 func (w *writer) prep(q string) (*sql.Stmt, error) {
@@ -397,7 +399,7 @@ const ftsShift = 1 << 20
 // ftsDelete queues the removal of message id's search entry (finish
 // writes it); call it before the message's row changes.
 func (w *writer) ftsDelete(id int64) error {
-	if w.ftsPending[id] {
+	if _, ok := w.ftsPending[id]; ok {
 		return nil // not indexed yet: finish indexes its current text
 	}
 	var e ftsEntry
@@ -474,14 +476,17 @@ func (w *writer) ftsFlush() error {
 	for id := range w.ftsPending {
 		ids = append(ids, id)
 	}
-	slices.Sort(ids)
+	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(w.ftsPending[a], w.ftsPending[b]) })
+	// The ids come sorted by search rowid, and the CROSS JOIN keeps
+	// json_each the outer loop, so the rows arrive in that order without
+	// an ORDER BY (which sorted every body in a temporary b-tree).
 	_, err := w.exec(`INSERT INTO messages_fts(rowid, from_text, to_text, subject, body)
-		SELECT fts_rowid, from_text, to_text, subject, body FROM messages_fts_src
-		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY fts_rowid`, mustJSON(ids))
+		SELECT m.fts_rowid, m.from_text, m.to_text, m.subject, m.body
+		FROM json_each(?) AS j CROSS JOIN messages_fts_src AS m ON m.id = j.value`, mustJSON(ids))
 	if err != nil {
 		return fmt.Errorf("index for search: %w", err)
 	}
-	w.ftsPending = map[int64]bool{}
+	w.ftsPending = map[int64]int64{}
 	return nil
 }
 
@@ -529,7 +534,7 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 		return 0, 0, err
 	}
 	if m.HasBody {
-		w.ftsPending[id] = true
+		w.ftsPending[id] = args[4].(int64) // as execRowid left it
 	}
 	a := p.args
 	w.b.add(id, &msgRow{mid: mid, hash: sql.NullString{String: m.ContentHash, Valid: m.ContentHash != ""},
@@ -567,7 +572,7 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 	if err != nil {
 		return err
 	}
-	if oldRowid.Valid && !w.ftsPending[id] {
+	if _, pending := w.ftsPending[id]; oldRowid.Valid && !pending {
 		e.rowid = oldRowid.Int64
 		w.ftsDel = append(w.ftsDel, e)
 	}
@@ -586,7 +591,7 @@ func (w *writer) updateMessage(id int64, mid string, m *model.Message, p *putPre
 		return err
 	}
 	if m.HasBody {
-		w.ftsPending[id] = true
+		w.ftsPending[id] = args[1].(int64) // as execRowid left it
 	}
 	if len(m.Raw) > 0 {
 		if _, err := w.exec(`INSERT OR REPLACE INTO raw_messages(message, raw) VALUES(?, ?)`, id, m.Raw); err != nil {
