@@ -206,8 +206,6 @@ func atoi(s string) int {
 	return n
 }
 
-// fixZoneName maps zone names net/mail does not know to offsets and
-// title-cases month and day names.
 // namedZones are the zone names seen in Date headers: RFC 5322's obsolete
 // US zones and common others, as numeric zones.
 var namedZones = map[string]string{
@@ -236,6 +234,8 @@ func knownZone(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.FixedZone(name, zoff))
 }
 
+// fixZoneName maps zone names net/mail does not know to offsets and
+// title-cases month and day names.
 func fixZoneName(s string) string {
 	f := strings.Fields(s)
 	for i, w := range f {

@@ -424,17 +424,30 @@ func (w *walker) decodeCharset(data []byte, cs, path string) string {
 	return latin1(data)
 }
 
-// asciiCompatible reports whether charset cs (lower case) decodes bytes
-// below 0x80 as ASCII: the ISO 8859, Windows and KOI8 single-byte sets.
-// (Seven-bit encodings such as ISO-2022-JP, UTF-7 or HZ do not.)
-func asciiCompatible(cs string) bool {
-	for _, p := range []string{"iso-8859-", "iso8859-", "windows-125", "cp125", "koi8-"} {
-		if strings.HasPrefix(cs, p) {
-			return true
+// asciiCharsets are the charset names (lower case) of the ISO 8859,
+// Windows and KOI8 single-byte sets, which decode bytes below 0x80 as
+// ASCII. (Seven-bit encodings such as ISO-2022-JP, UTF-7 or HZ do not; an
+// unknown name is not listed, so it is still reported.)
+var asciiCharsets = map[string]bool{
+	"latin1": true, "l1": true, "iso_8859-1": true, "koi8-r": true, "koi8-u": true,
+}
+
+func init() {
+	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16} {
+		asciiCharsets[fmt.Sprintf("iso-8859-%d", n)] = true
+		if n != 16 { // "iso8859-16" is not a name the charset package knows
+			asciiCharsets[fmt.Sprintf("iso8859-%d", n)] = true
 		}
 	}
-	return cs == "latin1" || cs == "iso_8859-1" || cs == "l1"
+	for n := 1250; n <= 1258; n++ {
+		asciiCharsets[fmt.Sprintf("windows-%d", n)] = true
+		asciiCharsets[fmt.Sprintf("cp%d", n)] = true
+	}
 }
+
+// asciiCompatible reports whether charset cs (lower case) is one of
+// asciiCharsets.
+func asciiCompatible(cs string) bool { return asciiCharsets[cs] }
 
 // isASCII reports whether b has no byte above 0x7f.
 func isASCII(b []byte) bool {
