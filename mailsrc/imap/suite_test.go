@@ -285,6 +285,28 @@ var scenarios = []scenario{
 			}
 		}
 	}},
+	{"read a message's raw bytes on demand", func(t *testing.T, ts *testServer) {
+		// The store keeps no raw copy of a message without attachments;
+		// ReadRaw fetches it from the server when a feature needs it.
+		a := ts.admin(t)
+		raw := testMessage(8, "fetched on demand")
+		u := a.append("INBOX", raw)
+		src := ts.source(t, nil)
+		got, err := src.ReadRaw(context.Background(), loc("acct", "INBOX", u))
+		if err != nil || string(got) != raw {
+			t.Fatalf("ReadRaw = %q, %v; want the message as appended", got, err)
+		}
+		if hasFlag(a.flags("INBOX", u), imap.FlagSeen) {
+			t.Errorf("ReadRaw marked message %d \\Seen on the server", u)
+		}
+		if _, err := src.ReadRaw(context.Background(), loc("other", "INBOX", u)); err == nil {
+			t.Error("ReadRaw of another account's location succeeded")
+		}
+		a.expunge("INBOX", u)
+		if _, err := src.ReadRaw(context.Background(), loc("acct", "INBOX", u)); err == nil || !strings.Contains(err.Error(), "no longer in") {
+			t.Errorf("ReadRaw of an expunged message = %v, want an error saying it is gone", err)
+		}
+	}},
 	{"non-ASCII mailbox names", func(t *testing.T, ts *testServer) {
 		a := ts.admin(t)
 		a.create("Entwürfe")
