@@ -320,16 +320,23 @@ func TestWorkerKeepsRequestsReady(t *testing.T) {
 }
 
 // unpacedFake ignores Input.Slot; it records how many calls run at once.
+// A call waits (up to a second) for a second one to be running, so that
+// a worker running calls two at a time is seen doing so however loaded
+// the machine is (a fixed sleep was not always enough under -race).
 type unpacedFake struct {
 	running, max, calls atomic.Int64
 }
 
 func (f *unpacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
-	n := f.running.Add(1)
+	f.running.Add(1)
+	for deadline := time.Now().Add(time.Second); f.running.Load() < 2 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Microsecond)
+	}
+	time.Sleep(2 * time.Millisecond) // let any others pile up
+	n := f.running.Load()
 	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
 	}
 	f.calls.Add(1)
-	time.Sleep(2 * time.Millisecond) // let the others pile up
 	f.running.Add(-1)
 	return NewOffline(nil).Triage(ctx, in)
 }
