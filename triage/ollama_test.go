@@ -232,7 +232,7 @@ func TestOllamaErrors(t *testing.T) {
 			return 503, `{"error":"server busy, please try again.  maximum pending requests exceeded"}`
 		}, kind: ErrBusy, calls: 4, msg: "is busy"},
 		{name: "slow", answer: func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) },
-			delay: 2 * time.Second, kind: ErrTimeout, calls: 1, msg: "did not answer within 200ms"},
+			delay: 5 * time.Second, kind: ErrTimeout, calls: 1, msg: "did not answer within 1s"},
 		{name: "broken http json", answer: func(int, wireChat) (int, string) { return 200, `{"model":"llama3.2:3b","message":{` },
 			kind: ErrProtocol, calls: 1, msg: "cannot read"},
 		{name: "broken model json twice", answer: func(n int, req wireChat) (int, string) {
@@ -255,10 +255,12 @@ func TestOllamaErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeOllama(t, tt.answer)
 			f.delay = tt.delay
-			o := f.triager(t, func(op *OllamaOptions) { op.Timeout = 200 * time.Millisecond; op.BusyRetries = 3 })
+			// A second: long enough that a fake answering at once is never
+			// timed out on a loaded machine (-race, packages in parallel).
+			o := f.triager(t, func(op *OllamaOptions) { op.Timeout = time.Second; op.BusyRetries = 3 })
 			start := time.Now()
 			out, err := o.Triage(context.Background(), testInput())
-			if el := time.Since(start); el > 5*time.Second {
+			if el := time.Since(start); el > 4*time.Second {
 				t.Errorf("Triage blocked for %v", el)
 			}
 			if got := f.calls.Load(); got != tt.calls {
