@@ -294,7 +294,9 @@ func TestUndoWindowCancel(t *testing.T) {
 	st, _ := newStore(t)
 	tid, _ := seedThread(t, st)
 	srv := startSMTP(t, &smtpBackend{}, "plain")
-	e := newEngine(st, srv.transport("plain"), nil, func(o *Options) { o.UndoWindow = 300 * time.Millisecond })
+	// A window of a second: the cancel comes 50 ms after confirming, with
+	// room to spare on a loaded machine (-race, packages in parallel).
+	e := newEngine(st, srv.transport("plain"), nil, func(o *Options) { o.UndoWindow = time.Second })
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.Run(runCtx) }()
@@ -303,7 +305,7 @@ func TestUndoWindowCancel(t *testing.T) {
 	if err := e.Cancel(ctx, item.ID); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(1300 * time.Millisecond) // past the window
 	if n := len(srv.be.messages()); n != 0 {
 		t.Errorf("cancelled within the undo window but %d sent", n)
 	}
@@ -317,7 +319,7 @@ func TestUndoWindowCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for len(srv.be.messages()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
