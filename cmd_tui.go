@@ -471,7 +471,7 @@ func (s flagPushingStore) RawMessage(ctx context.Context, messageID string) ([]b
 // Message-ID of its own (the store synthesised one) cannot be checked.
 func sameMessage(raw []byte, messageID string, l model.Location) error {
 	m, err := mailsrc.ParseHeader(raw)
-	if err != nil || m.MessageID == messageID || strings.HasSuffix(m.MessageID, "@mailsift.invalid") {
+	if err != nil || m.MessageID == messageID || strings.HasSuffix(m.MessageID, mailsrc.SynthesisedIDSuffix) {
 		return nil
 	}
 	return fmt.Errorf("%s/%s: the message there is now <%s>, not <%s> (the folder changed since the last sync; sync and try again)",

@@ -233,6 +233,10 @@ func latin1(b []byte) string {
 	return string(out)
 }
 
+// SynthesisedIDSuffix ends the Message-ID the parser makes up (from the
+// content hash) for a message that has none of its own.
+const SynthesisedIDSuffix = "@mailsift.invalid"
+
 // envelope fills the header-derived fields of a message.
 func envelope(th textproto.Header, envFrom string, raw []byte, probs *[]string) *model.Message {
 	h := mail.Header{Header: message.Header{Header: th}}
@@ -247,7 +251,7 @@ func envelope(th textproto.Header, envFrom string, raw []byte, probs *[]string) 
 		id = lenientMsgID(h.Get("Message-Id"))
 	}
 	if id == "" {
-		id = m.ContentHash[:32] + "@mailsift.invalid"
+		id = m.ContentHash[:32] + SynthesisedIDSuffix
 		if h.Get("Message-Id") != "" {
 			*probs = append(*probs, fmt.Sprintf("header: malformed Message-ID %q, synthesised %s", truncate(h.Get("Message-Id"), 80), id))
 		}

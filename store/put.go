@@ -472,11 +472,16 @@ func (w *writer) ftsFlush() error {
 	if len(w.ftsPending) == 0 {
 		return nil
 	}
-	ids := make([]int64, 0, len(w.ftsPending))
-	for id := range w.ftsPending {
-		ids = append(ids, id)
+	type pending struct{ rowid, id int64 }
+	byRowid := make([]pending, 0, len(w.ftsPending))
+	for id, rowid := range w.ftsPending {
+		byRowid = append(byRowid, pending{rowid, id})
 	}
-	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(w.ftsPending[a], w.ftsPending[b]) })
+	slices.SortFunc(byRowid, func(a, b pending) int { return cmp.Compare(a.rowid, b.rowid) })
+	ids := make([]int64, len(byRowid))
+	for i, p := range byRowid {
+		ids[i] = p.id
+	}
 	// The ids come sorted by search rowid, and the CROSS JOIN keeps
 	// json_each the outer loop, so the rows arrive in that order without
 	// an ORDER BY (which sorted every body in a temporary b-tree).
