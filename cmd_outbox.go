@@ -12,7 +12,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
-	"mailsift/mailsrc/mirror"
+	"mailsift/mirror"
 	"mailsift/model"
 	"mailsift/store"
 )

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mailsift/internal/termsafe"
 	"strings"
 	"time"
-
-	"mailsift/store"
 )
 
 // searchHitJSON is one line of `mailsift search --json`.
@@ -59,7 +58,7 @@ func cmdSearch(ctx context.Context, g *globals, args []string) int {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetEscapeHTML(false)
 		for _, h := range hits {
-			j := searchHitJSON{ThreadID: h.ThreadID, MessageID: h.MessageID, Subject: h.Subject, Snippet: h.Snippet,
+			j := searchHitJSON{ThreadID: h.ThreadID, MessageID: h.MessageID, Subject: h.Subject, Snippet: termsafe.SanitizeLine(h.Snippet),
 				Unread: h.Unread, From: addressJSON{Name: h.From.Name, Email: h.From.Email}}
 			if !h.Date.IsZero() {
 				j.Date = h.Date.Format(time.RFC3339)
@@ -88,9 +87,9 @@ func cmdSearch(ctx context.Context, g *globals, args []string) int {
 		if h.Unread {
 			mark = "*"
 		}
-		fmt.Fprintf(g.Stdout, "%s %s  %-24s  %s\n", mark, date, trunc(store.CleanText(from), 24), store.CleanText(h.Subject))
+		fmt.Fprintf(g.Stdout, "%s %s  %-24s  %s\n", mark, date, trunc(termsafe.SanitizeLine(from), 24), termsafe.SanitizeLine(h.Subject))
 		if h.Snippet != "" {
-			fmt.Fprintf(g.Stdout, "             %s\n", trunc(h.Snippet, 100))
+			fmt.Fprintf(g.Stdout, "             %s\n", trunc(termsafe.SanitizeLine(h.Snippet), 100))
 		}
 	}
 	return 0

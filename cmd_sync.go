@@ -10,9 +10,10 @@ import (
 
 	"golang.org/x/term"
 
+	"mailsift/internal/gcbatch"
 	"mailsift/internal/termsafe"
 	"mailsift/mailsrc"
-	"mailsift/mailsrc/mirror"
+	"mailsift/mirror"
 )
 
 // cmdSync mirrors every configured account (or --account) into the store once.
@@ -35,6 +36,10 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 		return 1
 	}
 	defer st.Close()
+
+	// This process does nothing but sync: trade memory for speed in the
+	// collector (the TUI's background sync keeps the process's settings).
+	defer gcbatch.Enter()()
 
 	tty := false
 	if f, ok := g.Stderr.(*os.File); ok {

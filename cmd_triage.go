@@ -15,6 +15,7 @@ import (
 	"mailsift/config"
 	"mailsift/mailsrc/demo"
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 	"mailsift/triage"
 	"mailsift/triage/bayes"
@@ -130,7 +131,7 @@ func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error 
 					continue
 				}
 				o := &triage.Outcome{Result: r.Triage.Result}
-				if err := enc.Encode(triage.Response(model.KindThread, o)); err != nil {
+				if err := enc.Encode(triage.Response(contract.KindThread, o)); err != nil {
 					return err
 				}
 			}
@@ -157,7 +158,7 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 		fmt.Fprintf(g.Stderr, "mailsift triage: read request %s: %v\n", name, err)
 		return 1
 	}
-	req, err := model.ParseRequest(data)
+	req, err := contract.ParseRequest(data)
 	if err != nil {
 		fmt.Fprintf(g.Stderr, "mailsift triage: invalid request in %s: %v\n", name, err)
 		return 1

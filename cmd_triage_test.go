@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/triage"
 )
 
@@ -82,11 +82,11 @@ func TestTriageRequest(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 			}
-			resp, err := model.ParseResponse([]byte(r.stdout))
+			resp, err := contract.ParseResponse([]byte(r.stdout))
 			if err != nil {
 				t.Fatalf("stdout is not a v1.0 response: %v\n%s", err, r.stdout)
 			}
-			if resp.RequestKind != model.KindThread {
+			if resp.RequestKind != contract.KindThread {
 				t.Errorf("request_kind = %q", resp.RequestKind)
 			}
 			if tt.wantSummary != "" && resp.Result.Summary != tt.wantSummary {
@@ -124,7 +124,7 @@ func TestTriageDemoJSON(t *testing.T) {
 		t.Fatalf("%d JSON lines, want one per demo thread", len(lines))
 	}
 	for i, l := range lines {
-		if _, err := model.ParseResponse([]byte(l)); err != nil {
+		if _, err := contract.ParseResponse([]byte(l)); err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
 	}

@@ -13,7 +13,8 @@ import (
 	"mailsift/config"
 	"mailsift/drafts"
 	"mailsift/mailsrc"
-	"mailsift/mailsrc/mirror"
+	"mailsift/mailsrc/rfc822"
+	"mailsift/mirror"
 	"mailsift/model"
 	"mailsift/store"
 	"mailsift/triage"
@@ -470,8 +471,8 @@ func (s flagPushingStore) RawMessage(ctx context.Context, messageID string) ([]b
 // hold another message under the stored UID. A message without a
 // Message-ID of its own (the store synthesised one) cannot be checked.
 func sameMessage(raw []byte, messageID string, l model.Location) error {
-	m, err := mailsrc.ParseHeader(raw)
-	if err != nil || m.MessageID == messageID || strings.HasSuffix(m.MessageID, mailsrc.SynthesisedIDSuffix) {
+	m, err := rfc822.ParseHeader(raw)
+	if err != nil || m.MessageID == messageID || strings.HasSuffix(m.MessageID, rfc822.SynthesisedIDSuffix) {
 		return nil
 	}
 	return fmt.Errorf("%s/%s: the message there is now <%s>, not <%s> (the folder changed since the last sync; sync and try again)",

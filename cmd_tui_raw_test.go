@@ -10,6 +10,7 @@ import (
 
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/maildir"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -57,7 +58,7 @@ func TestTUIReadsMaildirRawFromSource(t *testing.T) {
 	if err != nil || string(got) != raw {
 		t.Fatalf("backend RawMessage = %q, %v; want the file's bytes", got, err)
 	}
-	name, data, err := mailsrc.AttachmentContent(got, "2")
+	name, data, err := rfc822.AttachmentContent(got, "2")
 	if err != nil || name != "q.csv" || !strings.Contains(string(data), "1,2") {
 		t.Errorf("attachment from the source's bytes = %q %q, %v", name, data, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -35,7 +36,7 @@ func TestRetriageInvalidatesCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := store.TriageRecord{ThreadID: id, CacheKey: "k", ContentHash: hash, Source: "ollama",
-		Result: model.EmailTriageResult{Category: model.CategoryActionable, Summary: "s"}}
+		Result: contract.Result{Category: contract.CategoryActionable, Summary: "s"}}
 	if err := st.SaveTriage(ctx, rec); err != nil {
 		t.Fatal(err)
 	}

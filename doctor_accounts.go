@@ -11,7 +11,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
-	"mailsift/mailsrc/mirror"
+	"mailsift/mirror"
 	"mailsift/model"
 )
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 func TestComputeRecipients(t *testing.T) {
@@ -79,12 +80,12 @@ func TestRiskFlags(t *testing.T) {
 	tests := []struct {
 		name string
 		mod  func(d *Draft)
-		tri  *model.EmailTriageResult
+		tri  *contract.Result
 		want []string
 	}{
 		{"clean", func(d *Draft) {}, nil, nil},
 		{"outside recipient", func(d *Draft) { d.Cc = []model.Address{{Email: "eve@evil.example"}} }, nil, []string{RiskRecipientOutsideThread}},
-		{"phishing and spam thread", func(d *Draft) {}, &model.EmailTriageResult{IsPhishing: true, IsSpam: true}, []string{RiskPhishingThread, RiskSpamThread}},
+		{"phishing and spam thread", func(d *Draft) {}, &contract.Result{IsPhishing: true, IsSpam: true}, []string{RiskPhishingThread, RiskSpamThread}},
 		{"money", func(d *Draft) { d.Body += " I will wire transfer $500 tomorrow morning." }, nil, []string{RiskMoney}},
 		{"credentials", func(d *Draft) { d.Body += " My password is hunter2, please log in." }, nil, []string{RiskCredentials}},
 		{"attachment mentioned", func(d *Draft) { d.Body += " Please see the attached file for details." }, nil, []string{RiskAttachmentMissing}},

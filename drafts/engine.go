@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -202,7 +203,7 @@ func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, ac
 	if err != nil {
 		return nil, fmt.Errorf("drafts: %w", err)
 	}
-	var tri *model.EmailTriageResult
+	var tri *contract.Result
 	if sum, err := e.st.ThreadSummaryByID(ctx, threadID); err == nil && sum.Triage != nil {
 		tri = &sum.Triage.Result
 	}
@@ -231,7 +232,7 @@ func (e *Engine) SaveDraft(ctx context.Context, d *Draft) error {
 			t = th
 		}
 	}
-	var tri *model.EmailTriageResult
+	var tri *contract.Result
 	if sum, err := e.st.ThreadSummaryByID(ctx, d.ThreadID); err == nil && sum.Triage != nil {
 		tri = &sum.Triage.Result
 	}

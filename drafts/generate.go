@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // Policy is the drafting policy (config [drafts]).
@@ -60,7 +61,7 @@ type GenerateOptions struct {
 	// offline template draft.
 	Generator Generator
 	// Triage is the stored triage of the thread (for phishing/spam flags).
-	Triage *model.EmailTriageResult
+	Triage *contract.Result
 	// From is the sending identity; zero means the principal.
 	From model.Address
 	// Account is the sending account name ("" = default).
@@ -222,7 +223,7 @@ var (
 // phishing or spam thread, money or credentials mentioned (in the draft or
 // the message answered), an attachment mentioned but none attached (drafts
 // carry none), a very short or empty body. Call it again after edits.
-func RiskFlags(d *Draft, t *model.Thread, tri *model.EmailTriageResult) []string {
+func RiskFlags(d *Draft, t *model.Thread, tri *contract.Result) []string {
 	var flags []string
 	if t != nil {
 		in := map[string]bool{}

@@ -1,6 +1,8 @@
-// Package mailsrc holds the mail sources behind one interface (IMAP,
-// Maildir, mbox, the embedded demo mailbox) and the MIME parsing that
-// translates raw mail into model types.
+// Package mailsrc holds the interface every mail source implements (Source)
+// and the sink it writes to (Sink, implemented by the store). The sources
+// themselves live in its subpackages (imap, maildir, mbox, demo), chosen by
+// the account URL's scheme in package mirror; the MIME parser they share is
+// mailsrc/rfc822.
 package mailsrc
 
 import (
@@ -25,20 +27,13 @@ type Progress struct {
 	Total int
 }
 
-// FlagChange sets or clears one flag on one message location.
-type FlagChange struct {
-	Loc  model.Location
-	Flag model.Flag
-	Set  bool
-}
-
 // Source is one account's mail, chosen by the account URL's scheme.
 type Source interface {
 	// Sync mirrors the source into sink: new mail, flag changes and
 	// expunges since the last sync (or everything, the first time).
 	Sync(ctx context.Context, sink Sink, progress func(Progress)) error
 	// PushFlags writes flag changes made in mailsift back to the source.
-	PushFlags(ctx context.Context, changes []FlagChange) error
+	PushFlags(ctx context.Context, changes []model.FlagChange) error
 	// Watch blocks until ctx ends, calling changed whenever the source
 	// reports new mail or flag changes (IMAP IDLE, directory polling).
 	Watch(ctx context.Context, changed func()) error

@@ -84,6 +84,14 @@ type Location struct {
 	Key     string
 }
 
+// FlagChange sets or clears one flag on one message location: a change
+// made in mailsift, queued in the store until the source applies it.
+type FlagChange struct {
+	Loc  Location
+	Flag Flag
+	Set  bool
+}
+
 // Attachment describes one attachment (or inline non-text part) of a message.
 type Attachment struct {
 	Filename    string

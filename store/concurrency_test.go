@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 func TestConcurrentReadersWhileWriting(t *testing.T) {
@@ -60,7 +61,7 @@ func TestConcurrentReadersWhileWriting(t *testing.T) {
 		}
 		for _, id := range ids {
 			if err := s.SaveTriage(ctx, TriageRecord{ThreadID: id, CacheKey: "k",
-				Result: model.EmailTriageResult{Category: model.CategoryInformational}}); err != nil {
+				Result: contract.Result{Category: contract.CategoryInformational}}); err != nil {
 				t.Fatal(err)
 			}
 		}

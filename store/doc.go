@@ -99,7 +99,7 @@ search index deletes and inserts are one statement each per batch.
 	// Flags changed in mailsift: set locally at once and queued (offline-safe).
 	func (s *Store) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error
 	func (s *Store) QueueFlagChange(ctx context.Context, loc model.Location, flag model.Flag, set bool) error // newer change of same flag+loc replaces older
-	type PendingFlag struct { ID int64; Change mailsrc.FlagChange }
+	type PendingFlag struct { ID int64; Change model.FlagChange }
 	func (s *Store) PendingFlagChanges(ctx context.Context, account string, limit int) ([]PendingFlag, error) // oldest first; limit<=0 all
 	func (s *Store) AckFlagChanges(ctx context.Context, ids []int64) error
 
@@ -115,7 +115,7 @@ search index deletes and inserts are one statement each per batch.
 	// Triage.
 	type TriageRecord struct {
 	    ThreadID int64
-	    Result model.EmailTriageResult
+	    Result contract.Result
 	    Source string            // "ollama" or "deterministic"
 	    Model string             // e.g. "llama3.2:3b", "" for deterministic
 	    CacheKey string          // schema version + model + prompt version; one record per (thread, cache key)
@@ -130,7 +130,7 @@ search index deletes and inserts are one statement each per batch.
 	func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit int) ([]int64, error)
 	func (s *Store) SaveTriage(ctx context.Context, rec TriageRecord) error   // never clears an override
 	func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error // one transaction; *TriageErrors lists per-record failures
-	func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // model.Categories or "quarantine"; "" clears
+	func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error // contract.Categories or "quarantine"; "" clears
 	type Override struct { ThreadID int64; Subject string; From model.Address; Category string; At time.Time }
 	func (s *Store) RecentOverrides(ctx context.Context, n int) ([]Override, error) // newest first
 

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/model"
 )
 
 // PendingFlag is one queued flag change waiting to be written to the source.
 type PendingFlag struct {
 	ID     int64
-	Change mailsrc.FlagChange
+	Change model.FlagChange
 }
 
 // QueueFlagChange sets or clears a flag on one location locally at once

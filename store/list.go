@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // Section is one part of the inbox a thread is shown in.
@@ -327,10 +328,10 @@ func unmarshalList(s string, dst *[]string) {
 // storedResult is EmailTriageResult without its strict UnmarshalJSON: the
 // store reads back JSON it wrote itself, and the contract validation is
 // costly on every listed row.
-type storedResult model.EmailTriageResult
+type storedResult contract.Result
 
-func decodeResult(s string) model.EmailTriageResult {
+func decodeResult(s string) contract.Result {
 	var r storedResult
 	_ = json.Unmarshal([]byte(s), &r)
-	return model.EmailTriageResult(r)
+	return contract.Result(r)
 }

@@ -7,6 +7,7 @@ import (
 
 	"mailsift/mailsrc"
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // TestForgetMailbox forgets INBOX of an account whose mail is also partly
@@ -43,19 +44,19 @@ func TestForgetMailbox(t *testing.T) {
 		t.Fatal("reply b2 not threaded with b")
 	}
 	for _, r := range []TriageRecord{
-		triageRec(t, s, a, "k1", model.CategoryUrgent, false),
-		triageRec(t, s, b, "k1", model.CategoryActionable, false),
-		triageRec(t, s, d, "k1", model.CategoryInformational, false),
-		triageRec(t, s, o, "k1", model.CategoryInformational, false),
+		triageRec(t, s, a, "k1", contract.CategoryUrgent, false),
+		triageRec(t, s, b, "k1", contract.CategoryActionable, false),
+		triageRec(t, s, d, "k1", contract.CategoryInformational, false),
+		triageRec(t, s, o, "k1", contract.CategoryInformational, false),
 	} {
 		if err := s.SaveTriage(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.SetOverride(ctx, a, model.CategoryLowPriority); err != nil {
+	if err := s.SetOverride(ctx, a, contract.CategoryLowPriority); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetOverride(ctx, d, model.CategoryUrgent); err != nil {
+	if err := s.SetOverride(ctx, d, contract.CategoryUrgent); err != nil {
 		t.Fatal(err)
 	}
 	inboxLoc := model.Location{Account: "acct", Mailbox: "INBOX", Key: "a@x"}
@@ -106,7 +107,7 @@ func TestForgetMailbox(t *testing.T) {
 		t.Errorf("a@x moved from thread %d to %d", a, got)
 	}
 	ta, err := s.ThreadSummaryByID(ctx, a)
-	if err != nil || ta.Override != model.CategoryLowPriority || ta.Triage == nil || ta.Triage.Result.Category != model.CategoryUrgent {
+	if err != nil || ta.Override != contract.CategoryLowPriority || ta.Triage == nil || ta.Triage.Result.Category != contract.CategoryUrgent {
 		t.Errorf("thread a after forget = %+v, %v; want override and triage kept", ta, err)
 	}
 	// b: its INBOX message is gone, the thread lives on with the reply.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // TestMovedMessageKeepsItsThread: a message whose only location goes
@@ -27,11 +28,11 @@ func TestMovedMessageKeepsItsThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := TriageRecord{ThreadID: th, CacheKey: "k", ContentHash: hash, Source: "ollama",
-			Result: model.EmailTriageResult{Category: model.CategoryUrgent, Summary: "s"}}
+			Result: contract.Result{Category: contract.CategoryUrgent, Summary: "s"}}
 		if err := s.SaveTriage(ctx, rec); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetOverride(ctx, th, model.CategoryActionable); err != nil {
+		if err := s.SetOverride(ctx, th, contract.CategoryActionable); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +53,7 @@ func TestMovedMessageKeepsItsThread(t *testing.T) {
 		t.Errorf("moved message in thread %d, was %d", got, mt)
 	}
 	sum, err := s.ThreadSummaryByID(ctx, mt)
-	if err != nil || sum.Count != 1 || sum.Triage == nil || sum.Override != model.CategoryActionable {
+	if err != nil || sum.Count != 1 || sum.Triage == nil || sum.Override != contract.CategoryActionable {
 		t.Errorf("moved message's thread = %+v, %v; want 1 message, triage and override kept", sum, err)
 	}
 	if n := countRows(t, s, `SELECT count(*) FROM messages WHERE message_id = 'moved@x'`); n != 1 {

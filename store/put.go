@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // subjectWindow is how far apart in time a message without references may
@@ -1330,18 +1331,18 @@ func (w *writer) updateSection(id int64) error {
 	return err
 }
 
-func sectionOf(res model.EmailTriageResult) Section {
+func sectionOf(res contract.Result) Section {
 	if res.IsSpam || res.IsPhishing {
 		return SectionQuarantine
 	}
 	switch res.Category {
-	case model.CategoryUrgent:
+	case contract.CategoryUrgent:
 		return SectionUrgent
-	case model.CategoryActionable:
+	case contract.CategoryActionable:
 		return SectionActionable
-	case model.CategoryInformational:
+	case contract.CategoryInformational:
 		return SectionInformational
-	case model.CategoryLowPriority:
+	case contract.CategoryLowPriority:
 		return SectionLowPriority
 	}
 	return SectionUntriaged

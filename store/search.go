@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode"
 
-	"mailsift/internal/termsafe"
 	"mailsift/model"
 )
 
@@ -250,7 +249,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 		if date != 0 {
 			h.Date = time.Unix(date, 0)
 		}
-		h.Snippet = CleanText(snip)
+		h.Snippet = strings.Join(strings.Fields(snip), " ")
 		if sq.match == "" {
 			h.Snippet = truncRunes(h.Snippet, 120)
 		}
@@ -278,9 +277,3 @@ func searchError(query string, err error) error {
 	}
 	return fmt.Errorf("search: %q: %w", query, err)
 }
-
-// CleanText makes untrusted text safe for one terminal line
-// (termsafe.SanitizeLine): escape sequences are removed with their payload,
-// other controls made visible or dropped, bidi overrides removed, and
-// whitespace (newlines included) collapsed to one space.
-func CleanText(s string) string { return termsafe.SanitizeLine(s) }

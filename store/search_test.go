@@ -107,18 +107,6 @@ func TestSearchBadQueries(t *testing.T) {
 	}
 }
 
-func TestCleanText(t *testing.T) {
-	got := CleanText("a\x1b[31mred\x1b[0m\n\n b\u202eevil\x07 \x1b]52;c;aGk=\x07x")
-	for _, r := range got {
-		if unicode.IsControl(r) || r == '\u202e' {
-			t.Fatalf("CleanText(...) = %q: contains control %U", got, r)
-		}
-	}
-	if !strings.HasPrefix(got, "ared bevil") || strings.Contains(got, "aGk=") || !strings.HasSuffix(got, "x") {
-		t.Errorf("CleanText(...) = %q, want text kept, escapes and OSC payload removed", got)
-	}
-}
-
 func TestHostileTextStoredAndSearchable(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)

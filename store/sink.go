@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"mailsift/mailsrc"
 	"mailsift/model"
 )
 
@@ -109,7 +108,6 @@ func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error
 }
 
 // Compile-time check that the store can forget mailboxes gone from a source.
-var _ mailsrc.MailboxForgetter = (*Store)(nil)
 
 // ForgetMailbox forgets a mailbox that no longer exists in its source
 // (deleted or renamed on the server, a folder or file removed from disk):
@@ -191,7 +189,6 @@ func gcDropped(w *writer, msgs []int64) error {
 }
 
 // Compile-time check that sources can ask the store to link copies.
-var _ mailsrc.BodyLinker = (*Store)(nil)
 
 // LinkStoredBodies points each envelope location of a mailbox whose
 // message (same Message-ID and size) is stored with its body through
@@ -269,7 +266,6 @@ func (s *Store) LinkStoredBodies(ctx context.Context, account, mailbox string) (
 }
 
 // Compile-time check that sources can ask the store to collect orphans.
-var _ mailsrc.OrphanCollector = (*Store)(nil)
 
 // CollectOrphans deletes the messages left without a location by
 // RemoveLocations, ResetMailbox and ForgetMailbox (with their search

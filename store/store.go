@@ -14,7 +14,6 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"mailsift/mailsrc"
 	"mailsift/model"
 )
 
@@ -22,7 +21,6 @@ import (
 var ErrNotFound = errors.New("store: not found")
 
 // Compile-time check that the store is a mail sink.
-var _ mailsrc.Sink = (*Store)(nil)
 
 // Options tune Open; nil means defaults.
 type Options struct {

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/mailsrc/maildir"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // benchVersion keys the cached benchmark stores; bump it when the schema
@@ -143,7 +144,7 @@ func benchStore(b *testing.B, n int) *Store {
 				ths = append(ths, t)
 			}
 			rows.Close()
-			cats := append(append([]string{}, model.Categories...), "spam")
+			cats := append(append([]string{}, contract.Categories...), "spam")
 			k := 0
 			for i, t := range ths {
 				if i%5 >= 3 {
@@ -151,9 +152,9 @@ func benchStore(b *testing.B, n int) *Store {
 				}
 				c := cats[k%len(cats)]
 				k++
-				res := model.EmailTriageResult{Category: c, IsSpam: c == "spam", Summary: "generated"}
+				res := contract.Result{Category: c, IsSpam: c == "spam", Summary: "generated"}
 				if res.IsSpam {
-					res.Category = model.CategoryLowPriority
+					res.Category = contract.CategoryLowPriority
 				}
 				if _, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, created_at)
 					VALUES(?, 'bench', ?, ?, ?)`, t.id, t.hash, mustJSON(res), time.Now().Unix()); err != nil {
@@ -332,7 +333,7 @@ func corpusMessages(tb testing.TB) []*model.Message {
 		if err != nil {
 			return err
 		}
-		m, err := mailsrc.Parse(raw)
+		m, err := rfc822.Parse(raw)
 		if err != nil {
 			return nil // the source skips unparseable files too
 		}

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // TriageRecord is one stored triage of a thread.
 type TriageRecord struct {
 	ThreadID int64
-	Result   model.EmailTriageResult
+	Result   contract.Result
 	// Source is "ollama" or "deterministic".
 	Source string
 	// Model is the model name, e.g. "llama3.2:3b"; "" for deterministic.
@@ -226,7 +227,7 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 
 // validOverride reports whether category can be a user override.
 func validOverride(category string) bool {
-	for _, c := range model.Categories {
+	for _, c := range contract.Categories {
 		if c == category {
 			return true
 		}
@@ -239,7 +240,7 @@ func validOverride(category string) bool {
 func (s *Store) SetOverride(ctx context.Context, threadID int64, category string) error {
 	if category != "" && !validOverride(category) {
 		return fmt.Errorf("store: override thread %d: unknown category %q (want one of %s, or quarantine)",
-			threadID, category, strings.Join(model.Categories, ", "))
+			threadID, category, strings.Join(contract.Categories, ", "))
 	}
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		w := s.newWriter(ctx, tx)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // dumpRows renders every row of q, for comparing two stores.
@@ -73,25 +74,25 @@ func batchFixture(t *testing.T) (*Store, []TriageRecord, map[string]int64) {
 	}
 	t1 := t0.Add(24 * time.Hour)
 	for _, r := range []TriageRecord{
-		rec("c", "k1", model.CategoryUrgent, false, t1),
-		rec("e", "k1", model.CategoryActionable, false, t1),
+		rec("c", "k1", contract.CategoryUrgent, false, t1),
+		rec("e", "k1", contract.CategoryActionable, false, t1),
 	} {
 		if err := s.SaveTriage(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.SetOverride(ctx, ids["b"], model.CategoryUrgent); err != nil {
+	if err := s.SetOverride(ctx, ids["b"], contract.CategoryUrgent); err != nil {
 		t.Fatal(err)
 	}
 	t2 := t1.Add(time.Hour)
 	recs := []TriageRecord{
-		rec("a", "k1", model.CategoryUrgent, false, t2),
-		rec("b", "k1", model.CategoryLowPriority, true, t2), // overridden: stays urgent
-		rec("c", "k1", model.CategoryInformational, false, t2),
-		rec("d", "k1", model.CategoryActionable, false, t2), // removed below
-		rec("e", "k2", model.CategoryLowPriority, false, t2.Add(time.Hour)),
-		rec("a", "", model.CategoryActionable, false, t2), // no cache key
-		rec("a", "k1", model.CategoryLowPriority, true, t2.Add(time.Minute)),
+		rec("a", "k1", contract.CategoryUrgent, false, t2),
+		rec("b", "k1", contract.CategoryLowPriority, true, t2), // overridden: stays urgent
+		rec("c", "k1", contract.CategoryInformational, false, t2),
+		rec("d", "k1", contract.CategoryActionable, false, t2), // removed below
+		rec("e", "k2", contract.CategoryLowPriority, false, t2.Add(time.Hour)),
+		rec("a", "", contract.CategoryActionable, false, t2), // no cache key
+		rec("a", "k1", contract.CategoryLowPriority, true, t2.Add(time.Minute)),
 	}
 	if err := s.RemoveLocations(ctx, []model.Location{{Account: "acct", Mailbox: "INBOX", Key: "d@x"}}); err != nil {
 		t.Fatal(err)

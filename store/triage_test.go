@@ -3,10 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"mailsift/model/contract"
 	"testing"
 	"time"
-
-	"mailsift/model"
 )
 
 func triageRec(t *testing.T, s *Store, tid int64, key, category string, spam bool) TriageRecord {
@@ -16,7 +15,7 @@ func triageRec(t *testing.T, s *Store, tid int64, key, category string, spam boo
 		t.Fatal(err)
 	}
 	return TriageRecord{ThreadID: tid, CacheKey: key, ContentHash: h, Source: "deterministic",
-		Result:      model.EmailTriageResult{Category: category, IsSpam: spam, Summary: "sum " + category},
+		Result:      contract.Result{Category: category, IsSpam: spam, Summary: "sum " + category},
 		SpamReasons: []string{"reason"}, Confidence: 0.5}
 }
 
@@ -35,9 +34,9 @@ func TestSectionsTriageAndOverrides(t *testing.T) {
 		t.Fatalf("SectionCounts = %v, %v", counts, err)
 	}
 	for _, r := range []TriageRecord{
-		triageRec(t, s, a, "k1", model.CategoryUrgent, false),
-		triageRec(t, s, b, "k1", model.CategoryActionable, false),
-		triageRec(t, s, c, "k1", model.CategoryLowPriority, true),
+		triageRec(t, s, a, "k1", contract.CategoryUrgent, false),
+		triageRec(t, s, b, "k1", contract.CategoryActionable, false),
+		triageRec(t, s, c, "k1", contract.CategoryLowPriority, true),
 	} {
 		if err := s.SaveTriage(ctx, r); err != nil {
 			t.Fatal(err)
@@ -58,14 +57,14 @@ func TestSectionsTriageAndOverrides(t *testing.T) {
 		t.Fatalf("triage not joined: %+v", list[0].Triage)
 	}
 	// Override moves the thread and survives a new triage.
-	if err := s.SetOverride(ctx, c, model.CategoryInformational); err != nil {
+	if err := s.SetOverride(ctx, c, contract.CategoryInformational); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveTriage(ctx, triageRec(t, s, c, "k2", model.CategoryLowPriority, true)); err != nil {
+	if err := s.SaveTriage(ctx, triageRec(t, s, c, "k2", contract.CategoryLowPriority, true)); err != nil {
 		t.Fatal(err)
 	}
 	ts, _ := s.ThreadSummaryByID(ctx, c)
-	if ts.Section != SectionInformational || ts.Override != model.CategoryInformational {
+	if ts.Section != SectionInformational || ts.Override != contract.CategoryInformational {
 		t.Fatalf("overridden thread section = %q override %q", ts.Section, ts.Override)
 	}
 	ov, err := s.RecentOverrides(ctx, 5)
@@ -75,7 +74,7 @@ func TestSectionsTriageAndOverrides(t *testing.T) {
 	if err := s.SetOverride(ctx, c, "bogus"); err == nil {
 		t.Fatal("SetOverride(bogus) succeeded")
 	}
-	if err := s.SetOverride(ctx, 9999, model.CategoryUrgent); !errors.Is(err, ErrNotFound) {
+	if err := s.SetOverride(ctx, 9999, contract.CategoryUrgent); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("SetOverride on missing thread err = %v", err)
 	}
 	if err := s.SetOverride(ctx, c, ""); err != nil {
@@ -87,7 +86,7 @@ func TestSectionsTriageAndOverrides(t *testing.T) {
 	checkSectionCounts(t, s)
 	_ = d
 	// Paging: newest first.
-	if err := s.SaveTriage(ctx, triageRec(t, s, a, "k1", model.CategoryActionable, false)); err != nil {
+	if err := s.SaveTriage(ctx, triageRec(t, s, a, "k1", contract.CategoryActionable, false)); err != nil {
 		t.Fatal(err)
 	}
 	p1, _ := s.ListThreads(ctx, SectionActionable, 0, 1)
@@ -114,7 +113,7 @@ func TestThreadsNeedingTriage(t *testing.T) {
 	if len(got) != 3 || got[0] != mid || got[1] != old || got[2] != nw {
 		t.Fatalf("ThreadsNeedingTriage = %v, want [mid old new] = [%d %d %d] (unread first, newest first, no envelope-only)", got, mid, old, nw)
 	}
-	if err := s.SaveTriage(ctx, triageRec(t, s, mid, "k1", model.CategoryUrgent, false)); err != nil {
+	if err := s.SaveTriage(ctx, triageRec(t, s, mid, "k1", contract.CategoryUrgent, false)); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = s.ThreadsNeedingTriage(ctx, "k1", 0)

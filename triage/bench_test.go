@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/store"
 	"mailsift/triage/bayes"
@@ -47,7 +47,7 @@ func loadCorpus(tb testing.TB, max int, groups ...string) []*model.Message {
 			if err != nil {
 				tb.Fatal(err)
 			}
-			m, err := mailsrc.Parse(raw)
+			m, err := rfc822.Parse(raw)
 			if err != nil {
 				continue
 			}
@@ -140,7 +140,7 @@ func benchStore(b *testing.B, threads int) *store.Store {
 	var msgs []*model.Message
 	for i := range threads {
 		raw := fmt.Sprintf("From: Sender %d <s%d@example.org>\r\nTo: alice@example.com\r\nSubject: Topic number %d\r\nMessage-ID: <t%d@example.org>\r\nDate: Fri, 20 Nov 2026 %02d:%02d:00 +0000\r\n\r\nHello Alice, could you review item %d by Friday? Thanks.\r\n", i, i, i, i, 10+i/60, i%60, i)
-		m, err := mailsrc.Parse([]byte(raw))
+		m, err := rfc822.Parse([]byte(raw))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // demoThreads parses the demo mailbox into threads keyed by the key of
@@ -22,7 +23,7 @@ func demoThreads(t testing.TB) map[string][]*model.Message {
 	byPrefix := map[string][]*model.Message{}
 	first := map[string]string{}
 	for _, r := range raws {
-		m, err := mailsrc.Parse(r.Data)
+		m, err := rfc822.Parse(r.Data)
 		if err != nil {
 			t.Fatalf("parse %s: %v", r.Key, err)
 		}
@@ -50,7 +51,7 @@ func TestDemoMailboxDeterministic(t *testing.T) {
 			t.Fatalf("demo thread %s missing", e.Key)
 		}
 		o := a.Deterministic(msgs, demo.Principal())
-		if _, err := model.ParseResult(mustJSON(t, o.Result)); err != nil {
+		if _, err := contract.ParseResult(mustJSON(t, o.Result)); err != nil {
 			t.Errorf("%s: off-contract deterministic result: %v", e.Key, err)
 		}
 		total++
@@ -69,7 +70,7 @@ func TestDemoMailboxDeterministic(t *testing.T) {
 		case !e.Phishing && o.Result.IsPhishing:
 			t.Errorf("%s (%q): legitimate mail flagged as phishing: %v", e.Key, e.Subject, o.PhishingReasons)
 		}
-		// mailsrc.Parse strips the hostile mail's escape sequences (and the
+		// rfc822.Parse strips the hostile mail's escape sequences (and the
 		// OSC 8 link to a raw IP inside them) without recording a problem,
 		// so triage sees a clean message: no evidence is left to flag.
 		hostileCleaned := strings.HasPrefix(e.Key, "24-hostile-escapes") && len(msgs[0].Problems) == 0
@@ -79,10 +80,10 @@ func TestDemoMailboxDeterministic(t *testing.T) {
 		if e.Spam && o.Result.IsSpam && len(o.SpamReasons) == 0 {
 			t.Errorf("%s: spam without reasons", e.Key)
 		}
-		if strings.HasPrefix(e.Key, "15-newsletter") && o.Result.Category != model.CategoryLowPriority {
+		if strings.HasPrefix(e.Key, "15-newsletter") && o.Result.Category != contract.CategoryLowPriority {
 			t.Errorf("newsletter: category %q, want low priority", o.Result.Category)
 		}
-		if strings.HasPrefix(e.Key, "09-capacity-meeting") && o.Result.Category != model.CategoryActionable {
+		if strings.HasPrefix(e.Key, "09-capacity-meeting") && o.Result.Category != contract.CategoryActionable {
 			t.Errorf("meeting thread: category %q, want actionable", o.Result.Category)
 		}
 	}

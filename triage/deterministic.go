@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // Sources of a triage outcome.
@@ -33,7 +34,7 @@ type Extras struct {
 // Outcome is one triage: the contract result plus what mailsift keeps
 // beside it.
 type Outcome struct {
-	Result model.EmailTriageResult
+	Result contract.Result
 	// Source is SourceOllama or SourceDeterministic.
 	Source string
 	// Model is the Ollama model ("" for deterministic).
@@ -67,7 +68,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	an := a.analyze(msgs, principal)
 	o := &Outcome{Source: SourceDeterministic, Signals: an.signals}
 	r := &o.Result
-	r.ActionItems = []model.ActionItem{}
+	r.ActionItems = []contract.ActionItem{}
 
 	phishing := an.phishScore >= 3.5 && an.lure
 	// The learned score alone does not condemn mail from the principal's own
@@ -98,20 +99,20 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	direct := an.addressed && (an.questions > 0 || an.requests > 0)
 	switch {
 	case phishing || spam:
-		r.Category = model.CategoryLowPriority
+		r.Category = contract.CategoryLowPriority
 	case an.bulk && !direct:
-		r.Category = model.CategoryLowPriority
+		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && direct):
-		r.Category = model.CategoryUrgent
+		r.Category = contract.CategoryUrgent
 	case an.calendar || direct || (an.addressed && len(an.items) > 0):
-		r.Category = model.CategoryActionable
+		r.Category = contract.CategoryActionable
 	default:
-		r.Category = model.CategoryInformational
+		r.Category = contract.CategoryInformational
 	}
-	if !phishing && !spam && r.Category != model.CategoryLowPriority {
+	if !phishing && !spam && r.Category != contract.CategoryLowPriority {
 		r.ActionItems = append(r.ActionItems, an.items...)
 		if an.calendar && len(r.ActionItems) == 0 {
-			r.ActionItems = append(r.ActionItems, model.ActionItem{Description: "Respond to the meeting invitation"})
+			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
 		}
 	}
 	r.Summary = summary(msgs, an)
@@ -169,7 +170,7 @@ func summary(msgs []*model.Message, an *analysis) string {
 }
 
 // extras derives intent, urgency, sentiment, confidence and route.
-func extras(r *model.EmailTriageResult, an *analysis) Extras {
+func extras(r *contract.Result, an *analysis) Extras {
 	e := Extras{Urgency: "low", Sentiment: "neutral"}
 	switch {
 	case r.IsPhishing:
@@ -192,9 +193,9 @@ func extras(r *model.EmailTriageResult, an *analysis) Extras {
 		e.Intent = "fyi"
 	}
 	switch r.Category {
-	case model.CategoryUrgent:
+	case contract.CategoryUrgent:
 		e.Urgency = "high"
-	case model.CategoryActionable:
+	case contract.CategoryActionable:
 		e.Urgency = "medium"
 	}
 	switch {
@@ -206,13 +207,13 @@ func extras(r *model.EmailTriageResult, an *analysis) Extras {
 	switch {
 	case r.IsPhishing || r.IsSpam:
 		e.Route = "quarantine"
-	case r.Category == model.CategoryUrgent:
+	case r.Category == contract.CategoryUrgent:
 		e.Route = "respond-now"
-	case r.Category == model.CategoryActionable && (an.calendar || e.Intent == "meeting"):
+	case r.Category == contract.CategoryActionable && (an.calendar || e.Intent == "meeting"):
 		e.Route = "calendar"
-	case r.Category == model.CategoryActionable:
+	case r.Category == contract.CategoryActionable:
 		e.Route = "reply"
-	case r.Category == model.CategoryInformational:
+	case r.Category == contract.CategoryInformational:
 		e.Route = "read"
 	default:
 		e.Route = "read-later"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 func injectionMsg(subject, body string) []*model.Message {
@@ -109,7 +110,7 @@ func TestInjectionThroughOllamaStaysFenced(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Triage: %v", err)
 	}
-	if out.Result.Category != model.CategoryLowPriority || out.Source != SourceOllama {
+	if out.Result.Category != contract.CategoryLowPriority || out.Source != SourceOllama {
 		t.Errorf("result = %+v", out.Result)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mailsift/model/contract"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -16,8 +17,6 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-
-	"mailsift/model"
 )
 
 // ErrorKind classifies why the model could not be used.
@@ -160,7 +159,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Ollama{opts: opts, base: u, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(model.ResultSchema()), log: log}, nil
+	return &Ollama{opts: opts, base: u, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
 }
 
 // CacheKey implements Triager.
@@ -275,7 +274,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 			budget = min(budget, max(n, 512)) / 2
 			continue
 		}
-		res, verr := model.ParseResult([]byte(resp.Message.Content))
+		res, verr := contract.ParseResult([]byte(resp.Message.Content))
 		if verr != nil {
 			offContract++
 			if offContract == 2 {
@@ -292,10 +291,10 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 }
 
 // outcome completes a model result with reasons and extras.
-func (o *Ollama) outcome(res *model.EmailTriageResult, an *analysis, det *Outcome) *Outcome {
+func (o *Ollama) outcome(res *contract.Result, an *analysis, det *Outcome) *Outcome {
 	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: an.signals}
 	if out.Result.ActionItems == nil {
-		out.Result.ActionItems = []model.ActionItem{}
+		out.Result.ActionItems = []contract.ActionItem{}
 	}
 	if res.IsPhishing {
 		for _, s := range an.signals {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // wireChat mirrors Ollama's /api/chat request body as the server decodes
@@ -111,7 +112,7 @@ func (f *fakeOllama) check(req wireChat) {
 	if err := json.Unmarshal(req.Format, &got); err != nil {
 		t.Errorf("format is not JSON: %v", err)
 	}
-	json.Unmarshal(model.ResultSchema(), &want)
+	json.Unmarshal(contract.ResultSchema(), &want)
 	if !jsonEqual(got, want) {
 		t.Errorf("format is not the v1.0 result schema: %s", req.Format)
 	}
@@ -269,7 +270,7 @@ func TestOllamaErrors(t *testing.T) {
 			if out == nil {
 				t.Fatal("nil outcome")
 			}
-			if _, perr := model.ParseResult(mustJSON(t, out.Result)); perr != nil {
+			if _, perr := contract.ParseResult(mustJSON(t, out.Result)); perr != nil {
 				t.Errorf("outcome off-contract: %v", perr)
 			}
 			if tt.succeeded {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -209,7 +209,7 @@ func messageBlock(i, n int, m *model.Message, fence string) string {
 		fmt.Fprintf(&b, "Attachment: %s (%s)\n", at.Filename, at.ContentType)
 	}
 	b.WriteString("\n")
-	body := mailsrc.StripQuotes(m.Body())
+	body := rfc822.StripQuotes(m.Body())
 	if len(body) > 64<<10 {
 		body = body[:64<<10]
 	}

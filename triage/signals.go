@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/triage/bayes"
 )
 
@@ -172,7 +173,7 @@ type analysis struct {
 	injection    bool
 	positive     int
 	negative     int
-	items        []model.ActionItem
+	items        []contract.ActionItem
 	questions    int
 	requests     int
 	latest       int  // index of the latest message not from the principal (-1 none)
@@ -633,7 +634,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.requests++
 		}
 		if len(an.items) < 5 {
-			an.items = append(an.items, model.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
+			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
 	}
 	if an.questions > 0 {

@@ -19,7 +19,7 @@ const maxAnalyzed = bayes.MaxBodyBytes
 // ownText returns the author's own text of a body: quoted lines,
 // attribution lines, Outlook originals, forwards and signatures dropped.
 // It is a fast line scanner for the deterministic path (the prompt uses
-// mailsrc.StripQuotes, which knows more languages).
+// rfc822.StripQuotes, which knows more languages).
 func ownText(body string) string {
 	if len(body) > maxAnalyzed {
 		body = body[:maxAnalyzed]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // PromptVersion changes whenever the prompt changes meaning; it is part
@@ -79,25 +80,25 @@ func (d *Offline) Model() string { return "" }
 
 // DeterministicCacheKey is the cache key of deterministic triage.
 func DeterministicCacheKey() string {
-	return "v" + model.SchemaVersion + "|deterministic|d" + DeterministicVersion
+	return "v" + contract.SchemaVersion + "|deterministic|d" + DeterministicVersion
 }
 
 // OllamaCacheKey is the cache key of triage by the named Ollama model.
 func OllamaCacheKey(modelName string) string {
-	return "v" + model.SchemaVersion + "|ollama:" + modelName + "|p" + PromptVersion
+	return "v" + contract.SchemaVersion + "|ollama:" + modelName + "|p" + PromptVersion
 }
 
 // FromRequest converts a contract request into triage input and returns
 // the request kind for the response.
-func FromRequest(req *model.EmailTriageRequest) (Input, string) {
+func FromRequest(req *contract.Request) (Input, string) {
 	var in Input
-	var msgs []model.EmailMessage
-	kind := model.KindThread
+	var msgs []contract.Message
+	kind := contract.KindThread
 	switch {
 	case req.Single != nil:
-		kind = model.KindSingle
+		kind = contract.KindSingle
 		in.Principal = addrFrom(req.Single.Principal)
-		msgs = []model.EmailMessage{req.Single.Message}
+		msgs = []contract.Message{req.Single.Message}
 	case req.Thread != nil:
 		in.Principal = addrFrom(req.Thread.Principal)
 		msgs = req.Thread.Messages
@@ -123,7 +124,7 @@ func FromRequest(req *model.EmailTriageRequest) (Input, string) {
 	return in, kind
 }
 
-func addrFrom(a model.EmailAddress) model.Address {
+func addrFrom(a contract.Address) model.Address {
 	out := model.Address{Email: a.Email}
 	if a.Name != nil {
 		out.Name = *a.Name
@@ -131,7 +132,7 @@ func addrFrom(a model.EmailAddress) model.Address {
 	return out
 }
 
-func addrsFrom(as []model.EmailAddress) []model.Address {
+func addrsFrom(as []contract.Address) []model.Address {
 	out := make([]model.Address, 0, len(as))
 	for _, a := range as {
 		out = append(out, addrFrom(a))
@@ -140,20 +141,20 @@ func addrsFrom(as []model.EmailAddress) []model.Address {
 }
 
 // Response wraps an outcome in a v1.0 response envelope.
-func Response(kind string, o *Outcome) model.EmailTriageResponse {
+func Response(kind string, o *Outcome) contract.Response {
 	r := o.Result
 	if r.ActionItems == nil {
-		r.ActionItems = []model.ActionItem{}
+		r.ActionItems = []contract.ActionItem{}
 	}
-	return model.EmailTriageResponse{SchemaVersion: model.SchemaVersion, RequestKind: kind, Result: r}
+	return contract.Response{SchemaVersion: contract.SchemaVersion, RequestKind: kind, Result: r}
 }
 
 // ToContract converts a thread into a contract thread request payload,
 // e.g. for `mailsift triage --json` and for tests.
-func ToContract(threadID string, msgs []*model.Message, principal model.Address) model.ThreadInput {
-	in := model.ThreadInput{Kind: model.KindThread, Principal: emailAddr(principal), ThreadID: threadID}
+func ToContract(threadID string, msgs []*model.Message, principal model.Address) contract.ThreadInput {
+	in := contract.ThreadInput{Kind: contract.KindThread, Principal: emailAddr(principal), ThreadID: threadID}
 	for _, m := range msgs {
-		em := model.EmailMessage{
+		em := contract.Message{
 			MessageID: m.MessageID,
 			From:      emailAddr(m.From),
 			To:        emailAddrs(m.To),
@@ -171,16 +172,16 @@ func ToContract(threadID string, msgs []*model.Message, principal model.Address)
 	return in
 }
 
-func emailAddr(a model.Address) model.EmailAddress {
-	out := model.EmailAddress{Email: a.Email}
+func emailAddr(a model.Address) contract.Address {
+	out := contract.Address{Email: a.Email}
 	if n := strings.TrimSpace(a.Name); n != "" {
 		out.Name = &n
 	}
 	return out
 }
 
-func emailAddrs(as []model.Address) []model.EmailAddress {
-	out := make([]model.EmailAddress, 0, len(as))
+func emailAddrs(as []model.Address) []contract.Address {
+	out := make([]contract.Address, 0, len(as))
 	for _, a := range as {
 		out = append(out, emailAddr(a))
 	}

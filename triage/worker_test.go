@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -100,13 +101,13 @@ func TestWorkerTriagesOnceAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetOverride(ctx, tid, model.CategoryUrgent); err != nil {
+	if err := st.SetOverride(ctx, tid, contract.CategoryUrgent); err != nil {
 		t.Fatal(err)
 	}
 	last0 := th.Messages[len(th.Messages)-1]
 	raw := fmt.Sprintf("From: Bob <bob@partner.example>\r\nTo: %s\r\nSubject: Re: %s\r\nMessage-ID: <new-1@partner.example>\r\nIn-Reply-To: <%s>\r\nReferences: <%s>\r\nDate: Fri, 20 Nov 2026 12:30:00 +0000\r\n\r\nOne more thing: can you confirm?\r\n",
 		demo.Principal().Email, th.Subject, last0.MessageID, last0.MessageID)
-	m, err := mailsrc.Parse([]byte(raw))
+	m, err := rfc822.Parse([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestWorkerTriagesOnceAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Section != store.SectionUrgent || sum.Override != model.CategoryUrgent {
+	if sum.Section != store.SectionUrgent || sum.Override != contract.CategoryUrgent {
 		t.Errorf("after re-triage: section %q override %q, want urgent/urgent", sum.Section, sum.Override)
 	}
 	// And it was given to the model as an example of the user's preferences.
@@ -245,7 +246,7 @@ func (f *pacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	if err := in.Slot.Background(ctx); err != nil {
 		return nil, err
 	}
-	return &Outcome{Result: model.EmailTriageResult{Category: model.CategoryInformational, Summary: "s", ActionItems: []model.ActionItem{}}, Source: SourceOllama, Model: "paced"}, nil
+	return &Outcome{Result: contract.Result{Category: contract.CategoryInformational, Summary: "s", ActionItems: []contract.ActionItem{}}, Source: SourceOllama, Model: "paced"}, nil
 }
 
 func (f *pacedFake) CacheKey() string { return OllamaCacheKey("paced") }

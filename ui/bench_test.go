@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -83,7 +84,7 @@ func buildBenchStore(ctx context.Context, path string, n int) error {
 			return err
 		}
 	}
-	cats := model.Categories
+	cats := contract.Categories
 	for i, mid := range mids {
 		if i%5 == 4 {
 			continue // stays "not yet triaged"
@@ -94,8 +95,8 @@ func buildBenchStore(ctx context.Context, path string, n int) error {
 			return err
 		}
 		rec := store.TriageRecord{ThreadID: id, CacheKey: "bench", Source: "deterministic", CreatedAt: fixedNow,
-			Result: model.EmailTriageResult{Category: cats[rng.IntN(len(cats))], IsSpam: rng.IntN(20) == 0, Summary: "summary",
-				ActionItems: []model.ActionItem{{Description: "do it"}}}}
+			Result: contract.Result{Category: cats[rng.IntN(len(cats))], IsSpam: rng.IntN(20) == 0, Summary: "summary",
+				ActionItems: []contract.ActionItem{{Description: "do it"}}}}
 		if err := s.SaveTriage(ctx, rec); err != nil {
 			s.Close()
 			return err

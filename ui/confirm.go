@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
@@ -123,7 +124,7 @@ func (m *Model) handleConfirmKey(msg tea.KeyMsg) tea.Cmd {
 	m.screen = stateDraft
 	m.note = "not sent: back to the draft"
 	if a != nil && a.Status == store.ApprovalPending {
-		return denyCmd(m.ctx(), m.opts.Drafts, a.ID, "went back with "+SanitizeLine(msg.String()))
+		return denyCmd(m.ctx(), m.opts.Drafts, a.ID, "went back with "+termsafe.SanitizeLine(msg.String()))
 	}
 	return nil
 }
@@ -153,7 +154,7 @@ func (m *Model) handleConfirmMsg(msg draftMsg) tea.Cmd {
 		}
 		switch {
 		case !msg.sends:
-			m.note = SanitizeLine(msg.reason) + "; the message stays in the outbox"
+			m.note = termsafe.SanitizeLine(msg.reason) + "; the message stays in the outbox"
 			if f.undoID != 0 {
 				m.note += " (u to undo)"
 			}
@@ -230,14 +231,14 @@ func (m *Model) confirmLines() (head, msgLines []string, fits bool) {
 	a := cv.a
 	label := func(s string) string { return c.st.label.Render(fmt.Sprintf("%-9s ", s)) }
 	head = append(head, c.st.header.Render("Confirm send")+c.st.dim.Render(" · exactly the message below leaves, to the envelope recipients"))
-	head = append(head, label("Envelope:")+"MAIL FROM "+SanitizeLine(a.What.EnvelopeFrom)+" · RCPT TO "+SanitizeLine(strings.Join(a.What.Recipients, ", ")))
+	head = append(head, label("Envelope:")+"MAIL FROM "+termsafe.SanitizeLine(a.What.EnvelopeFrom)+" · RCPT TO "+termsafe.SanitizeLine(strings.Join(a.What.Recipients, ", ")))
 	if len(cv.bcc) > 0 {
-		head = append(head, label("Bcc:")+SanitizeLine(strings.Join(cv.bcc, ", "))+c.st.dim.Render(" (envelope only, not in the headers)"))
+		head = append(head, label("Bcc:")+termsafe.SanitizeLine(strings.Join(cv.bcc, ", "))+c.st.dim.Render(" (envelope only, not in the headers)"))
 	}
 	if cv.sends {
-		head = append(head, label("Via:")+SanitizeLine(cv.via))
+		head = append(head, label("Via:")+termsafe.SanitizeLine(cv.via))
 	} else {
-		head = append(head, label("Via:")+c.st.danger.Render(SanitizeLine(cv.reason)+"; the message stays in the outbox"))
+		head = append(head, label("Via:")+c.st.danger.Render(termsafe.SanitizeLine(cv.reason)+"; the message stays in the outbox"))
 	}
 	undo := "none: it leaves at once"
 	if cv.undo > 0 {
@@ -246,7 +247,7 @@ func (m *Model) confirmLines() (head, msgLines []string, fits bool) {
 	head = append(head, label("Approval:")+fmt.Sprintf("expires %s UTC (valid %s) · undo window %s",
 		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo))
 	raw := strings.TrimSuffix(strings.ReplaceAll(a.What.Message, "\r\n", "\n"), "\n")
-	raw = strings.ReplaceAll(Sanitize(raw), "\t", "    ")
+	raw = strings.ReplaceAll(termsafe.Sanitize(raw), "\t", "    ")
 	w := max(10, m.width-2)
 	for _, l := range strings.Split(raw, "\n") {
 		for i, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
@@ -272,7 +273,7 @@ func (m *Model) confirmView() string {
 	case cv.loading:
 		return padLines(m.drafts.spin.View()+" preparing the exact message…\n\n"+back, h)
 	case cv.err != nil:
-		return padLines(c.st.danger.Render("cannot send: "+SanitizeLine(cv.err.Error()))+"\n\n"+back, h)
+		return padLines(c.st.danger.Render("cannot send: "+termsafe.SanitizeLine(cv.err.Error()))+"\n\n"+back, h)
 	case cv.a == nil:
 		return padLines(back, h)
 	}

@@ -16,6 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/internal/termsafe"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -298,7 +299,7 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 			}
 		}
 		if msg.pushErr != nil {
-			m.note = SanitizeLine("saved here; Drafts folder not updated: " + msg.pushErr.Error())
+			m.note = termsafe.SanitizeLine("saved here; Drafts folder not updated: " + msg.pushErr.Error())
 		}
 		if f.dirty || f.pushAfter {
 			return m.startSave(false)
@@ -532,7 +533,7 @@ func (m *Model) draftHeader() []string {
 	if d.ReplyAll {
 		mode = "reply to all"
 	}
-	top := c.st.header.Render("Draft reply") + c.st.dim.Render(" · "+mode+" · "+SanitizeLine(d.Source))
+	top := c.st.header.Render("Draft reply") + c.st.dim.Render(" · "+mode+" · "+termsafe.SanitizeLine(d.Source))
 	if f.resumed {
 		top += c.st.dim.Render(" · resumed your unsent draft")
 	}
@@ -543,7 +544,7 @@ func (m *Model) draftHeader() []string {
 		if !delivers {
 			via = reason
 		}
-		from += c.st.dim.Render("  via " + SanitizeLine(via))
+		from += c.st.dim.Render("  via " + termsafe.SanitizeLine(via))
 	}
 	lines = append(lines, label("From:")+from, label("To:")+draftAddrs(d.To))
 	if len(d.Cc) > 0 || d.ReplyAll {
@@ -552,7 +553,7 @@ func (m *Model) draftHeader() []string {
 	if len(d.Bcc) > 0 {
 		lines = append(lines, label("Bcc:")+draftAddrs(d.Bcc))
 	}
-	lines = append(lines, label("Subject:")+SanitizeLine(d.Subject))
+	lines = append(lines, label("Subject:")+termsafe.SanitizeLine(d.Subject))
 	if len(d.RiskFlags) > 0 {
 		var fl []string
 		for _, r := range d.RiskFlags {
@@ -579,11 +580,11 @@ func (m *Model) citedLines() []string {
 	f := &m.drafts
 	var out []string
 	for _, id := range f.d.CitedMessageIDs {
-		desc := "<" + SanitizeLine(id) + ">"
+		desc := "<" + termsafe.SanitizeLine(id) + ">"
 		if f.thread != nil {
 			for _, msg := range f.thread.Messages {
 				if strings.Trim(msg.MessageID, "<>") == id {
-					desc = SanitizeLine(displayName(msg.From)) + " · " + SanitizeLine(msg.Subject) + " · " + m.c.st.dim.Render(desc)
+					desc = termsafe.SanitizeLine(displayName(msg.From)) + " · " + termsafe.SanitizeLine(msg.Subject) + " · " + m.c.st.dim.Render(desc)
 				}
 			}
 		}
@@ -611,9 +612,9 @@ func draftAddrs(as []model.Address) string {
 	var out []string
 	for _, a := range as {
 		if a.Name != "" {
-			out = append(out, SanitizeLine(a.Name)+" <"+SanitizeLine(a.Email)+">")
+			out = append(out, termsafe.SanitizeLine(a.Name)+" <"+termsafe.SanitizeLine(a.Email)+">")
 		} else {
-			out = append(out, SanitizeLine(a.Email))
+			out = append(out, termsafe.SanitizeLine(a.Email))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -641,7 +642,7 @@ func riskText(code string) string {
 	case "model_unavailable_template_used":
 		return "model unavailable: template draft"
 	}
-	return SanitizeLine(code)
+	return termsafe.SanitizeLine(code)
 }
 
 // sizeDraft sizes the body viewport and the editor to the room left
@@ -672,7 +673,7 @@ func (m *Model) draftView() string {
 	h := m.bodyHeight()
 	switch {
 	case f.loadErr != nil:
-		return padLines(c.st.danger.Render(SanitizeLine(f.loadErr.Error()))+"\n\n"+c.st.dim.Render("esc back"), h)
+		return padLines(c.st.danger.Render(termsafe.SanitizeLine(f.loadErr.Error()))+"\n\n"+c.st.dim.Render("esc back"), h)
 	case f.loading || f.d == nil:
 		return padLines(f.spin.View()+" drafting a reply…", h)
 	}
@@ -702,7 +703,7 @@ func (m *Model) draftView() string {
 
 // draftBody is the body as drawn: sanitized and wrapped to the width.
 func (m *Model) draftBody() string {
-	return ansi.Wrap(strings.ReplaceAll(Sanitize(m.drafts.d.Body), "\t", "    "), max(10, m.width), "")
+	return ansi.Wrap(strings.ReplaceAll(termsafe.Sanitize(m.drafts.d.Body), "\t", "    "), max(10, m.width), "")
 }
 
 // draftTitle names the draft screens in the title line.

@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -97,19 +98,19 @@ func fixtureMessages() []fx {
 func fixtureTriage() map[string]store.TriageRecord {
 	return map[string]store.TriageRecord{
 		"outage@x": {Source: "ollama", Model: "llama3.2:3b", Urgency: "high", Intent: "request",
-			Result: model.EmailTriageResult{Category: model.CategoryUrgent, Summary: "The production database is down; Carol needs approval to fail over.",
-				ActionItems: []model.ActionItem{{Description: "Approve the failover", DueHint: strp("now")}, {Description: "Tell customers"}}}},
+			Result: contract.Result{Category: contract.CategoryUrgent, Summary: "The production database is down; Carol needs approval to fail over.",
+				ActionItems: []contract.ActionItem{{Description: "Approve the failover", DueHint: strp("now")}, {Description: "Tell customers"}}}},
 		"budget@x": {Source: "ollama", Model: "llama3.2:3b", Intent: "scheduling", Signals: []string{"scheduling: proposes meeting times"},
-			Result: model.EmailTriageResult{Category: model.CategoryActionable, Summary: "Bob wants to meet about the Q3 budget.",
-				ActionItems: []model.ActionItem{{Description: "Send the spreadsheet", DueHint: strp("before the meeting")}}}},
+			Result: contract.Result{Category: contract.CategoryActionable, Summary: "Bob wants to meet about the Q3 budget.",
+				ActionItems: []contract.ActionItem{{Description: "Send the spreadsheet", DueHint: strp("before the meeting")}}}},
 		"news@x": {Source: "deterministic",
-			Result: model.EmailTriageResult{Category: model.CategoryInformational, Summary: "Newsletter."}},
+			Result: contract.Result{Category: contract.CategoryInformational, Summary: "Newsletter."}},
 		"shoes@x": {Source: "deterministic",
-			Result: model.EmailTriageResult{Category: model.CategoryLowPriority, IsSpam: true, Summary: "Promotion."}, SpamReasons: []string{"bulk promotion"}},
+			Result: contract.Result{Category: contract.CategoryLowPriority, IsSpam: true, Summary: "Promotion."}, SpamReasons: []string{"bulk promotion"}},
 		"parcel@x": {Source: "deterministic",
-			Result: model.EmailTriageResult{Category: model.CategoryLowPriority, Summary: "Shipping notice."}},
+			Result: contract.Result{Category: contract.CategoryLowPriority, Summary: "Shipping notice."}},
 		"phish@x": {Source: "ollama", Model: "llama3.2:3b",
-			Result:          model.EmailTriageResult{Category: model.CategoryLowPriority, IsPhishing: true, Summary: "Credential phishing imitating PayPal."},
+			Result:          contract.Result{Category: contract.CategoryLowPriority, IsPhishing: true, Summary: "Credential phishing imitating PayPal."},
 			PhishingReasons: []string{"look-alike domain paypa1.example", "urgent login request"}},
 	}
 }

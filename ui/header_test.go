@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -14,7 +14,7 @@ func TestTriageHeaderWrapsReasons(t *testing.T) {
 	c := &common{st: newStyles(), keys: DefaultKeyMap()}
 	long := "link text names sso.northwind.example but the link goes to 203.0.113.77 (a raw IP address)"
 	ts := store.ThreadSummary{Section: store.SectionQuarantine, Triage: &store.TriageRecord{
-		Result:          model.EmailTriageResult{Category: model.CategoryLowPriority, IsSpam: true, IsPhishing: true, Summary: "s"},
+		Result:          contract.Result{Category: contract.CategoryLowPriority, IsSpam: true, IsPhishing: true, Summary: "s"},
 		PhishingReasons: []string{"sender authentication failed (spf=fail)", long},
 		SpamReasons:     []string{"content resembles known spam (score 1.00)"},
 	}}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -32,8 +33,8 @@ func hostileStore(t *testing.T) *store.Store {
 	}}
 	return newFixtureStore(t, msgs, map[string]store.TriageRecord{
 		"evil@x": {Source: "ollama", Model: "m" + evil, Intent: evil, Urgency: evil,
-			Result: model.EmailTriageResult{Category: model.CategoryUrgent, IsPhishing: true, IsSpam: true, Summary: "Sum " + evil,
-				ActionItems: []model.ActionItem{{Description: "Do " + evil, DueHint: strp("due " + evil)}}},
+			Result: contract.Result{Category: contract.CategoryUrgent, IsPhishing: true, IsSpam: true, Summary: "Sum " + evil,
+				ActionItems: []contract.ActionItem{{Description: "Do " + evil, DueHint: strp("due " + evil)}}},
 			PhishingReasons: []string{"r " + evil}, SpamReasons: []string{"s " + evil}},
 	})
 }

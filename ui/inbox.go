@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/internal/termsafe"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -590,10 +591,10 @@ func rowMarks(selected, unread bool) (mark, unreadMark string) {
 // senderLabel is a row's sender: the display name, else the address,
 // made safe for one terminal line.
 func senderLabel(a model.Address) string {
-	if s := SanitizeLine(a.Name); s != "" {
+	if s := termsafe.SanitizeLine(a.Name); s != "" {
 		return s
 	}
-	return SanitizeLine(a.Email)
+	return termsafe.SanitizeLine(a.Email)
 }
 
 // renderRow draws one thread row: cursor mark, unread mark, sender,
@@ -610,7 +611,7 @@ func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int) strin
 	}
 	age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), ts.Latest))
 	badges := badgeText(ts)
-	subject := SanitizeLine(ts.Subject)
+	subject := termsafe.SanitizeLine(ts.Subject)
 	if subject == "" {
 		subject = "(no subject)"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mailsift/internal/termsafe"
 	"sort"
 	"strings"
 
@@ -54,7 +55,7 @@ func (l *listView) view(c *common, width int) string {
 		from := senderLabel(it.From)
 		num := fmt.Sprintf("%*d. ", numW, i+1)
 		age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), it.Date))
-		subj := fit(SanitizeLine(it.Subject), max(1, width-len(mark)-len(num)-len(unread)-senderWidth-2-ageWidth))
+		subj := fit(termsafe.SanitizeLine(it.Subject), max(1, width-len(mark)-len(num)-len(unread)-senderWidth-2-ageWidth))
 		row := mark + num + unread + fit(from, senderWidth) + " " + subj + " " + c.st.dim.Render(age)
 		if i == l.cursor {
 			row = c.st.cursor.Render(row)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -21,7 +21,7 @@ func TestLocateMovedThreadDeepInSection(t *testing.T) {
 		// Same timestamp for pairs, so the id tie-break matters too.
 		msgs = append(msgs, fx{id: id, subject: fmt.Sprintf("subject %d", i), body: "b", from: me, ago: time.Duration(i/2) * time.Minute})
 		if i != 351 {
-			triage[id] = store.TriageRecord{Source: "ollama", Model: "m", Result: model.EmailTriageResult{Category: model.CategoryActionable, Summary: "s"}}
+			triage[id] = store.TriageRecord{Source: "ollama", Model: "m", Result: contract.Result{Category: contract.CategoryActionable, Summary: "s"}}
 		}
 	}
 	s := newFixtureStore(t, msgs, triage)
@@ -30,7 +30,7 @@ func TestLocateMovedThreadDeepInSection(t *testing.T) {
 	if d.current() != "subject 351" || d.currentSection() != "Not yet triaged" {
 		t.Fatalf("cursor on %q in %q", d.current(), d.currentSection())
 	}
-	saveTriage(t, s, "m351@x", store.TriageRecord{Source: "ollama", Model: "m", Result: model.EmailTriageResult{Category: model.CategoryActionable, Summary: "s"}})
+	saveTriage(t, s, "m351@x", store.TriageRecord{Source: "ollama", Model: "m", Result: contract.Result{Category: contract.CategoryActionable, Summary: "s"}})
 	d.send(ThreadsChangedMsg{})
 	if d.current() != "subject 351" || d.currentSection() != "Actionable" {
 		t.Fatalf("after triage cursor on %q in %q, want subject 351 in Actionable", d.current(), d.currentSection())

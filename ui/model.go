@@ -16,7 +16,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"mailsift/model"
+	"mailsift/internal/termsafe"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -304,7 +305,7 @@ type storeChangedMsg struct {
 }
 
 func (m *Model) setError(err error) {
-	m.errText = SanitizeLine(err.Error())
+	m.errText = termsafe.SanitizeLine(err.Error())
 	m.c.logger.Error("ui", "err", err)
 }
 
@@ -536,7 +537,7 @@ func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 			return storeChangedMsg{threadID: id, note: note, err: err}
 		}
 	case key.Matches(msg, k.Urgent, k.Actionable, k.Informational, k.LowPriority):
-		cat := map[string]string{"1": model.CategoryUrgent, "2": model.CategoryActionable, "3": model.CategoryInformational, "4": model.CategoryLowPriority}[msg.String()]
+		cat := map[string]string{"1": contract.CategoryUrgent, "2": contract.CategoryActionable, "3": contract.CategoryInformational, "4": contract.CategoryLowPriority}[msg.String()]
 		return func() tea.Msg {
 			err := b.SetOverride(ctx, id, cat)
 			if err != nil {
@@ -789,11 +790,11 @@ func (m *Model) titleLine() string {
 // statusLine shows account, connection, sync and triage progress, and
 // the last error (until dismissed) or note.
 func (m *Model) statusLine() string {
-	parts := []string{SanitizeLine(m.opts.Account), string(m.conn)}
+	parts := []string{termsafe.SanitizeLine(m.opts.Account), string(m.conn)}
 	if m.syncing {
 		s := "syncing"
 		if m.sync.Mailbox != "" {
-			s += " " + SanitizeLine(m.sync.Mailbox)
+			s += " " + termsafe.SanitizeLine(m.sync.Mailbox)
 		}
 		if m.sync.Total > 0 {
 			s += fmt.Sprintf(" %d/%d", m.sync.Done, m.sync.Total)
@@ -804,7 +805,7 @@ func (m *Model) statusLine() string {
 		t := m.triage
 		switch {
 		case t.Offline != "":
-			s := "offline triage: " + strings.TrimPrefix(SanitizeLine(t.Offline), "offline triage: ")
+			s := "offline triage: " + strings.TrimPrefix(termsafe.SanitizeLine(t.Offline), "offline triage: ")
 			if t.Total > 0 && t.Done < t.Total {
 				s += fmt.Sprintf(" (%d/%d)", t.Done, t.Total)
 			}
@@ -812,11 +813,11 @@ func (m *Model) statusLine() string {
 		case t.Total > 0 && t.Done < t.Total:
 			s := fmt.Sprintf("triaging %d/%d", t.Done, t.Total)
 			if t.Model != "" {
-				s += " · " + SanitizeLine(t.Model)
+				s += " · " + termsafe.SanitizeLine(t.Model)
 			}
 			parts = append(parts, s)
 		case t.Model != "":
-			parts = append(parts, "triaged · "+SanitizeLine(t.Model))
+			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
 		}
 	}
 	left := " " + strings.Join(parts, " · ")

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -83,7 +83,7 @@ func TestCursorFollowsThreadMovedByTriage(t *testing.T) {
 	}
 	// Triage arrives in the background: the thread moves to Urgent.
 	saveTriage(t, s, "lunch1@x", store.TriageRecord{Source: "ollama", Model: "m",
-		Result: model.EmailTriageResult{Category: model.CategoryUrgent, Summary: "Lunch."}})
+		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "Lunch."}})
 	d.send(ThreadsChangedMsg{})
 	if got, sec := d.current(), d.currentSection(); got != "Lunch tomorrow?" || sec != "Urgent" {
 		t.Fatalf("after triage cursor on %q in %q, want the lunch thread in Urgent", got, sec)
@@ -93,7 +93,7 @@ func TestCursorFollowsThreadMovedByTriage(t *testing.T) {
 	}
 	// Another thread moving elsewhere does not move the cursor off it.
 	saveTriage(t, s, "report@x", store.TriageRecord{Source: "ollama", Model: "m",
-		Result: model.EmailTriageResult{Category: model.CategoryUrgent, Summary: "Report."}})
+		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "Report."}})
 	d.send(TriageProgressMsg{Done: 2, Total: 2, Model: "m"})
 	if got := d.current(); got != "Lunch tomorrow?" {
 		t.Fatalf("after second triage cursor on %q, want Lunch tomorrow?", got)
@@ -110,7 +110,7 @@ func TestOverrideKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ts.Override != model.CategoryActionable || ts.Section != store.SectionActionable {
+	if ts.Override != contract.CategoryActionable || ts.Section != store.SectionActionable {
 		t.Fatalf("after 2: override %q section %q, want actionable", ts.Override, ts.Section)
 	}
 	if got, sec := d.current(), d.currentSection(); got != "Production database is down" || sec != "Actionable" {
@@ -122,7 +122,7 @@ func TestOverrideKey(t *testing.T) {
 	}
 	// Re-triage does not undo it.
 	saveTriage(t, s, "outage@x", store.TriageRecord{Source: "ollama", Model: "m2",
-		Result: model.EmailTriageResult{Category: model.CategoryUrgent, Summary: "again"}})
+		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "again"}})
 	d.send(ThreadsChangedMsg{})
 	if sec := d.currentSection(); sec != "Actionable" {
 		t.Errorf("after re-triage the overridden thread is in %q", sec)
@@ -264,7 +264,7 @@ func TestOpenThreadHeaderUpdatesWhenTriageArrives(t *testing.T) {
 		t.Fatalf("thread view:\n%s", d.view())
 	}
 	saveTriage(t, s, "report@x", store.TriageRecord{Source: "ollama", Model: "llama3.2:3b",
-		Result: model.EmailTriageResult{Category: model.CategoryInformational, Summary: "Status report: all green."}})
+		Result: contract.Result{Category: contract.CategoryInformational, Summary: "Status report: all green."}})
 	d.send(TriageProgressMsg{Done: 1, Total: 1, Model: "llama3.2:3b"})
 	v := d.view()
 	if !strings.Contains(v, "Summary: Status report: all green.") || !strings.Contains(v, "Bucket: Informational") {

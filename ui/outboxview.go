@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
@@ -36,7 +37,7 @@ func (m *Model) handleOutboxEvent(ev OutboxEvent) tea.Cmd {
 	}
 	switch ev.State {
 	case store.OutboxSent:
-		m.note = SanitizeLine("sent <" + ev.MessageID + ">")
+		m.note = termsafe.SanitizeLine("sent <" + ev.MessageID + ">")
 	case store.OutboxFailed:
 		if !ev.NextAttempt.IsZero() {
 			m.setError(fmt.Errorf("send failed, retrying at %s: %s", ev.NextAttempt.Local().Format("15:04:05"), ev.Err))
@@ -218,7 +219,7 @@ func (m *Model) outboxView() string {
 	h := m.bodyHeight()
 	switch {
 	case o.err != nil:
-		return padLines(c.st.danger.Render(SanitizeLine(o.err.Error())), h)
+		return padLines(c.st.danger.Render(termsafe.SanitizeLine(o.err.Error())), h)
 	case !o.loaded:
 		return padLines("loading the outbox…", h)
 	case len(o.items) == 0:
@@ -246,7 +247,7 @@ func (m *Model) outboxView() string {
 			state = c.st.warn.Render(state)
 		}
 		row := mark + state + " " + it.CreatedAt.Local().Format("Jan 02 15:04") + "  " +
-			SanitizeLine(strings.Join(it.Recipients, ", ")) + " · " + SanitizeLine(headerOf(it.Raw, "Subject"))
+			termsafe.SanitizeLine(strings.Join(it.Recipients, ", ")) + " · " + termsafe.SanitizeLine(headerOf(it.Raw, "Subject"))
 		if it.Attempts > 0 {
 			row += c.st.dim.Render(fmt.Sprintf(" · %d attempt%s", it.Attempts, plural(it.Attempts)))
 		}
@@ -257,14 +258,14 @@ func (m *Model) outboxView() string {
 	}
 	if it, ok := o.current(); ok {
 		lines = append(lines, c.st.dim.Render(strings.Repeat("─", max(1, m.width))))
-		lines = append(lines, c.st.label.Render("Message-ID: ")+SanitizeLine("<"+it.MessageID+">")+c.st.label.Render("  key: ")+SanitizeLine(it.IdempotencyKey))
+		lines = append(lines, c.st.label.Render("Message-ID: ")+termsafe.SanitizeLine("<"+it.MessageID+">")+c.st.label.Render("  key: ")+termsafe.SanitizeLine(it.IdempotencyKey))
 		if it.LastError != "" {
-			lines = append(lines, c.st.danger.Render("last error: "+SanitizeLine(it.LastError)))
+			lines = append(lines, c.st.danger.Render("last error: "+termsafe.SanitizeLine(it.LastError)))
 		}
 		lines = append(lines, c.st.header.Render("Audit trail"))
 		for _, e := range o.events {
 			lines = append(lines, fmt.Sprintf("%s  %-9s %-22s %-10s %s", e.Timestamp.Local().Format("15:04:05"),
-				SanitizeLine(e.Stage), SanitizeLine(e.Type), SanitizeLine(e.Outcome), SanitizeLine(e.Summary)))
+				termsafe.SanitizeLine(e.Stage), termsafe.SanitizeLine(e.Type), termsafe.SanitizeLine(e.Outcome), termsafe.SanitizeLine(e.Summary)))
 		}
 	}
 	k := c.keys

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
@@ -135,7 +136,7 @@ func (s *searchView) results(m *Model, msg searchResultsMsg) {
 	}
 	s.cancel = nil
 	if err := quiet(msg.err); err != nil {
-		s.err = SanitizeLine(err.Error())
+		s.err = termsafe.SanitizeLine(err.Error())
 		return
 	}
 	if msg.err != nil {
@@ -167,19 +168,19 @@ func (s *searchView) view(c *common, width int) string {
 	case s.query == "":
 		lines = append(lines, c.st.dim.Render("type to search · ↑/↓ move · enter open · esc back"))
 	default:
-		lines = append(lines, c.st.dim.Render(fmt.Sprintf("%d results for %s", len(s.hits), SanitizeLine(s.query))))
+		lines = append(lines, c.st.dim.Render(fmt.Sprintf("%d results for %s", len(s.hits), termsafe.SanitizeLine(s.query))))
 	}
 	for i := s.top; i < len(s.hits) && i < s.top+s.rows(); i++ {
 		h := s.hits[i]
 		mark, unread := rowMarks(i == s.cursor, h.Unread)
 		from := senderLabel(h.From)
 		age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), h.Date))
-		subj := fit(SanitizeLine(h.Subject), max(1, width-len(mark)-len(unread)-senderWidth-2-ageWidth))
+		subj := fit(termsafe.SanitizeLine(h.Subject), max(1, width-len(mark)-len(unread)-senderWidth-2-ageWidth))
 		row := mark + unread + fit(from, senderWidth) + " " + subj + " " + c.st.dim.Render(age)
 		if i == s.cursor {
 			row = c.st.cursor.Render(row)
 		}
-		lines = append(lines, row, "      "+c.st.dim.Render(fit(SanitizeLine(h.Snippet), max(1, width-6))))
+		lines = append(lines, row, "      "+c.st.dim.Render(fit(termsafe.SanitizeLine(h.Snippet), max(1, width-6))))
 	}
 	return padLines(strings.Join(lines, "\n"), s.height)
 }

@@ -11,7 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"mailsift/mailsrc"
+	"mailsift/internal/termsafe"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -74,7 +75,7 @@ func saveAttachmentCmd(ctx context.Context, b Backend, ref attachmentRef, path s
 		if err != nil {
 			return attachmentSavedMsg{err: fmt.Errorf("save attachment: %w", err)}
 		}
-		_, data, err := mailsrc.AttachmentContent(raw, ref.att.Part)
+		_, data, err := rfc822.AttachmentContent(raw, ref.att.Part)
 		if err != nil {
 			return attachmentSavedMsg{err: fmt.Errorf("save attachment: %w", err)}
 		}
@@ -101,7 +102,7 @@ func saveAttachmentCmd(ctx context.Context, b Backend, ref attachmentRef, path s
 // safeFilename turns an attachment's name from mail into a plain file
 // name: sanitized, no directories, no leading dots.
 func safeFilename(name string) string {
-	name = SanitizeLine(name)
+	name = termsafe.SanitizeLine(name)
 	name = strings.NewReplacer("/", "_", "\\", "_").Replace(name)
 	name = strings.TrimLeft(name, ". ")
 	if name == "" {
@@ -151,9 +152,9 @@ func (tv *threadView) render(c *common) {
 func renderThread(c *common, ts store.ThreadSummary, th *model.Thread, atts []attachmentRef, fold bool, width int) string {
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
-	subject := SanitizeLine(th.Subject)
+	subject := termsafe.SanitizeLine(th.Subject)
 	if subject == "" {
-		subject = SanitizeLine(ts.Subject)
+		subject = termsafe.SanitizeLine(ts.Subject)
 	}
 	b.WriteString(c.st.title.Render(wrap(subject)) + "\n")
 	b.WriteString(triageHeader(c, ts, width))
@@ -162,13 +163,13 @@ func renderThread(c *common, ts store.ThreadSummary, th *model.Thread, atts []at
 		if i > 0 {
 			b.WriteString("\n" + c.st.dim.Render(strings.Repeat("─", width)) + "\n")
 		}
-		from := SanitizeLine(m.From.String())
+		from := termsafe.SanitizeLine(m.From.String())
 		b.WriteString(c.st.label.Render("From: ") + c.st.header.Render(wrap(from)) + "\n")
 		if len(m.To) > 0 {
-			b.WriteString(c.st.label.Render("To:   ") + wrap(SanitizeLine(addrList(m.To))) + "\n")
+			b.WriteString(c.st.label.Render("To:   ") + wrap(termsafe.SanitizeLine(addrList(m.To))) + "\n")
 		}
 		if len(m.Cc) > 0 {
-			b.WriteString(c.st.label.Render("Cc:   ") + wrap(SanitizeLine(addrList(m.Cc))) + "\n")
+			b.WriteString(c.st.label.Render("Cc:   ") + wrap(termsafe.SanitizeLine(addrList(m.Cc))) + "\n")
 		}
 		if !m.Date.IsZero() {
 			b.WriteString(c.st.label.Render("Date: ") + m.Date.In(c.now().Location()).Format("Mon, 02 Jan 2006 15:04") + "\n")
@@ -180,13 +181,13 @@ func renderThread(c *common, ts store.ThreadSummary, th *model.Thread, atts []at
 			b.WriteString(renderBody(c, m.Body(), fold, width))
 		}
 		for _, p := range m.Problems {
-			b.WriteString(c.st.warn.Render(wrap("! "+SanitizeLine(p))) + "\n")
+			b.WriteString(c.st.warn.Render(wrap("! "+termsafe.SanitizeLine(p))) + "\n")
 		}
 	}
 	if len(atts) > 0 {
 		b.WriteString("\n" + c.st.header.Render("Attachments") + c.st.dim.Render("  (s to save)") + "\n")
 		for i, a := range atts {
-			line := fmt.Sprintf("%d. %s  %s", i+1, SanitizeLine(a.att.Filename), c.st.dim.Render(fmt.Sprintf("%s, %s", SanitizeLine(a.att.ContentType), humanSize(a.att.Size))))
+			line := fmt.Sprintf("%d. %s  %s", i+1, termsafe.SanitizeLine(a.att.Filename), c.st.dim.Render(fmt.Sprintf("%s, %s", termsafe.SanitizeLine(a.att.ContentType), humanSize(a.att.Size))))
 			b.WriteString(wrap(line) + "\n")
 		}
 	}
@@ -207,15 +208,15 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 	if tr != nil {
 		var extra []string
 		if tr.Urgency != "" {
-			extra = append(extra, "urgency "+SanitizeLine(tr.Urgency))
+			extra = append(extra, "urgency "+termsafe.SanitizeLine(tr.Urgency))
 		}
 		if tr.Intent != "" {
-			extra = append(extra, "intent "+SanitizeLine(tr.Intent))
+			extra = append(extra, "intent "+termsafe.SanitizeLine(tr.Intent))
 		}
 		if tr.Source == "deterministic" {
 			extra = append(extra, "offline triage")
 		} else if tr.Model != "" {
-			extra = append(extra, SanitizeLine(tr.Model))
+			extra = append(extra, termsafe.SanitizeLine(tr.Model))
 		}
 		if len(extra) > 0 {
 			line += c.st.dim.Render(" · " + strings.Join(extra, " · "))
@@ -232,15 +233,15 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 	if tr.Result.IsSpam {
 		b.WriteString(wrap(c.st.warn.Render("SPAM"+reasons(tr.SpamReasons))) + "\n")
 	}
-	if s := Sanitize(tr.Result.Summary); strings.TrimSpace(s) != "" {
+	if s := termsafe.Sanitize(tr.Result.Summary); strings.TrimSpace(s) != "" {
 		b.WriteString(wrap(c.st.label.Render("Summary: ")+s) + "\n")
 	}
 	if len(tr.Result.ActionItems) > 0 {
 		b.WriteString(c.st.label.Render("Action items:") + "\n")
 		for _, a := range tr.Result.ActionItems {
-			item := "  • " + SanitizeLine(a.Description)
+			item := "  • " + termsafe.SanitizeLine(a.Description)
 			if a.DueHint != nil && *a.DueHint != "" {
-				item += c.st.warn.Render(" (due: " + SanitizeLine(*a.DueHint) + ")")
+				item += c.st.warn.Render(" (due: " + termsafe.SanitizeLine(*a.DueHint) + ")")
 			}
 			b.WriteString(wrap(item) + "\n")
 		}
@@ -254,7 +255,7 @@ func reasons(rs []string) string {
 	}
 	out := make([]string, len(rs))
 	for i, r := range rs {
-		out[i] = SanitizeLine(r)
+		out[i] = termsafe.SanitizeLine(r)
 	}
 	return ": " + strings.Join(out, "; ")
 }
@@ -262,8 +263,8 @@ func reasons(rs []string) string {
 // renderBody sanitizes and wraps a body, folding quotes and signatures.
 func renderBody(c *common, body string, fold bool, width int) string {
 	var b strings.Builder
-	for _, p := range mailsrc.SplitBody(body) {
-		text := strings.TrimRight(Sanitize(p.Text), "\n")
+	for _, p := range rfc822.SplitBody(body) {
+		text := strings.TrimRight(termsafe.Sanitize(p.Text), "\n")
 		if strings.TrimSpace(text) == "" {
 			if p.Kind == model.PartText && text != "" {
 				b.WriteString(text + "\n")

@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -33,7 +33,7 @@ const attachmentMail = "From: Dana <dana@example.com>\r\n" +
 	"--b1--\r\n"
 
 func TestSaveAttachment(t *testing.T) {
-	msg, err := mailsrc.Parse([]byte(attachmentMail))
+	msg, err := rfc822.Parse([]byte(attachmentMail))
 	if err != nil {
 		t.Fatal(err)
 	}

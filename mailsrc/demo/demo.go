@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -242,7 +243,7 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 			if _, ok := have[loc]; ok {
 				continue
 			}
-			m, err := mailsrc.Parse(r.Data)
+			m, err := rfc822.Parse(r.Data)
 			if err != nil {
 				return fmt.Errorf("demo: parse %s: %w", r.Key, err)
 			}
@@ -265,7 +266,7 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 
 // PushFlags accepts flag changes and returns nil: demo flags live only in
 // the local store, there is no server to write them back to.
-func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) error {
+func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) error {
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -391,9 +392,9 @@ func TestParseAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range raws {
-		m, err := mailsrc.Parse(r.Data)
+		m, err := rfc822.Parse(r.Data)
 		if err != nil {
-			t.Errorf("%s: mailsrc.Parse: %v", r.Key, err)
+			t.Errorf("%s: rfc822.Parse: %v", r.Key, err)
 			continue
 		}
 		hostile := strings.HasPrefix(r.Key, "24-hostile-escapes")
@@ -528,7 +529,7 @@ func TestSourceSync(t *testing.T) {
 	if !sink.msgs[loc].Flags.Seen {
 		t.Errorf("resync lost the store's flag change on %v", loc)
 	}
-	if err := src.PushFlags(ctx, []mailsrc.FlagChange{{Loc: loc, Flag: model.FlagSeen, Set: true}}); err != nil {
+	if err := src.PushFlags(ctx, []model.FlagChange{{Loc: loc, Flag: model.FlagSeen, Set: true}}); err != nil {
 		t.Errorf("PushFlags: %v", err)
 	}
 }

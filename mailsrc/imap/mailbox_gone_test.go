@@ -15,6 +15,7 @@ import (
 
 	"mailsift/internal/storecheck"
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -63,7 +64,7 @@ func saveTriage(t *testing.T, st *store.Store, thread int64, category string) {
 		t.Fatal(err)
 	}
 	err = st.SaveTriage(ctx, store.TriageRecord{ThreadID: thread, CacheKey: "test-key", ContentHash: h, Source: "deterministic",
-		Result: model.EmailTriageResult{Category: category, Summary: "summary of " + category}})
+		Result: contract.Result{Category: category, Summary: "summary of " + category}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func scenarioMailboxDeleted(t *testing.T, ts *testServer) {
 		t.Fatalf("mailboxes after first sync = %s", got)
 	}
 	shareThread := storeThread(t, st, "msg-1-shared-plan@example.com")
-	saveTriage(t, st, shareThread, model.CategoryActionable)
+	saveTriage(t, st, shareThread, contract.CategoryActionable)
 	if hits, err := st.Search(ctx, "zeppelin", 10); err != nil || len(hits) != 1 {
 		t.Fatalf("Search(zeppelin) before = %v, %v; want 1 hit", hits, err)
 	}
@@ -113,7 +114,7 @@ func scenarioMailboxDeleted(t *testing.T, ts *testServer) {
 	if got := storeThread(t, st, "msg-1-shared-plan@example.com"); got != shareThread {
 		t.Errorf("shared message moved from thread %d to %d", shareThread, got)
 	}
-	if sum, err := st.ThreadSummaryByID(ctx, shareThread); err != nil || sum.Triage == nil || sum.Triage.Result.Category != model.CategoryActionable {
+	if sum, err := st.ThreadSummaryByID(ctx, shareThread); err != nil || sum.Triage == nil || sum.Triage.Result.Category != contract.CategoryActionable {
 		t.Errorf("shared thread after delete = %+v, %v; want its triage kept", sum, err)
 	}
 	if locs, _ := st.Locations(ctx, "acct", "Old"); len(locs) != 1 {
@@ -148,8 +149,8 @@ func scenarioMailboxRenamed(t *testing.T, ts *testServer) {
 	if got := storeThread(t, st, "msg-3-Re:-launch-plan@example.com"); got != thread {
 		t.Fatalf("reply threaded separately (%d vs %d)", got, thread)
 	}
-	saveTriage(t, st, thread, model.CategoryUrgent)
-	if err := st.SetOverride(ctx, thread, model.CategoryActionable); err != nil {
+	saveTriage(t, st, thread, contract.CategoryUrgent)
+	if err := st.SetOverride(ctx, thread, contract.CategoryActionable); err != nil {
 		t.Fatal(err)
 	}
 	hash, err := st.ThreadContentHash(ctx, thread)
@@ -175,8 +176,8 @@ func scenarioMailboxRenamed(t *testing.T, ts *testServer) {
 		}
 	}
 	sum, err := st.ThreadSummaryByID(ctx, thread)
-	if err != nil || sum.Count != 2 || sum.Triage == nil || sum.Triage.Result.Category != model.CategoryUrgent ||
-		sum.Override != model.CategoryActionable {
+	if err != nil || sum.Count != 2 || sum.Triage == nil || sum.Triage.Result.Category != contract.CategoryUrgent ||
+		sum.Override != contract.CategoryActionable {
 		t.Errorf("thread after rename = %+v, %v; want 2 messages, triage and override kept", sum, err)
 	}
 	if got, err := st.ThreadContentHash(ctx, thread); err != nil || got != hash {
@@ -298,8 +299,8 @@ func scenarioMessageMoved(t *testing.T, ts *testServer) {
 	mustSync(t, src, st)
 	const mid = "msg-1-quarterly-numbers@example.com"
 	thread := storeThread(t, st, mid)
-	saveTriage(t, st, thread, model.CategoryUrgent)
-	if err := st.SetOverride(ctx, thread, model.CategoryActionable); err != nil {
+	saveTriage(t, st, thread, contract.CategoryUrgent)
+	if err := st.SetOverride(ctx, thread, contract.CategoryActionable); err != nil {
 		t.Fatal(err)
 	}
 
@@ -317,8 +318,8 @@ func scenarioMessageMoved(t *testing.T, ts *testServer) {
 		t.Errorf("moved message now in thread %d, was %d: its thread was lost", got, thread)
 	}
 	sum, err := st.ThreadSummaryByID(ctx, thread)
-	if err != nil || sum.Count != 1 || sum.Triage == nil || sum.Triage.Result.Category != model.CategoryUrgent ||
-		sum.Override != model.CategoryActionable {
+	if err != nil || sum.Count != 1 || sum.Triage == nil || sum.Triage.Result.Category != contract.CategoryUrgent ||
+		sum.Override != contract.CategoryActionable {
 		t.Errorf("thread after the move = %+v, %v; want one message, triage and override kept", sum, err)
 	}
 	if missing, _ := st.MissingBodies(ctx, "acct", "Archive", 10); len(missing) != 0 {

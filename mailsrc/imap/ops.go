@@ -20,7 +20,7 @@ import (
 // -FLAGS.SILENT, one command per mailbox, flag and direction. On error
 // nothing is known to be acknowledged: the caller keeps the changes
 // queued and retries (re-applying a flag is harmless).
-func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) error {
+func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) error {
 	type key struct {
 		flag model.Flag
 		set  bool

@@ -117,7 +117,7 @@ func testSyncIntoStore(t *testing.T, whole bool) {
 
 // BenchmarkDovecotCorpusSyncIntoStore: the corpus from a local Dovecot
 // into a fresh SQLite store (threading, FTS) per iteration, with the GC
-// settings every sync runs with (mirror.Sync enters gcbatch).
+// settings every sync runs with (the sync command enters gcbatch).
 func BenchmarkDovecotCorpusSyncIntoStore(b *testing.B) {
 	ts, n := corpusDovecot(b)
 	if err := ts.source(b, nil).Sync(context.Background(), newFakeSink(), nil); err != nil {

@@ -100,7 +100,7 @@ var scenarios = []scenario{
 		u3 := a.append("Archive", testMessage(3, "three"))
 		src := ts.source(t, nil)
 		l := func(box string, u imap.UID) model.Location { return loc("acct", box, u) }
-		err := src.PushFlags(context.Background(), []mailsrc.FlagChange{
+		err := src.PushFlags(context.Background(), []model.FlagChange{
 			{Loc: l("INBOX", u1), Flag: model.FlagFlagged, Set: true},
 			{Loc: l("INBOX", u1), Flag: model.FlagSeen, Set: true},
 			{Loc: l("INBOX", u2), Flag: model.FlagSeen, Set: false},
@@ -118,7 +118,7 @@ var scenarios = []scenario{
 		if fl := a.flags("Archive", u3); !hasFlag(fl, "$Junk") {
 			t.Errorf("server flags of 3 = %v, want $Junk", fl)
 		}
-		err = src.PushFlags(context.Background(), []mailsrc.FlagChange{{Loc: l("Gone", 1), Flag: model.FlagSeen, Set: true}})
+		err = src.PushFlags(context.Background(), []model.FlagChange{{Loc: l("Gone", 1), Flag: model.FlagSeen, Set: true}})
 		if err == nil || !strings.Contains(err.Error(), `"Gone"`) {
 			t.Errorf("PushFlags to missing mailbox = %v, want error naming it", err)
 		}
@@ -322,7 +322,7 @@ var scenarios = []scenario{
 		if m := sink.inBox("acct", "Projekte/Résumé 日本")[uint32(v)]; m == nil || m.Subject != "cv" {
 			t.Errorf("message in Projekte/Résumé 日本 = %+v", m)
 		}
-		if err := src.PushFlags(context.Background(), []mailsrc.FlagChange{{Loc: loc("acct", "Entwürfe", u), Flag: model.FlagSeen, Set: true}}); err != nil {
+		if err := src.PushFlags(context.Background(), []model.FlagChange{{Loc: loc("acct", "Entwürfe", u), Flag: model.FlagSeen, Set: true}}); err != nil {
 			t.Fatalf("PushFlags() = %v", err)
 		}
 		if fl := a.flags("Entwürfe", u); !hasFlag(fl, imap.FlagSeen) {

@@ -19,6 +19,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -626,7 +627,7 @@ func (s *Source) readEnvelopes(c *conn, cmd *imapclient.FetchCommand, name strin
 			continue
 		}
 		raw := buf.FindBodySection(hdr)
-		msg, perr := mailsrc.ParseHeader(raw)
+		msg, perr := rfc822.ParseHeader(raw)
 		if perr != nil {
 			msg = unparsable(raw, perr)
 		}
@@ -1076,7 +1077,7 @@ func (s *Source) parseAll(name string, raws []rawMsg) []*model.Message {
 			defer wg.Done()
 			for i := range next {
 				r := raws[i]
-				msg, err := mailsrc.Parse(r.raw)
+				msg, err := rfc822.Parse(r.raw)
 				if err != nil {
 					msg = unparsable(r.raw, err)
 					msg.Raw = r.raw

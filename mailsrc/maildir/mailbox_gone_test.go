@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"mailsift/internal/storecheck"
-	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -54,7 +54,7 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := st.SaveTriage(ctx, store.TriageRecord{ThreadID: id, CacheKey: "k", ContentHash: h, Source: "deterministic",
-			Result: model.EmailTriageResult{Category: category}}); err != nil {
+			Result: contract.Result{Category: category}}); err != nil {
 			t.Fatal(err)
 		}
 		return id
@@ -71,8 +71,8 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 			t.Errorf("thread of %s = %+v, %v; want triage %q kept", mid, sum, err, category)
 		}
 	}
-	shared := triage("shared-plan@example.com", model.CategoryActionable)
-	list := triage("generics-news@example.com", model.CategoryInformational)
+	shared := triage("shared-plan@example.com", contract.CategoryActionable)
+	list := triage("generics-news@example.com", contract.CategoryInformational)
 
 	if err := os.RemoveAll(filepath.Join(root, ".Projects")); err != nil {
 		t.Fatal(err)
@@ -92,8 +92,8 @@ func TestFolderRemovedIsForgotten(t *testing.T) {
 	if hits, err := st.Search(ctx, "quokka", 10); err != nil || len(hits) != 0 {
 		t.Errorf("Search(quokka) = %v, %v; want no hit", hits, err)
 	}
-	checkTriage("shared-plan@example.com", shared, model.CategoryActionable)
-	checkTriage("generics-news@example.com", list, model.CategoryInformational)
+	checkTriage("shared-plan@example.com", shared, contract.CategoryActionable)
+	checkTriage("generics-news@example.com", list, contract.CategoryInformational)
 	for _, name := range []string{"mailbox=Projects", "mailbox=Lists/Go"} {
 		if !strings.Contains(logs.String(), name) || !strings.Contains(logs.String(), "level=INFO") {
 			t.Errorf("no Info log with %s in:\n%s", name, logs.String())

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -628,7 +629,7 @@ func (s *Source) readMessage(e entry) (*model.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", e.path, err)
 	}
-	m, err := mailsrc.Parse(raw)
+	m, err := rfc822.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", e.path, err)
 	}
@@ -690,7 +691,7 @@ func findKey(dir, key string) (path, info string, ok bool) {
 // PushFlags writes flag changes back by renaming each file's info part
 // atomically (rename(2) within cur/). Keywords other than the five
 // system flags have no maildir letter and are skipped.
-func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) error {
+func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) error {
 	if len(changes) == 0 {
 		return nil
 	}

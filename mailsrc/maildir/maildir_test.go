@@ -148,7 +148,7 @@ func TestPushFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := model.Location{Account: "acct", Mailbox: "INBOX", Key: "1000.a.host"}
-	err := src.PushFlags(ctx, []mailsrc.FlagChange{
+	err := src.PushFlags(ctx, []model.FlagChange{
 		{Loc: l, Flag: model.FlagSeen, Set: true},
 		{Loc: l, Flag: model.FlagFlagged, Set: true},
 		{Loc: l, Flag: model.FlagAnswered, Set: true},
@@ -164,11 +164,11 @@ func TestPushFlags(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "cur", "1000.a.host:2,")); err == nil {
 		t.Errorf("old file name still present")
 	}
-	err = src.PushFlags(ctx, []mailsrc.FlagChange{{Loc: model.Location{Mailbox: "INBOX", Key: "nope"}, Flag: model.FlagSeen, Set: true}})
+	err = src.PushFlags(ctx, []model.FlagChange{{Loc: model.Location{Mailbox: "INBOX", Key: "nope"}, Flag: model.FlagSeen, Set: true}})
 	if err == nil || !strings.Contains(err.Error(), `message "nope" not found`) {
 		t.Errorf("PushFlags(missing) = %v", err)
 	}
-	err = src.PushFlags(ctx, []mailsrc.FlagChange{{Loc: model.Location{Mailbox: "Nope", Key: "x"}, Flag: model.FlagSeen, Set: true}})
+	err = src.PushFlags(ctx, []model.FlagChange{{Loc: model.Location{Mailbox: "Nope", Key: "x"}, Flag: model.FlagSeen, Set: true}})
 	if err == nil || !strings.Contains(err.Error(), `no mailbox "Nope"`) {
 		t.Errorf("PushFlags(missing mailbox) = %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -332,7 +333,7 @@ func (s *Source) syncFile(ctx context.Context, sink mailsrc.Sink, f file, progre
 			}
 			continue
 		}
-		m, err := mailsrc.Parse(msg.Raw)
+		m, err := rfc822.Parse(msg.Raw)
 		if err != nil {
 			s.log().Warn("mbox: skipping unparseable message", "file", f.path, "key", msg.Key, "err", err)
 			continue
@@ -388,7 +389,7 @@ func guessRole(name string) model.Role {
 
 // PushFlags returns mailsrc.ErrReadOnly: mbox files are never written.
 // Flag changes stay local; callers treat this error as "local only".
-func (s *Source) PushFlags(ctx context.Context, changes []mailsrc.FlagChange) error {
+func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) error {
 	if len(changes) == 0 {
 		return nil
 	}

@@ -130,7 +130,7 @@ func TestSingleFileAndErrors(t *testing.T) {
 	if m := sink.BySubject("Second"); m == nil || m.Text != "Second body." {
 		t.Errorf("CRLF message = %+v", m)
 	}
-	err := src.PushFlags(context.Background(), []mailsrc.FlagChange{{Flag: model.FlagSeen, Set: true}})
+	err := src.PushFlags(context.Background(), []model.FlagChange{{Flag: model.FlagSeen, Set: true}})
 	if !errors.Is(err, mailsrc.ErrReadOnly) {
 		t.Errorf("PushFlags() = %v, want ErrReadOnly", err)
 	}

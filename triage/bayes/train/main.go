@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"mailsift/mailsrc"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/triage/bayes"
 )
 
@@ -48,7 +48,7 @@ func load(corpus, group string, spam bool) ([]bayes.Doc, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := mailsrc.Parse(raw)
+		m, err := rfc822.Parse(raw)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "train: skip %s/%s: %v\n", group, e.Name(), err)
 			continue

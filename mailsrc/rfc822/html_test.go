@@ -1,4 +1,4 @@
-package mailsrc
+package rfc822
 
 import (
 	"math/rand/v2"

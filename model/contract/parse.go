@@ -1,4 +1,4 @@
-package model
+package contract
 
 import (
 	"bytes"
@@ -301,8 +301,8 @@ func emailProblem(s string) string {
 	return ""
 }
 
-func parseAddress(n *jnode, path string) (EmailAddress, error) {
-	var a EmailAddress
+func parseAddress(n *jnode, path string) (Address, error) {
+	var a Address
 	if err := object(n, path, "name", "email"); err != nil {
 		return a, err
 	}
@@ -319,12 +319,12 @@ func parseAddress(n *jnode, path string) (EmailAddress, error) {
 	return a, nil
 }
 
-func parseAddressList(n *jnode, path string) ([]EmailAddress, error) {
+func parseAddressList(n *jnode, path string) ([]Address, error) {
 	items, err := asArray(n, path)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]EmailAddress, 0, len(items))
+	out := make([]Address, 0, len(items))
 	for i, it := range items {
 		a, err := parseAddress(it, indexPath(path, i))
 		if err != nil {
@@ -336,16 +336,16 @@ func parseAddressList(n *jnode, path string) ([]EmailAddress, error) {
 }
 
 // optAddressList reads an optional address list; absent means empty.
-func optAddressList(n *jnode, path, key string) ([]EmailAddress, error) {
+func optAddressList(n *jnode, path, key string) ([]Address, error) {
 	v, ok := n.get(key)
 	if !ok {
-		return []EmailAddress{}, nil
+		return []Address{}, nil
 	}
 	return parseAddressList(v, childPath(path, key))
 }
 
-func parseMessage(n *jnode, path string) (EmailMessage, error) {
-	var m EmailMessage
+func parseMessage(n *jnode, path string) (Message, error) {
+	var m Message
 	if err := object(n, path, "message_id", "thread_id", "from", "to", "cc", "bcc", "date", "subject", "body"); err != nil {
 		return m, err
 	}
@@ -386,15 +386,15 @@ func parseMessage(n *jnode, path string) (EmailMessage, error) {
 	return m, nil
 }
 
-func parsePrincipal(n *jnode, path string) (EmailAddress, error) {
+func parsePrincipal(n *jnode, path string) (Address, error) {
 	p, err := required(n, path, "principal")
 	if err != nil {
-		return EmailAddress{}, err
+		return Address{}, err
 	}
 	return parseAddress(p, childPath(path, "principal"))
 }
 
-func parsePayload(n *jnode, path string, req *EmailTriageRequest) error {
+func parsePayload(n *jnode, path string, req *Request) error {
 	if n.kind != jObject {
 		return typeErr(n, path, jObject)
 	}
@@ -407,7 +407,7 @@ func parsePayload(n *jnode, path string, req *EmailTriageRequest) error {
 		if err := object(n, path, "kind", "principal", "message"); err != nil {
 			return err
 		}
-		in := &SingleEmailInput{Kind: KindSingle}
+		in := &SingleInput{Kind: KindSingle}
 		if in.Principal, err = parsePrincipal(n, path); err != nil {
 			return err
 		}
@@ -442,7 +442,7 @@ func parsePayload(n *jnode, path string, req *EmailTriageRequest) error {
 		if len(items) == 0 {
 			return verr(mp, "empty thread")
 		}
-		in.Messages = make([]EmailMessage, 0, len(items))
+		in.Messages = make([]Message, 0, len(items))
 		for i, it := range items {
 			m, err := parseMessage(it, indexPath(mp, i))
 			if err != nil {
@@ -472,7 +472,7 @@ func checkVersion(n *jnode, path string) error {
 // defaults to SchemaVersion; any other version, unknown field, wrong type,
 // missing required field, bad address or empty thread is an error of type
 // *ValidationError naming the offending JSON path.
-func ParseRequest(data []byte) (*EmailTriageRequest, error) {
+func ParseRequest(data []byte) (*Request, error) {
 	root, err := parseTree(data, rootPath)
 	if err != nil {
 		return nil, err
@@ -480,7 +480,7 @@ func ParseRequest(data []byte) (*EmailTriageRequest, error) {
 	if err := object(root, rootPath, "schema_version", "payload"); err != nil {
 		return nil, err
 	}
-	req := &EmailTriageRequest{SchemaVersion: SchemaVersion}
+	req := &Request{SchemaVersion: SchemaVersion}
 	if v, ok := root.get("schema_version"); ok {
 		if err := checkVersion(v, "schema_version"); err != nil {
 			return nil, err
@@ -549,11 +549,11 @@ func parseDraft(n *jnode, path string) (*DraftReply, error) {
 	return d, nil
 }
 
-func parseResultNode(n *jnode, path string) (*EmailTriageResult, error) {
+func parseResultNode(n *jnode, path string) (*Result, error) {
 	if err := object(n, path, "category", "is_spam", "is_phishing", "summary", "action_items", "draft"); err != nil {
 		return nil, err
 	}
-	r := &EmailTriageResult{}
+	r := &Result{}
 	var err error
 	if r.Category, err = reqString(n, path, "category"); err != nil {
 		return nil, err
@@ -612,10 +612,10 @@ func isCategory(c string) bool {
 	return false
 }
 
-// ParseResult strictly decodes a bare EmailTriageResult, such as the JSON the
+// ParseResult strictly decodes a bare Result, such as the JSON the
 // Ollama model returns for ResultSchema. All six fields are required (draft
 // may be null, action_items may be empty). Error paths start at "result".
-func ParseResult(data []byte) (*EmailTriageResult, error) {
+func ParseResult(data []byte) (*Result, error) {
 	root, err := parseTree(data, resultRoot)
 	if err != nil {
 		return nil, err
@@ -625,7 +625,7 @@ func ParseResult(data []byte) (*EmailTriageResult, error) {
 
 // ParseResponse strictly decodes a triage response envelope; schema_version
 // is required and must equal SchemaVersion.
-func ParseResponse(data []byte) (*EmailTriageResponse, error) {
+func ParseResponse(data []byte) (*Response, error) {
 	root, err := parseTree(data, rootPath)
 	if err != nil {
 		return nil, err
@@ -633,7 +633,7 @@ func ParseResponse(data []byte) (*EmailTriageResponse, error) {
 	if err := object(root, rootPath, "schema_version", "request_kind", "result"); err != nil {
 		return nil, err
 	}
-	resp := &EmailTriageResponse{}
+	resp := &Response{}
 	v, err := required(root, rootPath, "schema_version")
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package model
+package contract
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func TestRequestExamplesRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(req, again) {
 				t.Errorf("round trip differs:\n%+v\n%+v", req, again)
 			}
-			var viaStd EmailTriageRequest
+			var viaStd Request
 			if err := json.Unmarshal(out, &viaStd); err != nil || !reflect.DeepEqual(&viaStd, req) {
 				t.Errorf("json.Unmarshal = %v, %+v; want %+v", err, viaStd, req)
 			}
@@ -152,8 +152,8 @@ func TestResponseExamplesRoundTrip(t *testing.T) {
 }
 
 func TestResponseMarshalNulls(t *testing.T) {
-	r := EmailTriageResponse{SchemaVersion: SchemaVersion, RequestKind: KindSingle,
-		Result: EmailTriageResult{Category: CategoryUrgent, Summary: "s"}}
+	r := Response{SchemaVersion: SchemaVersion, RequestKind: KindSingle,
+		Result: Result{Category: CategoryUrgent, Summary: "s"}}
 	out, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -176,25 +176,25 @@ func TestTaxonomy(t *testing.T) {
 }
 
 func TestValidateGoValues(t *testing.T) {
-	alice := EmailAddress{Email: "alice@example.com"}
-	msg := EmailMessage{MessageID: "m", From: EmailAddress{Email: "bob@example.com"}, Body: "b"}
+	alice := Address{Email: "alice@example.com"}
+	msg := Message{MessageID: "m", From: Address{Email: "bob@example.com"}, Body: "b"}
 	for _, tc := range []struct {
 		name string
 		v    interface{ Validate() error }
 		path string // "" means valid
 	}{
-		{"single ok", &EmailTriageRequest{Single: &SingleEmailInput{Principal: alice, Message: msg}}, ""},
-		{"no payload", &EmailTriageRequest{}, "payload"},
-		{"both payloads", &EmailTriageRequest{Single: &SingleEmailInput{}, Thread: &ThreadInput{}}, "payload"},
-		{"nil messages", &EmailTriageRequest{Thread: &ThreadInput{Principal: alice, ThreadID: "t"}}, "payload.messages"},
-		{"kind mismatch", &EmailTriageRequest{Single: &SingleEmailInput{Kind: KindThread, Principal: alice, Message: msg}}, "payload.kind"},
-		{"bad version", &EmailTriageRequest{SchemaVersion: "0.9", Single: &SingleEmailInput{Principal: alice, Message: msg}}, "schema_version"},
-		{"bad principal", &EmailTriageRequest{Single: &SingleEmailInput{Principal: EmailAddress{Email: "alice"}, Message: msg}}, "payload.principal.email"},
-		{"result ok", &EmailTriageResult{Category: CategoryLowPriority}, ""},
-		{"no category", &EmailTriageResult{}, "result.category"},
-		{"draft without to", &EmailTriageResult{Category: CategoryUrgent, Draft: &DraftReply{}}, "result.draft.to"},
-		{"blank action", &EmailTriageResult{Category: CategoryUrgent, ActionItems: []ActionItem{{Description: " "}}}, "result.action_items[0].description"},
-		{"response bad kind", &EmailTriageResponse{SchemaVersion: SchemaVersion, RequestKind: "x", Result: EmailTriageResult{Category: CategoryUrgent}}, "request_kind"},
+		{"single ok", &Request{Single: &SingleInput{Principal: alice, Message: msg}}, ""},
+		{"no payload", &Request{}, "payload"},
+		{"both payloads", &Request{Single: &SingleInput{}, Thread: &ThreadInput{}}, "payload"},
+		{"nil messages", &Request{Thread: &ThreadInput{Principal: alice, ThreadID: "t"}}, "payload.messages"},
+		{"kind mismatch", &Request{Single: &SingleInput{Kind: KindThread, Principal: alice, Message: msg}}, "payload.kind"},
+		{"bad version", &Request{SchemaVersion: "0.9", Single: &SingleInput{Principal: alice, Message: msg}}, "schema_version"},
+		{"bad principal", &Request{Single: &SingleInput{Principal: Address{Email: "alice"}, Message: msg}}, "payload.principal.email"},
+		{"result ok", &Result{Category: CategoryLowPriority}, ""},
+		{"no category", &Result{}, "result.category"},
+		{"draft without to", &Result{Category: CategoryUrgent, Draft: &DraftReply{}}, "result.draft.to"},
+		{"blank action", &Result{Category: CategoryUrgent, ActionItems: []ActionItem{{Description: " "}}}, "result.action_items[0].description"},
+		{"response bad kind", &Response{SchemaVersion: SchemaVersion, RequestKind: "x", Result: Result{Category: CategoryUrgent}}, "request_kind"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.v.Validate()
@@ -213,13 +213,13 @@ func TestValidateGoValues(t *testing.T) {
 }
 
 func TestUnmarshalJSONIsStrict(t *testing.T) {
-	var req EmailTriageRequest
+	var req Request
 	err := json.Unmarshal([]byte(`{"payload":{"kind":"single"},"x":1}`), &req)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Path != "x" {
 		t.Errorf("json.Unmarshal request = %v, want ValidationError at x", err)
 	}
-	var res EmailTriageResult
+	var res Result
 	err = json.Unmarshal([]byte(`{"category":"spam","is_spam":false,"is_phishing":false,"summary":"","action_items":[],"draft":null}`), &res)
 	if !errors.As(err, &ve) || ve.Path != "result.category" {
 		t.Errorf("json.Unmarshal result = %v, want ValidationError at result.category", err)

@@ -1,4 +1,4 @@
-package model
+package contract
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func TestSchemaAndParserAgreeOnAddresses(t *testing.T) {
 		"", "alice", "@example.com", "alice@", "alice@localhost", "alice@.com", "alice@example.",
 		"alice@example..com", "al ice@example.com", "alice@exa\tmple.com", "alice@example.com\r\nBcc: x@y.z", "a\x7f@b.co",
 	} {
-		principal, _ := json.Marshal(EmailAddress{Email: email})
+		principal, _ := json.Marshal(Address{Email: email})
 		doc := tSingle(string(principal), tMsg(""))
 		parserOK := parseAs("request", doc) == nil
 		schemaOK := schemaAccepts(s, []byte(doc))
@@ -176,10 +176,10 @@ func TestSchemasMatchGoTypes(t *testing.T) {
 	if len(union) != 2 {
 		t.Fatalf("payload oneOf has %d branches, want 2", len(union))
 	}
-	checkStruct(t, "payload(single)", reflect.TypeFor[SingleEmailInput](), union[0].(map[string]any))
+	checkStruct(t, "payload(single)", reflect.TypeFor[SingleInput](), union[0].(map[string]any))
 	checkStruct(t, "payload(thread)", reflect.TypeFor[ThreadInput](), union[1].(map[string]any))
-	checkStruct(t, "response", reflect.TypeFor[EmailTriageResponse](), load(ResponseSchema()))
-	checkStruct(t, "result", reflect.TypeFor[EmailTriageResult](), load(ResultSchema()))
+	checkStruct(t, "response", reflect.TypeFor[Response](), load(ResponseSchema()))
+	checkStruct(t, "result", reflect.TypeFor[Result](), load(ResultSchema()))
 }
 
 func keys(m map[string]any) []string {

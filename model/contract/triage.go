@@ -1,4 +1,4 @@
-package model
+package contract
 
 import (
 	"encoding/json"
@@ -26,47 +26,47 @@ const (
 	KindThread = "thread"
 )
 
-// EmailAddress is the contract's address: email required, name optional.
-type EmailAddress struct {
+// Address is the contract's address: email required, name optional.
+type Address struct {
 	Name  *string `json:"name"`
 	Email string  `json:"email"`
 }
 
-// EmailMessage is one message of a triage request.
-type EmailMessage struct {
+// Message is one message of a triage request.
+type Message struct {
 	MessageID string         `json:"message_id"`
 	ThreadID  *string        `json:"thread_id"`
-	From      EmailAddress   `json:"from"`
-	To        []EmailAddress `json:"to"`
-	Cc        []EmailAddress `json:"cc"`
-	Bcc       []EmailAddress `json:"bcc"`
+	From      Address   `json:"from"`
+	To        []Address `json:"to"`
+	Cc        []Address `json:"cc"`
+	Bcc       []Address `json:"bcc"`
 	Date      *string        `json:"date"`
 	Subject   string         `json:"subject"`
 	Body      string         `json:"body"`
 }
 
-// SingleEmailInput is the payload of kind "single".
-type SingleEmailInput struct {
+// SingleInput is the payload of kind "single".
+type SingleInput struct {
 	Kind      string       `json:"kind"`
-	Principal EmailAddress `json:"principal"`
-	Message   EmailMessage `json:"message"`
+	Principal Address `json:"principal"`
+	Message   Message `json:"message"`
 }
 
 // ThreadInput is the payload of kind "thread"; messages oldest first.
 type ThreadInput struct {
 	Kind      string         `json:"kind"`
-	Principal EmailAddress   `json:"principal"`
+	Principal Address   `json:"principal"`
 	ThreadID  string         `json:"thread_id"`
-	Messages  []EmailMessage `json:"messages"`
+	Messages  []Message `json:"messages"`
 }
 
-// EmailTriageRequest is the request envelope. Exactly one of Single and
+// Request is the request envelope. Exactly one of Single and
 // Thread is set, according to the payload's kind. On the wire the payload
 // is one object discriminated by "kind"; MarshalJSON and UnmarshalJSON
 // translate.
-type EmailTriageRequest struct {
+type Request struct {
 	SchemaVersion string
-	Single        *SingleEmailInput
+	Single        *SingleInput
 	Thread        *ThreadInput
 }
 
@@ -78,13 +78,13 @@ type ActionItem struct {
 
 // DraftReply is a proposed reply, never sent without explicit confirmation.
 type DraftReply struct {
-	To      []EmailAddress `json:"to"`
+	To      []Address `json:"to"`
 	Subject string         `json:"subject"`
 	Body    string         `json:"body"`
 }
 
-// EmailTriageResult is the structured analysis of one email or thread.
-type EmailTriageResult struct {
+// Result is the structured analysis of one email or thread.
+type Result struct {
 	Category    string       `json:"category"`
 	IsSpam      bool         `json:"is_spam"`
 	IsPhishing  bool         `json:"is_phishing"`
@@ -93,24 +93,24 @@ type EmailTriageResult struct {
 	Draft       *DraftReply  `json:"draft"`
 }
 
-// EmailTriageResponse is the response envelope.
-type EmailTriageResponse struct {
+// Response is the response envelope.
+type Response struct {
 	SchemaVersion string            `json:"schema_version"`
 	RequestKind   string            `json:"request_kind"`
-	Result        EmailTriageResult `json:"result"`
+	Result        Result `json:"result"`
 }
 
-func nonNilAddrs(a []EmailAddress) []EmailAddress {
+func nonNilAddrs(a []Address) []Address {
 	if a == nil {
-		return []EmailAddress{}
+		return []Address{}
 	}
 	return a
 }
 
 // MarshalJSON emits every contract field; absent lists become [] and absent
 // nullable values null.
-func (m EmailMessage) MarshalJSON() ([]byte, error) {
-	type plain EmailMessage
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
 	p := plain(m)
 	p.To, p.Cc, p.Bcc = nonNilAddrs(p.To), nonNilAddrs(p.Cc), nonNilAddrs(p.Bcc)
 	return json.Marshal(p)
@@ -125,8 +125,8 @@ func (d DraftReply) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON emits action_items as [] rather than null when empty.
-func (r EmailTriageResult) MarshalJSON() ([]byte, error) {
-	type plain EmailTriageResult
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
 	p := plain(r)
 	if p.ActionItems == nil {
 		p.ActionItems = []ActionItem{}
@@ -135,7 +135,7 @@ func (r EmailTriageResult) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes strictly, as ParseResult does.
-func (r *EmailTriageResult) UnmarshalJSON(data []byte) error {
+func (r *Result) UnmarshalJSON(data []byte) error {
 	v, err := ParseResult(data)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (r *EmailTriageResult) UnmarshalJSON(data []byte) error {
 }
 
 // UnmarshalJSON decodes strictly, as ParseResponse does.
-func (r *EmailTriageResponse) UnmarshalJSON(data []byte) error {
+func (r *Response) UnmarshalJSON(data []byte) error {
 	v, err := ParseResponse(data)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ var errPayload = errors.New("model: triage request needs exactly one of Single a
 // MarshalJSON emits {"schema_version", "payload"} with the payload's kind
 // set from whichever of Single and Thread is present. An empty
 // SchemaVersion is written as SchemaVersion.
-func (r EmailTriageRequest) MarshalJSON() ([]byte, error) {
+func (r Request) MarshalJSON() ([]byte, error) {
 	var payload any
 	switch {
 	case r.Single != nil && r.Thread == nil:
@@ -171,7 +171,7 @@ func (r EmailTriageRequest) MarshalJSON() ([]byte, error) {
 		p := *r.Thread
 		p.Kind = KindThread
 		if p.Messages == nil {
-			p.Messages = []EmailMessage{}
+			p.Messages = []Message{}
 		}
 		payload = p
 	default:
@@ -188,7 +188,7 @@ func (r EmailTriageRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes strictly, as ParseRequest does.
-func (r *EmailTriageRequest) UnmarshalJSON(data []byte) error {
+func (r *Request) UnmarshalJSON(data []byte) error {
 	v, err := ParseRequest(data)
 	if err != nil {
 		return err
@@ -199,7 +199,7 @@ func (r *EmailTriageRequest) UnmarshalJSON(data []byte) error {
 
 // Kind returns the payload's discriminator, KindSingle or KindThread, or ""
 // when no payload is set.
-func (r *EmailTriageRequest) Kind() string {
+func (r *Request) Kind() string {
 	switch {
 	case r.Single != nil:
 		return KindSingle
@@ -212,7 +212,7 @@ func (r *EmailTriageRequest) Kind() string {
 // Validate checks a request built in Go against the contract, with the same
 // rules and error paths as ParseRequest. Kind fields may be left empty; a
 // Kind that contradicts the payload shape is an error.
-func (r *EmailTriageRequest) Validate() error {
+func (r *Request) Validate() error {
 	if r.Single != nil && r.Single.Kind != "" && r.Single.Kind != KindSingle {
 		return verr("payload.kind", "%q set on a single-message payload", r.Single.Kind)
 	}
@@ -233,7 +233,7 @@ func (r *EmailTriageRequest) Validate() error {
 // Validate checks a result built in Go against the contract, with the same
 // rules and error paths as ParseResult (paths start at "result"). Nil
 // ActionItems counts as empty.
-func (r *EmailTriageResult) Validate() error {
+func (r *Result) Validate() error {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("model: encode triage result: %w", err)
@@ -243,7 +243,7 @@ func (r *EmailTriageResult) Validate() error {
 }
 
 // Validate checks a response built in Go, as ParseResponse does.
-func (r *EmailTriageResponse) Validate() error {
+func (r *Response) Validate() error {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("model: encode triage response: %w", err)

@@ -1,4 +1,4 @@
-package model
+package contract
 
 import (
 	"bytes"
@@ -129,7 +129,7 @@ func requestSchema() ordered {
 	}, "kind", "principal", "thread_id", "messages")
 	return append(ordered{
 		{"$schema", draft202012},
-		{"title", "EmailTriageRequest v" + SchemaVersion},
+		{"title", "Request v" + SchemaVersion},
 	}, obj(ordered{
 		{"schema_version", versionSchema()},
 		{"payload", ordered{{"oneOf", []ordered{single, thread}}}},
@@ -159,7 +159,7 @@ func resultSchema(full bool) ordered {
 func responseSchema() ordered {
 	return append(ordered{
 		{"$schema", draft202012},
-		{"title", "EmailTriageResponse v" + SchemaVersion},
+		{"title", "Response v" + SchemaVersion},
 	}, obj(ordered{
 		{"schema_version", versionSchema()},
 		{"request_kind", ordered{{"type", "string"}, {"enum", []string{KindSingle, KindThread}}}},
@@ -176,20 +176,20 @@ func render(o ordered) []byte {
 	return b
 }
 
-// RequestSchema returns the JSON Schema (2020-12) of EmailTriageRequest.
+// RequestSchema returns the JSON Schema (2020-12) of Request.
 // Each call returns a fresh slice.
 func RequestSchema() []byte { return render(requestSchema()) }
 
-// ResponseSchema returns the JSON Schema (2020-12) of EmailTriageResponse.
+// ResponseSchema returns the JSON Schema (2020-12) of Response.
 func ResponseSchema() []byte { return render(responseSchema()) }
 
 // ResultSchema returns the JSON Schema (2020-12) of a bare
-// EmailTriageResult, restricted to keywords Ollama's structured output
+// Result, restricted to keywords Ollama's structured output
 // supports; pass it as the chat request's format and check the reply with
 // ParseResult.
 func ResultSchema() []byte {
 	return render(append(ordered{
 		{"$schema", draft202012},
-		{"title", "EmailTriageResult v" + SchemaVersion},
+		{"title", "Result v" + SchemaVersion},
 	}, resultSchema(false)...))
 }

@@ -1,4 +1,4 @@
-package mailsrc
+package rfc822
 
 import (
 	"net/mail"

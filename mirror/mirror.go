@@ -1,4 +1,4 @@
-// Package mirror keeps the local store in step with an account's source: it
+// Package mirror is the sync engine: it keeps the local store in step with an account's source: it
 // opens the source named by the account URL, pushes flag changes queued in the
 // store, syncs, and keeps watching for new mail with backoff on failures.
 package mirror
@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"mailsift/config"
-	"mailsift/internal/gcbatch"
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
 	"mailsift/mailsrc/imap"
 	"mailsift/mailsrc/maildir"
 	"mailsift/mailsrc/mbox"
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -91,7 +91,7 @@ func PushFlags(ctx context.Context, st *store.Store, account string, src mailsrc
 		if len(pending) == 0 {
 			return nil
 		}
-		changes := make([]mailsrc.FlagChange, len(pending))
+		changes := make([]model.FlagChange, len(pending))
 		ids := make([]int64, len(pending))
 		for i, p := range pending {
 			changes[i] = p.Change
@@ -110,12 +110,12 @@ func PushFlags(ctx context.Context, st *store.Store, account string, src mailsrc
 }
 
 // Sync pushes queued flag changes, then mirrors the source into the store.
-// The garbage collector runs with batch settings meanwhile (gcbatch).
+// It leaves the process's GC settings alone: only the headless sync command,
+// which owns its process, switches to batch settings (gcbatch).
 func Sync(ctx context.Context, st *store.Store, account string, src mailsrc.Source, progress func(mailsrc.Progress)) error {
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
 	}
-	defer gcbatch.Enter()()
 	if err := PushFlags(ctx, st, account, src); err != nil {
 		return err
 	}
