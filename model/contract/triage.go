@@ -34,29 +34,29 @@ type Address struct {
 
 // Message is one message of a triage request.
 type Message struct {
-	MessageID string         `json:"message_id"`
-	ThreadID  *string        `json:"thread_id"`
+	MessageID string    `json:"message_id"`
+	ThreadID  *string   `json:"thread_id"`
 	From      Address   `json:"from"`
 	To        []Address `json:"to"`
 	Cc        []Address `json:"cc"`
 	Bcc       []Address `json:"bcc"`
-	Date      *string        `json:"date"`
-	Subject   string         `json:"subject"`
-	Body      string         `json:"body"`
+	Date      *string   `json:"date"`
+	Subject   string    `json:"subject"`
+	Body      string    `json:"body"`
 }
 
 // SingleInput is the payload of kind "single".
 type SingleInput struct {
-	Kind      string       `json:"kind"`
+	Kind      string  `json:"kind"`
 	Principal Address `json:"principal"`
 	Message   Message `json:"message"`
 }
 
 // ThreadInput is the payload of kind "thread"; messages oldest first.
 type ThreadInput struct {
-	Kind      string         `json:"kind"`
+	Kind      string    `json:"kind"`
 	Principal Address   `json:"principal"`
-	ThreadID  string         `json:"thread_id"`
+	ThreadID  string    `json:"thread_id"`
 	Messages  []Message `json:"messages"`
 }
 
@@ -79,8 +79,8 @@ type ActionItem struct {
 // DraftReply is a proposed reply, never sent without explicit confirmation.
 type DraftReply struct {
 	To      []Address `json:"to"`
-	Subject string         `json:"subject"`
-	Body    string         `json:"body"`
+	Subject string    `json:"subject"`
+	Body    string    `json:"body"`
 }
 
 // Result is the structured analysis of one email or thread.
@@ -95,8 +95,8 @@ type Result struct {
 
 // Response is the response envelope.
 type Response struct {
-	SchemaVersion string            `json:"schema_version"`
-	RequestKind   string            `json:"request_kind"`
+	SchemaVersion string `json:"schema_version"`
+	RequestKind   string `json:"request_kind"`
 	Result        Result `json:"result"`
 }
 
