@@ -33,7 +33,7 @@ func seedSearchStore(t *testing.T, dir string) map[string]string {
 	msgs := []*model.Message{
 		{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "1"}, MessageID: "1@x", ContentHash: "h1", HasBody: true,
 			From: model.Address{Name: "Bob \x1b[31mEvil", Email: "bob@example.com"}, Subject: "Invoice overdue", Date: d,
-			Text: "please pay the invoice today"},
+			Text: "please pay the invoice \x1b]52;c;aGk=\x07today"},
 		{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "2"}, MessageID: "2@x", ContentHash: "h2", HasBody: true,
 			From: model.Address{Email: "carol@example.com"}, Subject: "Invoice paid", Date: d.Add(48 * time.Hour),
 			Text: "the invoice was paid", Flags: model.Flags{Seen: true}},
@@ -56,7 +56,7 @@ func TestSearchCommand(t *testing.T) {
 	if len(lines) != 4 || !strings.Contains(lines[0], "Invoice paid") || !strings.Contains(lines[2], "Invoice overdue") {
 		t.Fatalf("search output not newest first with snippets:\n%s", r.stdout)
 	}
-	if strings.Contains(r.stdout, "\x1b") {
+	if strings.Contains(r.stdout, "\x1b") || strings.Contains(r.stdout, "aGk=") {
 		t.Fatalf("search output contains a terminal escape: %q", r.stdout)
 	}
 	if !strings.HasPrefix(lines[2], "*") || strings.HasPrefix(lines[0], "*") {
@@ -73,6 +73,14 @@ func TestSearchCommand(t *testing.T) {
 	}
 	if hit.MessageID != "2@x" || hit.From.Email != "carol@example.com" || hit.Unread || hit.ThreadID == 0 || hit.Date == "" {
 		t.Errorf("json hit = %+v", hit)
+	}
+
+	r = runWith(t, env, "", "search", "from:bob", "--json", "--data-dir", dir)
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &hit); err != nil {
+		t.Fatalf("--json output %q: %v", r.stdout, err)
+	}
+	if !strings.Contains(hit.Snippet, "invoice") || strings.ContainsAny(hit.Snippet, "\x1b\x07") || strings.Contains(hit.Snippet, "aGk=") {
+		t.Errorf("json snippet %q: want the text without the escape sequence and its payload", hit.Snippet)
 	}
 
 	r = runWith(t, env, "", "--data-dir", dir, "search", "invoice", "--json", "--limit", "1")

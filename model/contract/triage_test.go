@@ -226,8 +226,8 @@ func TestUnmarshalJSONIsStrict(t *testing.T) {
 	}
 }
 
-// TestDependencies keeps package model importable by every surface without
-// dragging in anything beyond the standard library.
+// TestDependencies keeps package contract importable by every surface
+// without dragging in anything beyond the standard library.
 func TestDependencies(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -238,8 +238,8 @@ func TestDependencies(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		if p != "mailsift/model" {
-			t.Errorf("package model depends on non-standard package %s", p)
+		if p != "mailsift/model/contract" {
+			t.Errorf("package contract depends on non-standard package %s", p)
 		}
 	}
 }
