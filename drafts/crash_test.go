@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,12 +23,15 @@ var errCrash = errors.New("simulated crash")
 // after a crash) and runs it until the item is sent or waits for the user.
 func runUntilSettled(t *testing.T, e *Engine, st *store.Store, id int64) *store.OutboxItem {
 	t.Helper()
+	events := make(chan Event)
+	e.opt.Events = events
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
 		it, err := st.OutboxItem(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
@@ -36,11 +40,16 @@ func runUntilSettled(t *testing.T, e *Engine, st *store.Store, id int64) *store.
 			(it.State == store.OutboxUnknown && it.NextAttemptAt.IsZero()) {
 			return it
 		}
-		time.Sleep(20 * time.Millisecond)
+		// Every state change the engine makes is published after it is
+		// stored: look again after the next one.
+		select {
+		case <-events:
+		case err := <-done:
+			t.Fatalf("outbox stopped (%v) before item %d settled: %+v", err, id, it)
+		case <-deadline.C:
+			t.Fatalf("outbox item did not settle: %+v", it)
+		}
 	}
-	it, _ := st.OutboxItem(context.Background(), id)
-	t.Fatalf("outbox item did not settle: %+v", it)
-	return nil
 }
 
 // TestCrashAtEachStep stops the outbox at each step of the send path (a
@@ -85,7 +94,11 @@ func TestCrashAtEachStep(t *testing.T) {
 				if c.step == "after-data-before-reply" && !crashed {
 					crashed = true
 					crash()
-					time.Sleep(50 * time.Millisecond)
+					// The client gives up when its context ends: wait until
+					// it hung up before dropping our side, so no reply
+					// reaches it.
+					conn.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+					io.Copy(io.Discard, conn.Conn())
 					drop(conn)
 				}
 				return nil
@@ -142,7 +155,7 @@ func TestOutboxHelperProcess(t *testing.T) {
 	kill := func(_ context.Context, s Step) error {
 		if s == step {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Minute)
+			select {} // the signal ends the process; never go on past the step
 		}
 		return nil
 	}

@@ -110,8 +110,19 @@ type Options struct {
 	// crashes with it); an error stops processing at that point and Run
 	// returns it, recording nothing further.
 	Hook func(ctx context.Context, step Step) error
-	// PollInterval bounds how long Run sleeps (0 = 1 s).
+	// PollInterval bounds how long Run waits when nothing is due and
+	// nothing woke it (0 = one minute). Run wakes at once for work this
+	// engine queued and at the due time of a waiting item; the poll only
+	// notices items another process queued.
 	PollInterval time.Duration
+	// Events, when set, receives every outbox state change this engine
+	// makes (queued, sending, sent, failed, unknown, cancelled). Sends
+	// block until received or the call's context ends: the receiver must
+	// keep reading.
+	Events chan<- Event
+	// Now is the clock (nil = time.Now): approval expiry, the undo window,
+	// due times and retry backoff are computed from it.
+	Now func() time.Time
 	// Rand returns numbers in [0, 1) for jitter (nil = math/rand/v2).
 	Rand func() float64
 	// Logger receives logs; nil discards.
@@ -136,7 +147,10 @@ func New(st *store.Store, opt Options) *Engine {
 		opt.Backoff = DefaultBackoff
 	}
 	if opt.PollInterval <= 0 {
-		opt.PollInterval = time.Second
+		opt.PollInterval = time.Minute
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
 	}
 	if opt.Rand == nil {
 		opt.Rand = rand.Float64
@@ -278,7 +292,7 @@ func (e *Engine) PushServerDraft(ctx context.Context, draftID string) error {
 	if err != nil {
 		return fmt.Errorf("drafts: server copy of draft %s: %w", d.ID, err)
 	}
-	uid, err := a.Mailbox.Append(ctx, a.drafts(), []model.Flag{model.FlagDraft, model.FlagSeen}, time.Now(), out.Raw)
+	uid, err := a.Mailbox.Append(ctx, a.drafts(), []model.Flag{model.FlagDraft, model.FlagSeen}, e.opt.Now(), out.Raw)
 	if err != nil {
 		return fmt.Errorf("drafts: append draft to %s (the draft is saved locally): %w", a.drafts(), err)
 	}
@@ -359,7 +373,7 @@ func (e *Engine) Approve(ctx context.Context, draftID string, ttl time.Duration)
 			d.From = e.opt.Principal
 		}
 	}
-	now := time.Now()
+	now := e.opt.Now()
 	out, err := BuildMessage(d, now, NewMessageID(d.From.Email))
 	if err != nil {
 		return nil, err
@@ -406,11 +420,12 @@ func (e *Engine) Confirm(ctx context.Context, approvalID string) (*store.OutboxI
 		return nil, fmt.Errorf("drafts: account %q cannot send: add smtp or sendmail to it in the config", acct.Name)
 	}
 	item, err := e.st.ConfirmAndEnqueue(ctx, store.ConfirmRequest{ApprovalID: approvalID, By: "operator",
-		NotBefore: time.Now().Add(e.opt.UndoWindow), ThreadID: d.ThreadID, InReplyTo: d.InReplyTo,
+		NotBefore: e.opt.Now().Add(e.opt.UndoWindow), ThreadID: d.ThreadID, InReplyTo: d.InReplyTo,
 		ConnectorID: acct.Transport.Name(), ToolName: "send_mail"})
 	if err != nil {
 		return nil, fmt.Errorf("drafts: %w", err)
 	}
+	e.publishItem(ctx, item)
 	e.Wake()
 	return item, nil
 }
@@ -430,6 +445,7 @@ func (e *Engine) Cancel(ctx context.Context, outboxID int64) error {
 	if err := e.st.CancelOutbox(ctx, outboxID, "cancelled by the user"); err != nil {
 		return fmt.Errorf("drafts: %w", err)
 	}
+	e.publish(ctx, outboxID)
 	return nil
 }
 
@@ -439,6 +455,7 @@ func (e *Engine) Retry(ctx context.Context, outboxID int64) error {
 	if err := e.st.RetryOutbox(ctx, outboxID); err != nil {
 		return fmt.Errorf("drafts: %w", err)
 	}
+	e.publish(ctx, outboxID)
 	e.Wake()
 	return nil
 }
@@ -465,6 +482,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		return fmt.Errorf("drafts: recover outbox: %w", err)
 	} else if n > 0 {
 		e.log.Info("drafts: settled interrupted sends", "count", n)
+		e.publishSettled(ctx)
 	}
 	for {
 		if _, err := e.ProcessDue(ctx); err != nil {
@@ -476,7 +494,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		wait := e.opt.PollInterval
 		if next, err := e.st.NextOutboxDue(ctx); err == nil && !next.IsZero() {
-			if d := time.Until(next); d < wait {
+			if d := next.Sub(e.opt.Now()); d < wait {
 				wait = max(d, 10*time.Millisecond)
 			}
 		}
@@ -496,7 +514,7 @@ func (e *Engine) Run(ctx context.Context) error {
 // handled. Items a crash left sending are settled by Run (or
 // store.RecoverInterrupted), not here.
 func (e *Engine) ProcessDue(ctx context.Context) (int, error) {
-	items, err := e.st.DueOutbox(ctx, time.Now())
+	items, err := e.st.DueOutbox(ctx, e.opt.Now())
 	if err != nil {
 		return 0, err
 	}
@@ -518,6 +536,7 @@ func (e *Engine) ProcessDue(ctx context.Context) (int, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
+		e.publish(ctx, it.ID)
 	}
 	return len(items), errors.Join(errs...)
 }
@@ -532,7 +551,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 		}
 		return e.st.RefuseOutbox(ctx, it.ID, err.Error())
 	}
-	permit, err := e.st.BeginSend(ctx, it.ID, time.Now())
+	permit, err := e.st.BeginSend(ctx, it.ID, e.opt.Now())
 	if err != nil {
 		if errors.Is(err, store.ErrApprovalNotApproved) || errors.Is(err, store.ErrIntegrity) {
 			e.log.Error("drafts: refusing to send an item without a valid approval", "outbox", it.ID, "err", err)
@@ -546,7 +565,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 	if err := e.hook(ctx, StepBeforeConnect); err != nil {
 		return err
 	}
-	start := time.Now()
+	start := e.opt.Now()
 	var hookErr error
 	ticket := permit.Item()
 	sendErr := acct.Transport.Send(ctx, permit, func() error {
@@ -569,7 +588,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 		if err := e.hook(ctx, StepAfterReply); err != nil {
 			return err
 		}
-		if err := e.st.MarkSent(ctx, ticket.ID, store.SentOptions{Latency: time.Since(start), How: "accepted by " + acct.Transport.Name(),
+		if err := e.st.MarkSent(ctx, ticket.ID, store.SentOptions{Latency: e.opt.Now().Sub(start), How: "accepted by " + acct.Transport.Name(),
 			AppendToSent: acct.Mailbox != nil && !acct.ServerSavesSent}); err != nil {
 			return err
 		}
@@ -589,7 +608,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 	case errors.Is(sendErr, ErrOutcomeUnknown):
 		var next time.Time
 		if acct.Mailbox != nil {
-			next = time.Now()
+			next = e.opt.Now()
 		}
 		return e.st.MarkUnknown(ctx, ticket.ID, sendErr.Error(), next)
 	case errors.As(sendErr, &perm) || ticket.Attempts >= e.opt.Backoff.MaxAttempts:
@@ -598,7 +617,7 @@ func (e *Engine) deliver(ctx context.Context, it *store.OutboxItem) error {
 		}
 		return e.st.ReopenDraftOf(ctx, ticket.ID)
 	default:
-		next := time.Now().Add(e.opt.Backoff.Delay(ticket.Attempts, e.opt.Rand()))
+		next := e.opt.Now().Add(e.opt.Backoff.Delay(ticket.Attempts, e.opt.Rand()))
 		return e.st.MarkFailed(ctx, ticket.ID, sendErr.Error(), next)
 	}
 }
@@ -612,19 +631,19 @@ func (e *Engine) settleUnknown(ctx context.Context, it *store.OutboxItem) error 
 	}
 	if acct.Mailbox == nil {
 		if it.ResendOK {
-			return e.st.MarkFailed(ctx, it.ID, "outcome unknown; sending again as requested", time.Now())
+			return e.st.MarkFailed(ctx, it.ID, "outcome unknown; sending again as requested", e.opt.Now())
 		}
 		return e.st.MarkUnknown(ctx, it.ID, "outcome unknown and no Sent folder to check; run `mailsift outbox retry "+fmt.Sprint(it.ID)+"` to send again (the recipient may get it twice) or `cancel`", time.Time{})
 	}
 	found, err := acct.Mailbox.FindByMessageID(ctx, acct.sent(), it.MessageID)
 	if err != nil {
-		return e.st.MarkUnknown(ctx, it.ID, "could not search Sent: "+err.Error(), time.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())))
+		return e.st.MarkUnknown(ctx, it.ID, "could not search Sent: "+err.Error(), e.opt.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())))
 	}
 	if found {
 		return e.st.MarkSent(ctx, it.ID, store.SentOptions{How: "found in " + acct.sent() + " by Message-ID"})
 	}
 	if it.ResendOK {
-		return e.st.MarkFailed(ctx, it.ID, "not found in "+acct.sent()+"; sending again as requested", time.Now())
+		return e.st.MarkFailed(ctx, it.ID, "not found in "+acct.sent()+"; sending again as requested", e.opt.Now())
 	}
 	return e.st.MarkUnknown(ctx, it.ID, "outcome unknown and not found in "+acct.sent()+"; run `mailsift outbox retry "+fmt.Sprint(it.ID)+"` to send again (the recipient may get it twice) or `cancel`", time.Time{})
 }
@@ -638,7 +657,7 @@ func (e *Engine) appendSent(ctx context.Context, it *store.OutboxItem) error {
 	}
 	found, err := acct.Mailbox.FindByMessageID(ctx, acct.sent(), it.MessageID)
 	if err != nil {
-		return e.st.DeferAppend(ctx, it.ID, time.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())), err.Error())
+		return e.st.DeferAppend(ctx, it.ID, e.opt.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())), err.Error())
 	}
 	if found {
 		return e.st.MarkAppended(ctx, it.ID, acct.sent(), 0, true, "")
@@ -648,7 +667,7 @@ func (e *Engine) appendSent(ctx context.Context, it *store.OutboxItem) error {
 	}
 	uid, err := acct.Mailbox.Append(ctx, acct.sent(), []model.Flag{model.FlagSeen}, it.SentAt, it.Raw)
 	if err != nil {
-		return e.st.DeferAppend(ctx, it.ID, time.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())), err.Error())
+		return e.st.DeferAppend(ctx, it.ID, e.opt.Now().Add(e.opt.Backoff.Delay(1, e.opt.Rand())), err.Error())
 	}
 	return e.st.MarkAppended(ctx, it.ID, acct.sent(), uid, false, "")
 }

@@ -294,18 +294,32 @@ func TestUndoWindowCancel(t *testing.T) {
 	st, _ := newStore(t)
 	tid, _ := seedThread(t, st)
 	srv := startSMTP(t, &smtpBackend{}, "plain")
-	// A window of a second: the cancel comes 50 ms after confirming, with
-	// room to spare on a loaded machine (-race, packages in parallel).
-	e := newEngine(st, srv.transport("plain"), nil, func(o *Options) { o.UndoWindow = time.Second })
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- e.Run(runCtx) }()
+	clk := &testClock{t: time.Now()}
+	events := make(chan Event, 16)
+	e := newEngine(st, srv.transport("plain"), nil, func(o *Options) {
+		o.UndoWindow = 10 * time.Second
+		o.Now = clk.Now
+		o.Events = events
+	})
 	d, _, item := confirmedReply(t, e, st, tid)
-	time.Sleep(50 * time.Millisecond)
+	if ev := <-events; ev.ID != item.ID || ev.State != store.OutboxQueued {
+		t.Fatalf("event after Confirm = %+v, want item %d queued", ev, item.ID)
+	}
+	// Within the window nothing is due.
+	clk.Add(9 * time.Second)
+	if n, err := e.ProcessDue(ctx); n != 0 || err != nil {
+		t.Fatalf("ProcessDue within the undo window = %d, %v; want nothing due", n, err)
+	}
 	if err := e.Cancel(ctx, item.ID); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1300 * time.Millisecond) // past the window
+	if ev := <-events; ev.ID != item.ID || ev.State != store.OutboxCancelled {
+		t.Fatalf("event after Cancel = %+v, want item %d cancelled", ev, item.ID)
+	}
+	clk.Add(time.Minute) // past the window
+	if _, err := e.ProcessDue(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(srv.be.messages()); n != 0 {
 		t.Errorf("cancelled within the undo window but %d sent", n)
 	}
@@ -313,23 +327,25 @@ func TestUndoWindowCancel(t *testing.T) {
 	if back.State != store.DraftOpen || !strings.Contains(back.Body, "The report is fine") {
 		t.Errorf("draft after cancel = %s %q", back.State, back.Body)
 	}
-	// Confirming again sends after the window.
+	// Confirming again sends once the window has passed.
 	a2, _ := e.Approve(ctx, d.ID, time.Minute)
 	item2, err := e.Confirm(ctx, a2.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(srv.be.messages()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	<-events
+	if n, _ := e.ProcessDue(ctx); n != 0 || len(srv.be.messages()) != 0 {
+		t.Fatalf("re-confirmed item went out before its window: %d processed, %d sent", n, len(srv.be.messages()))
 	}
-	stop()
-	<-done
+	clk.Add(11 * time.Second)
+	if _, err := e.ProcessDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-events; ev.ID != item2.ID || ev.State != store.OutboxSent {
+		t.Errorf("event after the send = %+v, want item %d sent", ev, item2.ID)
+	}
 	if n := countContaining(srv.be.messages(), item2.MessageID); n != 1 {
 		t.Errorf("after re-confirm delivered %d, want 1", n)
-	}
-	if err := e.Cancel(ctx, item2.ID); !errors.Is(err, store.ErrBadState) {
-		t.Errorf("cancel after sent = %v, want ErrBadState", err)
 	}
 }
 
