@@ -26,36 +26,33 @@ type auditEventJSON struct {
 
 // cmdAudit is `mailsift audit [--json] [--trace ID] [--limit N]`: the
 // append-only log of drafts, approvals and sends, oldest first.
-func cmdAudit(ctx context.Context, g *globals, args []string) int {
+func cmdAudit(ctx context.Context, g *globals, args []string) error {
 	fset := g.flagSet("audit", "[--json] [--trace ID] [--limit N]")
 	asJSON := fset.Bool("json", false, "print one JSON object per event")
 	trace := fset.String("trace", "", "show only the events of this trace `ID` (one reply)")
 	limit := fset.Int("limit", 200, "show the latest `N` events")
-	pos, code, ok := g.parse(fset, args)
-	if !ok {
-		return code
+	pos, err := g.parse(fset, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(g.Stderr, "mailsift audit: unexpected argument %q; use --trace ID to filter\n", pos[0])
-		return 2
+		return usageErrorf("unexpected argument %q; use --trace ID to filter", pos[0])
 	}
 	if *limit <= 0 {
-		fmt.Fprintf(g.Stderr, "mailsift audit: --limit must be positive, got %d\n", *limit)
-		return 2
+		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st := g.openExistingStore(ctx, "audit", "nothing to show")
-	if st == nil {
-		return 1
+	_, st, err := g.openExistingStore(ctx, "nothing to show")
+	if err != nil {
+		return err
 	}
 	defer st.Close()
 	evs, err := st.AuditEvents(ctx, *trace, *limit)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift audit: %v\n", err)
-		return 1
+		return err
 	}
 	if len(evs) == 0 && !*asJSON {
 		fmt.Fprintln(g.Stdout, "the audit log is empty")
-		return 0
+		return nil
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
 	if !*asJSON {
@@ -73,10 +70,10 @@ func cmdAudit(ctx context.Context, g *globals, args []string) int {
 		if len(tr) > 8 {
 			tr = tr[:8]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Timestamp.Local().Format("2006-01-02 15:04:05"), tr, e.Type, e.Outcome, safeCell(e.Summary, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Timestamp.Local().Format("2006-01-02 15:04:05"), tr, e.Type, e.Outcome, cell(e.Summary, 100))
 	}
 	if !*asJSON {
-		tw.Flush()
+		return tw.Flush()
 	}
-	return 0
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"time"
 
@@ -28,10 +27,10 @@ type check struct {
 
 // cmdDoctor checks the config, Ollama and its model, the spam model and
 // the store; each failure comes with its fix. Exit 1 if any check fails.
-func cmdDoctor(ctx context.Context, g *globals, args []string) int {
+func cmdDoctor(ctx context.Context, g *globals, args []string) error {
 	fs := g.flagSet("doctor", "[flags]")
-	if _, code, ok := g.parse(fs, args); !ok {
-		return code
+	if _, err := g.parse(fs, args); err != nil {
+		return err
 	}
 	var checks []check
 	cfg, err := g.loadConfig()
@@ -55,7 +54,10 @@ func cmdDoctor(ctx context.Context, g *globals, args []string) int {
 		checks = append(checks, storeCheck(ctx, storePath(cfg)))
 	}
 	checks = append(checks, spamModelCheck())
-	return printChecks(g.Stdout, checks)
+	if printChecks(g.Stdout, checks) != 0 {
+		return exitWith(1) // the report names each failure and its fix
+	}
+	return nil
 }
 
 func ollamaChecks(ctx context.Context, cfg *config.Config) []check {
@@ -76,7 +78,7 @@ func ollamaChecks(ctx context.Context, cfg *config.Config) []check {
 			{name: "model", skip: true, ok: true, info: cfg.Ollama.Model + ": not checked (Ollama unreachable)"},
 		}
 	}
-	out := []check{{name: "ollama", ok: true, info: fmt.Sprintf("Ollama %s at %s", v, redactURL(o.Host()))}}
+	out := []check{{name: "ollama", ok: true, info: fmt.Sprintf("Ollama %s at %s", v, config.RedactURL(o.Host()))}}
 	has, err := o.HasModel(cctx)
 	switch {
 	case err != nil:
@@ -150,14 +152,4 @@ func printChecks(w io.Writer, checks []check) int {
 		}
 	}
 	return code
-}
-
-// redactURL drops any userinfo from a URL for display.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = nil
-	return u.String()
 }

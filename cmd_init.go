@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"mailsift/config"
+
+	"golang.org/x/term"
 )
 
 // cmdInit writes a commented config file (mode 0600) from flags, prompting on a
 // terminal for anything missing.
-func cmdInit(ctx context.Context, g *globals, args []string) int {
+func cmdInit(ctx context.Context, g *globals, args []string) error {
 	fs := g.flagSet("init", "[--name NAME] --email ADDR --source URL [--smtp URL] [--password-cmd CMD] [--force]")
 	var opts config.InitOptions
 	fs.StringVar(&opts.Name, "name", "", "your `NAME` (the principal)")
@@ -23,20 +25,20 @@ func cmdInit(ctx context.Context, g *globals, args []string) int {
 	fs.BoolVar(&opts.Force, "force", false, "overwrite an existing config file")
 	fs.Lookup("source").Usage = "account source `URL`: imaps://user@host, imap://user@host (STARTTLS), maildir://~/Mail, mbox:///path (required)"
 	fs.Lookup("password-cmd").Usage = "`CMD` that prints the password (recommended; else MAILSIFT_PASSWORD is used)"
-	pos, code, ok := g.parse(fs, args)
-	if !ok {
-		return code
+	pos, err := g.parse(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(g.Stderr, "mailsift init: unexpected argument %q\n", pos[0])
 		fs.SetOutput(g.Stderr)
 		fs.Usage()
-		return 2
+		return exitWith(2)
 	}
 	opts.Source = g.Source
 	opts.PasswordCmd = g.PasswordCmd
 
-	if isTerminal(g.Stdin) {
+	if f, ok := g.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		in := bufio.NewReader(g.Stdin)
 		prompts := []struct {
 			label string
@@ -55,8 +57,7 @@ func cmdInit(ctx context.Context, g *globals, args []string) int {
 			}
 			v, err := prompt(g.Stderr, in, p.label)
 			if err != nil {
-				fmt.Fprintf(g.Stderr, "mailsift init: %v\n", err)
-				return 1
+				return err
 			}
 			*p.dst = v
 		}
@@ -69,30 +70,28 @@ func cmdInit(ctx context.Context, g *globals, args []string) int {
 		missing = append(missing, "--source")
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(g.Stderr, "mailsift init: %s required (stdin is not a terminal, so there are no prompts)\n", strings.Join(missing, " and "))
-		fmt.Fprintf(g.Stderr, "example: mailsift init --name 'Your Name' --email you@example.com --source 'imaps://you%%40example.com@imap.example.com' --password-cmd 'pass show mail'\n")
-		return 2
+		return usageErrorf("%s required (stdin is not a terminal, so there are no prompts)\n"+
+			"example: mailsift init --name 'Your Name' --email you@example.com --source 'imaps://you%%40example.com@imap.example.com' --password-cmd 'pass show mail'",
+			strings.Join(missing, " and "))
 	}
 
 	path := g.ConfigPath
 	if path == "" {
 		p, err := config.DefaultPath(g.Env)
 		if err != nil {
-			fmt.Fprintf(g.Stderr, "mailsift init: %v\n", err)
-			return 1
+			return err
 		}
 		path = p
 	}
 	if err := config.Write(path, opts); err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift init: %v\n", err)
-		return 1
+		return err
 	}
 	fmt.Fprintf(g.Stdout, "wrote %s (mode 0600)\n", path)
 	if opts.PasswordCmd == "" {
 		fmt.Fprintf(g.Stdout, "no password_cmd set: export %s, or add password_cmd to the file\n", config.PasswordEnv)
 	}
 	fmt.Fprintf(g.Stdout, "next: mailsift doctor, then mailsift\n")
-	return 0
+	return nil
 }
 
 func prompt(w io.Writer, in *bufio.Reader, label string) (string, error) {
@@ -102,14 +101,4 @@ func prompt(w io.Writer, in *bufio.Reader, label string) (string, error) {
 		return "", fmt.Errorf("read answer for %q: %w", label, err)
 	}
 	return strings.TrimSpace(line), nil
-}
-
-// isTerminal reports whether r is a character device (an interactive terminal).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -8,12 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"mailsift/config"
-	"mailsift/drafts"
-	"mailsift/mirror"
-	"mailsift/model"
+	"mailsift/internal/app"
 	"mailsift/store"
 )
 
@@ -34,7 +31,7 @@ type outboxItemJSON struct {
 }
 
 // cmdOutbox is `mailsift outbox [list|retry ID|cancel ID|send] [--json]`.
-func cmdOutbox(ctx context.Context, g *globals, args []string) int {
+func cmdOutbox(ctx context.Context, g *globals, args []string) error {
 	fset := g.flagSet("outbox", "[list | retry ID | cancel ID | send] [--json]\n\n"+
 		"list    show queued, failed, unknown and sent messages (default)\n"+
 		"retry   make a failed item due now; an unknown one is first looked up in Sent\n"+
@@ -42,68 +39,61 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) int {
 		"send    send the items that are due now, once (headless)")
 	asJSON := fset.Bool("json", false, "print one JSON object per item")
 	all := fset.Bool("all", false, "list cancelled items too")
-	pos, code, ok := g.parse(fset, args)
-	if !ok {
-		return code
+	pos, err := g.parse(fset, args)
+	if err != nil {
+		return err
 	}
 	sub := "list"
 	if len(pos) > 0 {
 		sub = pos[0]
 	}
-	cfg, st := g.openExistingStore(ctx, "outbox", "nothing was ever queued")
-	if st == nil {
-		return 1
+	cfg, st, err := g.openExistingStore(ctx, "nothing was ever queued")
+	if err != nil {
+		return err
 	}
 	defer st.Close()
-	idArg := func() (int64, bool) {
+	idArg := func() (int64, error) {
 		if len(pos) != 2 {
-			fmt.Fprintf(g.Stderr, "mailsift outbox %s: want exactly one item ID (see `mailsift outbox list`)\n", sub)
-			return 0, false
+			return 0, usageErrorf("%s: want exactly one item ID (see `mailsift outbox list`)", sub)
 		}
 		id, err := strconv.ParseInt(pos[1], 10, 64)
 		if err != nil || id <= 0 {
-			fmt.Fprintf(g.Stderr, "mailsift outbox %s: %q is not an item ID (a positive number from `mailsift outbox list`)\n", sub, pos[1])
-			return 0, false
+			return 0, usageErrorf("%s: %q is not an item ID (a positive number from `mailsift outbox list`)", sub, pos[1])
 		}
-		return id, true
+		return id, nil
 	}
 	switch sub {
 	case "list":
 		if len(pos) > 1 {
-			fmt.Fprintln(g.Stderr, "mailsift outbox list: takes no arguments")
-			return 2
+			return usageErrorf("list: takes no arguments")
 		}
 		return outboxList(ctx, g, st, *asJSON, *all)
 	case "retry", "cancel":
-		id, ok := idArg()
-		if !ok {
-			return 2
+		id, err := idArg()
+		if err != nil {
+			return err
 		}
-		var err error
 		if sub == "retry" {
 			err = st.RetryOutbox(ctx, id)
 		} else {
 			err = st.CancelOutbox(ctx, id, "cancelled with mailsift outbox cancel")
 		}
 		if err != nil {
-			fmt.Fprintf(g.Stderr, "mailsift outbox %s: %v\n", sub, err)
-			return 1
+			return fmt.Errorf("%s: %w", sub, err)
 		}
 		fmt.Fprintf(g.Stdout, "outbox item %d: %s\n", id, map[string]string{"retry": "due now (a running mailsift sends it; or run `mailsift outbox send`)", "cancel": "cancelled; its draft is open again"}[sub])
-		return 0
+		return nil
 	case "send":
 		return outboxSend(ctx, g, cfg, st)
 	default:
-		fmt.Fprintf(g.Stderr, "mailsift outbox: unknown subcommand %q; use list, retry ID, cancel ID or send\n", sub)
-		return 2
+		return usageErrorf("unknown subcommand %q; use list, retry ID, cancel ID or send", sub)
 	}
 }
 
-func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bool) int {
+func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bool) error {
 	items, err := st.OutboxItems(ctx)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift outbox: %v\n", err)
-		return 1
+		return err
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
 	if !asJSON {
@@ -146,64 +136,31 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 			next = "waits for you"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", it.ID, it.State, it.Attempts, next,
-			safeCell(strings.Join(it.Recipients, ", "), 40), safeCell(subject, 40), safeCell(it.LastError, 80))
+			cell(strings.Join(it.Recipients, ", "), 40), cell(subject, 40), cell(it.LastError, 80))
 	}
 	if !asJSON {
 		if shown == 0 {
 			fmt.Fprintln(g.Stdout, "the outbox is empty")
-			return 0
+			return nil
 		}
-		tw.Flush()
+		return tw.Flush()
 	}
-	return 0
+	return nil
 }
 
-// safeCell strips control characters (terminal escapes in mail-derived
-// text) and shortens s to n runes.
-func safeCell(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return ' '
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// outboxSend sends the due items once with the configured transports.
-func outboxSend(ctx context.Context, g *globals, cfg *config.Config, st *store.Store) int {
+// outboxSend sends the due items once with the configured transports,
+// through the same engine setup as the TUI.
+func outboxSend(ctx context.Context, g *globals, cfg *config.Config, st *store.Store) error {
 	log, _ := g.Logger()
-	principal := model.Address{Name: cfg.Principal.Name, Email: cfg.Principal.Email}
-	var accts []drafts.Account
-	for i := range cfg.Accounts {
-		a := &cfg.Accounts[i]
-		da := drafts.AccountFromConfig(a, principal)
-		if a.Src.IsNetwork() {
-			if src, err := mirror.Open(a, mirror.Options{Logger: log}); err == nil {
-				defer src.Close()
-				if mb, ok := src.(drafts.Mailbox); ok {
-					da.Mailbox = mb
-				}
-			}
-			if mbs, err := st.Mailboxes(ctx, a.Name); err == nil {
-				da.SentMailbox, da.DraftsMailbox = drafts.SentAndDrafts(mbs)
-			}
-		}
-		accts = append(accts, da)
-	}
-	e := drafts.New(st, drafts.Options{Principal: principal, Accounts: accts, Logger: log})
+	eng, closeDrafts := app.New(cfg, st, app.Options{Logger: log}).Drafts(ctx, app.DraftOptions{})
+	defer closeDrafts()
 	if _, err := st.RecoverInterrupted(ctx); err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift outbox send: %v\n", err)
-		return 1
+		return fmt.Errorf("send: %w", err)
 	}
-	n, err := e.ProcessDue(ctx)
+	n, err := eng.ProcessDue(ctx)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift outbox send: %v\n", err)
-		return 1
+		return fmt.Errorf("send: %w", err)
 	}
 	fmt.Fprintf(g.Stdout, "processed %d due item(s); see `mailsift outbox`\n", n)
-	return 0
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mailsift/internal/termsafe"
 	"strings"
@@ -27,32 +28,30 @@ type addressJSON struct {
 
 // cmdSearch is `mailsift search QUERY [--json] [--limit N]`: full-text
 // search of the local store, newest first.
-func cmdSearch(ctx context.Context, g *globals, args []string) int {
+func cmdSearch(ctx context.Context, g *globals, args []string) error {
 	fset := g.flagSet("search", "QUERY [--json] [--limit N]\n\nQUERY uses words, \"quoted phrases\", AND/OR/NOT, prefix* and\nfrom: to: subject: body: after:YYYY-MM-DD before:YYYY-MM-DD is:unread is:read")
 	asJSON := fset.Bool("json", false, "print one JSON object per hit")
 	limit := fset.Int("limit", 20, "show at most `N` hits")
-	pos, code, ok := g.parse(fset, args)
-	if !ok {
-		return code
+	pos, err := g.parse(fset, args)
+	if err != nil {
+		return err
 	}
 	query := strings.TrimSpace(strings.Join(pos, " "))
 	if query == "" {
-		fmt.Fprintln(g.Stderr, "mailsift search: missing QUERY, e.g. mailsift search 'from:alice invoice'")
-		return 2
+		return usageErrorf("missing QUERY, e.g. mailsift search 'from:alice invoice'")
 	}
 	if *limit <= 0 {
-		fmt.Fprintf(g.Stderr, "mailsift search: --limit must be positive, got %d\n", *limit)
-		return 2
+		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st := g.openExistingStore(ctx, "search", "run `mailsift sync` first")
-	if st == nil {
-		return 1
+	_, st, err := g.openExistingStore(ctx, "run `mailsift sync` first")
+	if err != nil {
+		return err
 	}
 	defer st.Close()
 	hits, err := st.Search(ctx, query, *limit)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift %v\n", err)
-		return 1
+		// The store's message already starts with "search:".
+		return errors.New(strings.TrimPrefix(err.Error(), "search: "))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(g.Stdout)
@@ -64,15 +63,14 @@ func cmdSearch(ctx context.Context, g *globals, args []string) int {
 				j.Date = h.Date.Format(time.RFC3339)
 			}
 			if err := enc.Encode(j); err != nil {
-				fmt.Fprintf(g.Stderr, "mailsift search: write: %v\n", err)
-				return 1
+				return fmt.Errorf("write: %w", err)
 			}
 		}
-		return 0
+		return nil
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(g.Stderr, "no messages match %q\n", query)
-		return 0
+		return nil
 	}
 	for _, h := range hits {
 		date := "          "
@@ -87,13 +85,17 @@ func cmdSearch(ctx context.Context, g *globals, args []string) int {
 		if h.Unread {
 			mark = "*"
 		}
-		fmt.Fprintf(g.Stdout, "%s %s  %-24s  %s\n", mark, date, trunc(termsafe.SanitizeLine(from), 24), termsafe.SanitizeLine(h.Subject))
+		fmt.Fprintf(g.Stdout, "%s %s  %-24s  %s\n", mark, date, cell(from, 24), termsafe.SanitizeLine(h.Subject))
 		if h.Snippet != "" {
-			fmt.Fprintf(g.Stdout, "             %s\n", trunc(termsafe.SanitizeLine(h.Snippet), 100))
+			fmt.Fprintf(g.Stdout, "             %s\n", cell(h.Snippet, 100))
 		}
 	}
-	return 0
+	return nil
 }
+
+// cell makes mail-derived text safe for one line of a terminal table
+// (termsafe) and shortens it to n runes.
+func cell(s string, n int) string { return trunc(termsafe.SanitizeLine(s), n) }
 
 // trunc shortens s to at most n runes, marking the cut with an ellipsis.
 func trunc(s string, n int) string {

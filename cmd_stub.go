@@ -4,13 +4,13 @@ import (
 	"context"
 )
 
-// Stubs for commands that are not built yet. The engineer who builds a command
-// writes cmdNAME in cmd_NAME.go and deletes its stub here; commands() stays as is.
+// Stubs for commands that are not built yet. A command is built by writing
+// cmdNAME in cmd_NAME.go and deleting its stub here; commands() stays as is.
 
-func cmdMCP(ctx context.Context, g *globals, args []string) int {
+func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	return g.notBuilt("mcp", args)
 }
 
-func cmdServe(ctx context.Context, g *globals, args []string) int {
+func cmdServe(ctx context.Context, g *globals, args []string) error {
 	return g.notBuilt("serve", args)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,23 +18,26 @@ import (
 )
 
 // cmdSync mirrors every configured account (or --account) into the store once.
-func cmdSync(ctx context.Context, g *globals, args []string) int {
+func cmdSync(ctx context.Context, g *globals, args []string) error {
 	fs := g.flagSet("sync", "[flags]")
 	jsonOut := fs.Bool("json", false, "print progress as JSON lines on stdout (for scripts)")
 	only := fs.String("account", "", "sync only this account")
-	if _, code, ok := g.parse(fs, args); !ok {
-		return code
+	if _, err := g.parse(fs, args); err != nil {
+		return err
 	}
 	cfg, err := g.loadConfig()
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
-		return 1
+		return err
 	}
-	log, _ := g.Logger()
+	if *only != "" {
+		if _, ok := cfg.Account(*only); !ok {
+			return fmt.Errorf("no account named %q in %s", *only, cfg.Path)
+		}
+	}
+	log, _ := g.Logger() // a log that cannot open is reported there
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
-		return 1
+		return err
 	}
 	defer st.Close()
 
@@ -45,7 +49,7 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 	if f, ok := g.Stderr.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	failed := 0
+	var failed []error
 	for i := range cfg.Accounts {
 		acct := &cfg.Accounts[i]
 		if *only != "" && acct.Name != *only {
@@ -53,8 +57,7 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 		}
 		src, err := mirror.Open(acct, mirror.Options{Logger: log})
 		if err != nil {
-			fmt.Fprintf(g.Stderr, "mailsift sync: %v\n", err)
-			failed++
+			failed = append(failed, err)
 			continue
 		}
 		bar := &progressBar{w: g.Stderr, tty: tty, start: time.Now()}
@@ -76,24 +79,14 @@ func cmdSync(ctx context.Context, g *globals, args []string) int {
 		src.Close()
 		bar.finish()
 		if err != nil {
-			fmt.Fprintf(g.Stderr, "mailsift sync: %s: %v\n", acct.Name, err)
-			failed++
+			failed = append(failed, fmt.Errorf("%s: %w", acct.Name, err))
 			continue
 		}
 		if !*jsonOut {
 			fmt.Fprintf(g.Stderr, "%s: synced %d messages in %s\n", acct.Name, bar.done, time.Since(bar.start).Round(time.Millisecond))
 		}
 	}
-	if *only != "" {
-		if _, ok := cfg.Account(*only); !ok {
-			fmt.Fprintf(g.Stderr, "mailsift sync: no account named %q in %s\n", *only, cfg.Path)
-			return 1
-		}
-	}
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	return errors.Join(failed...)
 }
 
 // progressBar draws one line of sync progress with counts and rate on a

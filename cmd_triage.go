@@ -6,67 +6,57 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"golang.org/x/term"
 
-	"mailsift/config"
+	"mailsift/internal/app"
 	"mailsift/mailsrc/demo"
-	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/store"
 	"mailsift/triage"
-	"mailsift/triage/bayes"
 )
 
 // cmdTriage triages the store's threads headlessly, or one contract request.
-func cmdTriage(ctx context.Context, g *globals, args []string) int {
+func cmdTriage(ctx context.Context, g *globals, args []string) error {
 	fs := g.flagSet("triage", "[--json] [--offline] [--request FILE|-]")
 	jsonOut := fs.Bool("json", false, "print one contract v1.0 EmailTriageResponse per thread as JSON lines on stdout")
 	request := fs.String("request", "", "triage one v1.0 EmailTriageRequest from `FILE` (- for stdin) and print the response")
 	offline := fs.Bool("offline", false, "use only the deterministic triage, never the model")
-	if _, code, ok := g.parse(fs, args); !ok {
-		return code
+	if _, err := g.parse(fs, args); err != nil {
+		return err
 	}
 	if *request != "" {
 		return g.triageRequest(ctx, *request, *offline)
 	}
 	cfg, err := g.loadConfig()
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
 	if cfg.NoConfig {
 		fmt.Fprintln(g.Stderr, noConfigHint)
 	}
-	log, _ := g.Logger()
+	log, _ := g.Logger() // a log that cannot open is reported there
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
 	defer st.Close()
 	if cfg.Demo {
 		for _, a := range cfg.Accounts {
 			if err := demo.New(a.Name, nil).Sync(ctx, st, nil); err != nil {
-				fmt.Fprintf(g.Stderr, "mailsift triage: load demo mailbox: %v\n", err)
-				return 1
+				return fmt.Errorf("load demo mailbox: %w", err)
 			}
 		}
 	}
-	principal := model.Address{Name: cfg.Principal.Name, Email: cfg.Principal.Email}
-	an := triageAnalyzer(cfg, g)
-	tr, err := g.triager(cfg, an, *offline)
+	a := app.New(cfg, st, app.Options{Logger: log})
+	an := a.Analyzer()
+	tr, err := a.Triager(an, *offline)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
-	w := triage.NewWorker(st, triage.WorkerOptions{
-		Triager: tr, Fallback: triage.NewOffline(an), Principal: principal,
-		Parallel: cfg.Ollama.Parallel, Logger: log,
-	})
+	w := a.Worker(tr, an)
 	tty := false
 	if f, ok := g.Stderr.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
@@ -89,8 +79,7 @@ func cmdTriage(ctx context.Context, g *globals, args []string) int {
 	<-done
 	bar.finish()
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
 	mode := tr.Model()
 	if res.Offline != nil || mode == "" {
@@ -103,14 +92,13 @@ func cmdTriage(ctx context.Context, g *globals, args []string) int {
 	fmt.Fprintln(g.Stderr)
 	if *jsonOut {
 		if err := printStoredTriage(ctx, g.Stdout, st); err != nil {
-			fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-			return 1
+			return err
 		}
 	}
 	if res.Failed > 0 {
-		return 1
+		return exitWith(1) // the summary line above says how many failed
 	}
-	return 0
+	return nil
 }
 
 // printStoredTriage prints the stored triage of every thread as contract
@@ -144,7 +132,7 @@ func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error 
 }
 
 // triageRequest answers one contract request from path ("-" = stdin).
-func (g *globals) triageRequest(ctx context.Context, path string, offline bool) int {
+func (g *globals) triageRequest(ctx context.Context, path string, offline bool) error {
 	var data []byte
 	var err error
 	name := path
@@ -155,67 +143,36 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: read request %s: %v\n", name, err)
-		return 1
+		return fmt.Errorf("read request %s: %w", name, err)
 	}
 	req, err := contract.ParseRequest(data)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: invalid request in %s: %v\n", name, err)
-		return 1
+		return fmt.Errorf("invalid request in %s: %w", name, err)
 	}
 	cfg, err := g.loadConfig()
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
-	an := triageAnalyzer(cfg, g)
-	tr, err := g.triager(cfg, an, offline)
+	log, _ := g.Logger()
+	a := app.New(cfg, nil, app.Options{Logger: log})
+	tr, err := a.Triager(a.Analyzer(), offline)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
 	in, kind := triage.FromRequest(req)
 	out, terr := tr.Triage(ctx, in)
 	if terr != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", ctx.Err())
-			return 1
+			return ctx.Err()
 		}
 		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %v\n", terr)
 	}
 	b, err := json.Marshal(triage.Response(kind, out))
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", err)
-		return 1
+		return err
 	}
 	fmt.Fprintln(g.Stdout, string(b))
-	return 0
-}
-
-// triageAnalyzer returns the analyzer with the user's spam marks from the
-// data dir (without them if they cannot be read; the log says why).
-func triageAnalyzer(cfg *config.Config, g *globals) *triage.Analyzer {
-	log, _ := g.Logger()
-	an, err := triage.NewAnalyzerWithFeedback(bayes.FileFeedback(filepath.Join(cfg.DataDir, "spam-feedback.json")))
-	if err != nil {
-		log.Warn("triage: spam feedback not loaded", "err", err)
-		return triage.NewAnalyzer(nil)
-	}
-	return an
-}
-
-// triager returns the configured triager: deterministic when offline is
-// asked for (flag or triage.offline), else Ollama.
-func (g *globals) triager(cfg *config.Config, an *triage.Analyzer, offline bool) (triage.Triager, error) {
-	if offline || cfg.Triage.Offline {
-		return triage.NewOffline(an), nil
-	}
-	log, _ := g.Logger()
-	return triage.NewOllama(triage.OllamaOptions{
-		Host: cfg.Ollama.Host, Model: cfg.Ollama.Model, NumCtx: cfg.Ollama.NumCtx,
-		Timeout: cfg.Ollama.Timeout, TokenBudget: cfg.Triage.TokenBudget,
-		MaxMessages: cfg.Triage.MaxThreadMessages, Analyzer: an, Logger: log,
-	})
+	return nil
 }
 
 // triageBar draws one line of triage progress on a terminal; without a

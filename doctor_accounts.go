@@ -20,7 +20,7 @@ import (
 // the sendmail command exists), each with a fix on failure.
 func accountChecks(ctx context.Context, cfg *config.Config) []check {
 	var out []check
-	principal := model.Address{Name: cfg.Principal.Name, Email: cfg.Principal.Email}
+	principal := cfg.Principal.Address()
 	for i := range cfg.Accounts {
 		a := &cfg.Accounts[i]
 		out = append(out, sourceCheck(ctx, a))

@@ -24,7 +24,7 @@ import (
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, g *globals, args []string) int
+	run     func(ctx context.Context, g *globals, args []string) error
 }
 
 // commands returns the subcommand table. To add a command, write cmdNAME in
@@ -60,6 +60,7 @@ type globals struct {
 	Env    func(string) string
 
 	logger  *slog.Logger
+	logErr  error
 	logFile *os.File
 }
 
@@ -98,12 +99,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return cmdTUI(ctx, g, nil)
+		return g.exitCode("", cmdTUI(ctx, g, nil))
 	}
 	name := rest[0]
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, g, rest[1:])
+			return g.exitCode(name, c.run(ctx, g, rest[1:]))
 		}
 	}
 	fmt.Fprintf(stderr, "mailsift: unknown command %q\n\n", name)
@@ -174,9 +175,10 @@ func (g *globals) parseLeading(fs *flag.FlagSet, args []string) (code int, ok bo
 
 // parse parses a command's flags, allowing flags and positional arguments to be
 // interleaved ("search foo --data-dir x"); "--" ends flag parsing. Positional
-// arguments are returned. ok is false when the caller must return code: 0 after
-// --help (usage on stdout), 2 after a bad flag (usage on stderr).
-func (g *globals) parse(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+// arguments are returned. After --help (usage on stdout) it returns an exit
+// error with code 0, after a bad flag (usage on stderr) one with code 2; the
+// caller returns it.
+func (g *globals) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var errBuf strings.Builder
 	fs.SetOutput(&errBuf)
 	var tail []string
@@ -186,14 +188,15 @@ func (g *globals) parse(fs *flag.FlagSet, args []string) (positional []string, c
 			break
 		}
 	}
+	var positional []string
 	for {
 		err := fs.Parse(args)
 		if code, ok := g.parseResult(fs, err, errBuf.String()); !ok {
-			return nil, code, false
+			return nil, exitWith(code)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return append(positional, tail...), 0, true
+			return append(positional, tail...), nil
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
@@ -255,26 +258,35 @@ func (g *globals) dataDir() (string, error) {
 
 // Logger returns the logger writing to <data-dir>/mailsift.log, opening it on first
 // use (directory 0700, file 0600). It never logs to the terminal: if the file cannot
-// be opened, logs are discarded and the reason is returned once as err.
+// be opened, logs are discarded, a warning saying why goes to stderr once (before
+// any screen is drawn) and the reason is returned as err so a surface can show it.
 func (g *globals) Logger() (*slog.Logger, error) {
 	if g.logger != nil {
-		return g.logger, nil
+		return g.logger, g.logErr
 	}
 	g.logger = slog.New(slog.DiscardHandler)
+	g.logErr = g.openLog()
+	if g.logErr != nil {
+		fmt.Fprintf(g.Stderr, "mailsift: warning: %v; logs are discarded\n", g.logErr)
+	}
+	return g.logger, g.logErr
+}
+
+func (g *globals) openLog() error {
 	dir, err := g.dataDir()
 	if err != nil {
-		return g.logger, err
+		return fmt.Errorf("log: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return g.logger, fmt.Errorf("log: create %s: %w", dir, err)
+		return fmt.Errorf("log: create %s: %w", dir, err)
 	}
 	f, err := os.OpenFile(config.LogPath(dir), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
-		return g.logger, fmt.Errorf("log: open %s: %w", config.LogPath(dir), err)
+		return fmt.Errorf("log: open %s: %w", config.LogPath(dir), err)
 	}
 	g.logFile = f
 	g.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	return g.logger, nil
+	return nil
 }
 
 func (g *globals) closeLog() {
@@ -285,38 +297,33 @@ func (g *globals) closeLog() {
 }
 
 // notBuilt is the body of a stub command: it handles --help and otherwise reports
-// that the command does not exist yet.
-func (g *globals) notBuilt(name string, args []string) int {
+// that the command does not exist yet (exit 2).
+func (g *globals) notBuilt(name string, args []string) error {
 	fs := g.flagSet(name, "[flags]")
-	if _, code, ok := g.parse(fs, args); !ok {
-		return code
+	if _, err := g.parse(fs, args); err != nil {
+		return err
 	}
-	fmt.Fprintf(g.Stderr, "mailsift %s: not built yet (see issues)\n", name)
-	return 2
+	return usageErrorf("not built yet (see issues)")
 }
 
-func cmdHelp(ctx context.Context, g *globals, args []string) int {
+func cmdHelp(ctx context.Context, g *globals, args []string) error {
 	fs := g.flagSet("help", "[command]")
-	pos, code, ok := g.parse(fs, args)
-	if !ok {
-		return code
+	pos, err := g.parse(fs, args)
+	if err != nil {
+		return err
 	}
-	if len(pos) == 0 {
+	if len(pos) == 0 || pos[0] == "help" {
 		g.mainUsage(g.Stdout)
-		return 0
+		return nil
 	}
 	for _, c := range commands() {
-		if c.name == pos[0] && c.name != "help" {
+		if c.name == pos[0] {
 			return c.run(ctx, g, []string{"--help"})
 		}
 	}
-	if pos[0] == "help" {
-		g.mainUsage(g.Stdout)
-		return 0
-	}
 	fmt.Fprintf(g.Stderr, "mailsift help: unknown command %q\n\n", pos[0])
 	g.mainUsage(g.Stderr)
-	return 2
+	return exitWith(2)
 }
 
 func version() string {

@@ -91,12 +91,12 @@ func TestEveryCommandHelp(t *testing.T) {
 func TestNotBuilt(t *testing.T) {
 	var out, errb bytes.Buffer
 	g := &globals{Stdout: &out, Stderr: &errb}
-	if code := g.notBuilt("sync", nil); code != 2 || errb.String() != "mailsift sync: not built yet (see issues)\n" || out.Len() != 0 {
+	if code := g.exitCode("sync", g.notBuilt("sync", nil)); code != 2 || errb.String() != "mailsift sync: not built yet (see issues)\n" || out.Len() != 0 {
 		t.Errorf("notBuilt = %d, stderr %q, stdout %q", code, errb.String(), out.String())
 	}
 	out.Reset()
 	errb.Reset()
-	if code := g.notBuilt("sync", []string{"--help"}); code != 0 || !strings.Contains(out.String(), "usage: mailsift sync") || errb.Len() != 0 {
+	if code := g.exitCode("sync", g.notBuilt("sync", []string{"--help"})); code != 0 || !strings.Contains(out.String(), "usage: mailsift sync") || errb.Len() != 0 {
 		t.Errorf("notBuilt --help = %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
@@ -135,9 +135,9 @@ func TestGlobalFlagsBeforeAndAfterCommand(t *testing.T) {
 	}
 	g := &globals{}
 	fs := g.flagSet("search", "QUERY")
-	pos, code, ok := g.parse(fs, []string{"from:bob", "--demo", "invoice", "--", "--literal"})
-	if !ok || code != 0 || !g.Demo || strings.Join(pos, " ") != "from:bob invoice --literal" {
-		t.Errorf("interleaved parse = %q ok=%v demo=%v", pos, ok, g.Demo)
+	pos, err := g.parse(fs, []string{"from:bob", "--demo", "invoice", "--", "--literal"})
+	if err != nil || !g.Demo || strings.Join(pos, " ") != "from:bob invoice --literal" {
+		t.Errorf("interleaved parse = %q, %v; demo=%v", pos, err, g.Demo)
 	}
 }
 
@@ -249,5 +249,19 @@ func TestREADMEExampleConfigLoads(t *testing.T) {
 	d := config.Defaults()
 	if cfg.Ollama != d.Ollama || cfg.Triage != d.Triage || cfg.Drafts.UndoSeconds != d.Drafts.UndoSeconds || cfg.Drafts.ApprovalTTL != d.Drafts.ApprovalTTL {
 		t.Errorf("README claims its [ollama]/[triage]/[drafts] values are the defaults, but they differ: %+v %+v", cfg.Ollama, cfg.Triage)
+	}
+}
+
+// TestLogThatCannotOpenIsReported: a log file that cannot be opened is
+// said on stderr (once), not silently dropped; the command still runs.
+func TestLogThatCannotOpenIsReported(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runWith(t, map[string]string{"HOME": dir}, "", "--demo", "--data-dir", filepath.Join(notDir, "data"), "triage", "--offline")
+	if n := strings.Count(r.stderr, "logs are discarded"); n != 1 {
+		t.Errorf("stderr mentions the lost log %d times, want once:\n%s", n, r.stderr)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"mailsift/config"
-	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -28,7 +27,7 @@ func (g *globals) openStore(ctx context.Context, cfg *config.Config) (*store.Sto
 	log, _ := g.Logger()
 	st, err := store.Open(ctx, storePath(cfg), &store.Options{
 		Logger:    log,
-		Principal: model.Address{Name: cfg.Principal.Name, Email: cfg.Principal.Email},
+		Principal: cfg.Principal.Address(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w (check --data-dir; `mailsift doctor` checks the store)", storePath(cfg), err)
@@ -44,22 +43,19 @@ func (g *globals) openStore(ctx context.Context, cfg *config.Config) (*store.Sto
 
 // openExistingStore loads the config and opens its store for a command
 // that only reads what is there (search, outbox, audit). When no store
-// exists yet it prints "mailsift NAME: no local store at PATH: missing"
-// and returns nil; other errors are printed too. The caller closes the store.
-func (g *globals) openExistingStore(ctx context.Context, name, missing string) (*config.Config, *store.Store) {
+// exists yet the error says "no local store at PATH: missing". The caller
+// closes the store.
+func (g *globals) openExistingStore(ctx context.Context, missing string) (*config.Config, *store.Store, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift %s: %v\n", name, err)
-		return nil, nil
+		return nil, nil, err
 	}
 	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(g.Stderr, "mailsift %s: no local store at %s: %s\n", name, storePath(cfg), missing)
-		return nil, nil
+		return nil, nil, fmt.Errorf("no local store at %s: %s", storePath(cfg), missing)
 	}
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(g.Stderr, "mailsift %s: %v\n", name, err)
-		return nil, nil
+		return nil, nil, err
 	}
-	return cfg, st
+	return cfg, st, nil
 }

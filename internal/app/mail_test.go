@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -22,11 +22,11 @@ func (r otherReader) ReadRaw(context.Context, model.Location) ([]byte, error) {
 	return []byte(r.raw), nil
 }
 
-// TestTUIReadsMaildirRawFromSource: a Maildir's messages are stored
-// without a raw copy; the TUI's backend reads the bytes (to save an
+// TestMailReadsMaildirRawFromSource: a Maildir's messages are stored
+// without a raw copy; Mail (the store as surfaces see it) reads the bytes (to save an
 // attachment) from the Maildir file through the account's source, and
 // says what is wrong when there is no source that keeps them.
-func TestTUIReadsMaildirRawFromSource(t *testing.T) {
+func TestMailReadsMaildirRawFromSource(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	for _, d := range []string{"cur", "new", "tmp"} {
@@ -53,7 +53,7 @@ func TestTUIReadsMaildirRawFromSource(t *testing.T) {
 	if _, err := st.RawMessage(ctx, "r1@example.com"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("store RawMessage = %v, want ErrNotFound (no copy of Maildir bytes)", err)
 	}
-	b := flagPushingStore{Store: st, push: func() {}, raw: map[string]mailsrc.RawReader{"mail": src}}
+	b := &Mail{Store: st, raw: map[string]mailsrc.RawReader{"mail": src}}
 	got, err := b.RawMessage(ctx, "r1@example.com")
 	if err != nil || string(got) != raw {
 		t.Fatalf("backend RawMessage = %q, %v; want the file's bytes", got, err)
@@ -62,7 +62,7 @@ func TestTUIReadsMaildirRawFromSource(t *testing.T) {
 	if err != nil || name != "q.csv" || !strings.Contains(string(data), "1,2") {
 		t.Errorf("attachment from the source's bytes = %q %q, %v", name, data, err)
 	}
-	none := flagPushingStore{Store: st, push: func() {}}
+	none := &Mail{Store: st}
 	if _, err := none.RawMessage(ctx, "r1@example.com"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("without the source: RawMessage = %v, want ErrNotFound", err)
 	}
@@ -70,7 +70,7 @@ func TestTUIReadsMaildirRawFromSource(t *testing.T) {
 	// are the message asked for: a server that reset its UIDs since the
 	// last sync may hold another message there.
 	other := strings.Replace(raw, "<r1@example.com>", "<someone-else@example.com>", 1)
-	swapped := flagPushingStore{Store: st, push: func() {}, raw: map[string]mailsrc.RawReader{"mail": otherReader{other}}}
+	swapped := &Mail{Store: st, raw: map[string]mailsrc.RawReader{"mail": otherReader{other}}}
 	if _, err := swapped.RawMessage(ctx, "r1@example.com"); err == nil || !strings.Contains(err.Error(), "changed since the last sync") {
 		t.Errorf("RawMessage with another message at the location = %v, want an error saying the folder changed", err)
 	}

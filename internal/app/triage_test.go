@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/config"
 	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/store"
@@ -44,7 +45,8 @@ func TestRetriageInvalidatesCache(t *testing.T) {
 		t.Fatalf("before re-triage: %v need triage", ids)
 	}
 	woken := 0
-	if err := retriage(ctx, st, id, func() { woken++ }); err != nil {
+	a := New(&config.Config{}, st, Options{})
+	if err := a.Retriage(ctx, id, func() { woken++ }); err != nil {
 		t.Fatalf("retriage: %v", err)
 	}
 	if woken != 1 {

@@ -1,0 +1,245 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"mailsift/drafts"
+	"mailsift/internal/app/event"
+	"mailsift/mailsrc"
+	"mailsift/mirror"
+	"mailsift/triage"
+)
+
+// Session is the background work of a running surface: one mirror loop per
+// account (sync, then IMAP IDLE or polling), the triage worker (woken after
+// each sync) and the outbox. Everything it does is reported on Events.
+type Session struct {
+	// Mail is the store as the surface should read and change it.
+	Mail *Mail
+	// Drafts is the send engine, running the outbox in the background.
+	Drafts *drafts.Engine
+
+	app    *App
+	events chan event.Event
+	wake   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// Start starts the session's background work; it ends when ctx ends. Call
+// Wait after cancelling ctx to let every goroutine finish.
+func (a *App) Start(ctx context.Context) (*Session, error) {
+	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1)}
+	an := a.Analyzer()
+	tr, err := a.Triager(an, false)
+	if err != nil {
+		return nil, err
+	}
+	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
+	s.Mail = s.startSync(ctx)
+	s.startOutbox(ctx)
+	return s, nil
+}
+
+// Events is the session's one stream of typed events. It is never closed;
+// stop reading when the session's context ends.
+func (s *Session) Events() <-chan event.Event { return s.events }
+
+// Wait blocks until every background goroutine has ended (after the
+// session's context ended).
+func (s *Session) Wait() { s.wg.Wait() }
+
+// Retriage queues a thread for triage again and wakes the worker.
+func (s *Session) Retriage(ctx context.Context, threadID int64) error {
+	return s.app.Retriage(ctx, threadID, s.wakeTriage)
+}
+
+// Report publishes an event from the surface's own setup (e.g. a log file
+// that could not be opened) on the session's stream.
+func (s *Session) Report(ctx context.Context, ev event.Event) { s.send(ctx, ev) }
+
+func (s *Session) send(ctx context.Context, ev event.Event) {
+	select {
+	case s.events <- ev:
+	case <-ctx.Done():
+	}
+}
+
+func (s *Session) wakeTriage() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Session) goRun(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+// startTriage runs the worker until ctx ends and forwards its progress.
+func (s *Session) startTriage(ctx context.Context, w *triage.Worker, modelName string) {
+	tevents := make(chan triage.Event, 16)
+	s.goRun(func() {
+		if err := w.Loop(ctx, s.wake, tevents); err != nil && !errors.Is(err, context.Canceled) {
+			s.app.log.Warn("app: triage loop ended", "err", err)
+		}
+	})
+	s.goRun(func() { s.forwardTriage(ctx, tevents, modelName) })
+}
+
+// startSync opens every account's source and runs its mirror loop; flag
+// changes made through the returned Mail are pushed at once.
+func (s *Session) startSync(ctx context.Context) *Mail {
+	a := s.app
+	var pushers []chan struct{}
+	mail := &Mail{Store: a.st, raw: map[string]mailsrc.RawReader{}}
+	for i := range a.cfg.Accounts {
+		acct := &a.cfg.Accounts[i]
+		src, err := mirror.Open(acct, mirror.Options{Logger: a.log, Now: a.now})
+		if err != nil {
+			s.goRun(func() { s.send(ctx, event.Failure{Err: err}) })
+			continue
+		}
+		if r, ok := src.(mailsrc.RawReader); ok {
+			mail.raw[acct.Name] = r
+		}
+		mevents := make(chan mirror.Event, 16)
+		push := make(chan struct{}, 1)
+		pushers = append(pushers, push)
+		s.goRun(func() {
+			defer src.Close()
+			mirror.Run(ctx, a.st, acct.Name, src, 0, push, mevents)
+			close(mevents)
+		})
+		network := acct.Src.IsNetwork()
+		s.goRun(func() { s.forwardSync(ctx, mevents, network) })
+	}
+	mail.push = func() {
+		for _, p := range pushers {
+			select {
+			case p <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return mail
+}
+
+// startOutbox runs the send engine until ctx ends and forwards its state
+// changes.
+func (s *Session) startOutbox(ctx context.Context) {
+	devents := make(chan drafts.Event, 16)
+	eng, closeDrafts := s.app.Drafts(ctx, DraftOptions{
+		Events: devents,
+		Retriage: func(ctx context.Context, id int64) {
+			if err := s.Retriage(ctx, id); err != nil {
+				s.app.log.Warn("app: re-triage after send", "thread", id, "err", err)
+			}
+		},
+	})
+	s.Drafts = eng
+	s.goRun(func() {
+		defer closeDrafts() // after the outbox stopped using the connections
+		if err := eng.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			s.send(ctx, event.Failure{Err: fmt.Errorf("outbox: %w", err)})
+		}
+	})
+	s.goRun(func() { s.forwardOutbox(ctx, devents) })
+}
+
+// forwardSync turns mirror events into session events and wakes triage
+// after each sync pass. Progress is thinned to about ten updates a second;
+// phase changes always go.
+func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, network bool) {
+	var last time.Time
+	for ev := range in {
+		switch {
+		case ev.Err != nil:
+			err := ev.Err
+			if ev.RetryIn > 0 {
+				err = fmt.Errorf("%w (retrying in %s)", ev.Err, ev.RetryIn.Round(time.Second))
+			}
+			s.send(ctx, event.Failure{Err: err})
+			s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnOffline})
+		case ev.Progress != nil:
+			p := ev.Progress
+			now := s.app.now()
+			if p.Phase != "done" && p.Done != p.Total && now.Sub(last) < 100*time.Millisecond {
+				continue
+			}
+			last = now
+			s.send(ctx, event.SyncProgress{Account: p.Account, Mailbox: p.Mailbox, Phase: p.Phase, Done: p.Done, Total: p.Total})
+		case ev.Synced:
+			s.send(ctx, event.SyncProgress{Account: ev.Account, Phase: "done"})
+			state := event.ConnLocal
+			if network {
+				state = event.ConnOnline
+			}
+			s.send(ctx, event.Conn{Account: ev.Account, State: state})
+			s.send(ctx, event.ThreadsChanged{})
+			s.wakeTriage()
+		case ev.Watching:
+			if network {
+				s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnIdle})
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// forwardTriage turns worker events into session events, thinned to about
+// seven a second while a pass runs.
+func (s *Session) forwardTriage(ctx context.Context, in <-chan triage.Event, modelName string) {
+	var last time.Time
+	reason := "Ollama not reachable at " + s.app.cfg.Ollama.Host
+	for ev := range in {
+		msg := event.TriageProgress{Done: ev.Done, Total: ev.Total, Model: ev.Model}
+		if ev.Offline {
+			if ev.Err != nil {
+				reason = ev.Err.Error()
+			}
+			msg.Offline = reason
+		} else if ev.Err != nil {
+			s.send(ctx, event.Failure{Err: fmt.Errorf("triage: %w", ev.Err)})
+		}
+		if msg.Model == "" && !ev.Offline {
+			msg.Model = modelName
+		}
+		now := s.app.now()
+		if ev.Done != ev.Total && ev.Err == nil && ev.Outcome != nil && now.Sub(last) < 150*time.Millisecond {
+			continue
+		}
+		last = now
+		s.send(ctx, msg)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// forwardOutbox turns the engine's outbox events into session events,
+// dropping repeats (filing a sent message in Sent reports "sent" again).
+func (s *Session) forwardOutbox(ctx context.Context, in <-chan drafts.Event) {
+	last := map[int64]drafts.Event{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-in:
+			if prev, ok := last[ev.ID]; ok && prev == ev {
+				continue
+			}
+			last[ev.ID] = ev
+			s.send(ctx, event.Outbox{ID: ev.ID, State: ev.State, MessageID: ev.MessageID, Err: ev.Err, NextAttempt: ev.NextAttempt})
+		}
+	}
+}
