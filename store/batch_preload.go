@@ -141,63 +141,29 @@ func (b *batchIndex) addRefs(id int64, refs []string) {
 	}
 }
 
-// preload fills the writer's batch index for msgs.
+// preload fills the writer's batch index for msgs: the stored rows of
+// the batch's locations, the messages with its Message-IDs and
+// references, the messages referring to those, and the mailbox roles.
 func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 	b := &batchIndex{locs: map[locID]int64{}, msgs: map[int64]*msgRow{}, byMID: map[string][]int64{},
 		byRef: map[string][]int64{}, roles: map[[2]string]string{},
 		locState: map[locID]locState{}}
 	w.b = b
-	type box struct{ account, mailbox string }
-	keys := map[box][]string{}
+	keys := map[mailboxID][]string{}
 	ids := map[string]bool{}
 	for i, m := range msgs {
 		if m == nil {
 			continue
 		}
-		bx := box{m.Loc.Account, m.Loc.Mailbox}
+		bx := mailboxID{m.Loc.Account, m.Loc.Mailbox}
 		keys[bx] = append(keys[bx], locKey(m.Loc))
 		ids[preps[i].mid] = true
 		for _, r := range preps[i].refs {
 			ids[r] = true
 		}
 	}
-	scanFull := func(rows *sql.Rows, withKey *box) error {
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var key string
-			var st locState
-			r := &msgRow{}
-			dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.size, &r.thread}
-			if withKey != nil {
-				dest = append(dest, &key, &st.uid, &st.flags, &st.kw)
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			if withKey != nil {
-				lid := locID{withKey.account, withKey.mailbox, key}
-				b.locs[lid] = id
-				st.msg = id
-				b.locState[lid] = st
-			}
-			if b.msgs[id] == nil {
-				b.msgs[id] = r
-				b.byMID[r.mid] = append(b.byMID[r.mid], id)
-			}
-		}
-		return rows.Err()
-	}
 	for bx, ks := range keys {
-		rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, m.size, COALESCE(m.thread_id, 0), l.key,
-			l.uid, l.seen | l.answered << 1 | l.flagged << 2 | l.deleted << 3 | l.draft << 4, l.keywords
-			FROM locations l JOIN messages m ON m.id = l.message
-			WHERE l.account = ? AND l.mailbox = ? AND l.key IN (SELECT value FROM json_each(?))`,
-			bx.account, bx.mailbox, mustJSON(ks))
-		if err != nil {
-			return fmt.Errorf("batch locations: %w", err)
-		}
-		if err := scanFull(rows, &bx); err != nil {
+		if err := w.preloadLocations(bx, ks); err != nil {
 			return fmt.Errorf("batch locations: %w", err)
 		}
 	}
@@ -206,46 +172,113 @@ func (w *writer) preload(msgs []*model.Message, preps []putPrep) error {
 		list = append(list, id)
 	}
 	idsJSON := mustJSON(list)
+	if err := w.preloadMessages(idsJSON); err != nil {
+		return fmt.Errorf("batch messages: %w", err)
+	}
+	if err := w.preloadReferrers(idsJSON); err != nil {
+		return fmt.Errorf("batch references: %w", err)
+	}
+	if err := w.preloadRoles(); err != nil {
+		return fmt.Errorf("batch mailboxes: %w", err)
+	}
+	return nil
+}
+
+// mailboxID names one mailbox of one account.
+type mailboxID struct{ account, mailbox string }
+
+// preloadLocations loads the stored rows of the locations keys of
+// mailbox bx, with their messages.
+func (w *writer) preloadLocations(bx mailboxID, keys []string) error {
+	rows, err := w.query(`SELECT m.id, m.message_id, m.content_hash, m.has_body, m.size, COALESCE(m.thread_id, 0), l.key,
+			l.uid, l.seen | l.answered << 1 | l.flagged << 2 | l.deleted << 3 | l.draft << 4, l.keywords
+			FROM locations l JOIN messages m ON m.id = l.message
+			WHERE l.account = ? AND l.mailbox = ? AND l.key IN (SELECT value FROM json_each(?))`,
+		bx.account, bx.mailbox, mustJSON(keys))
+	if err != nil {
+		return err
+	}
+	return w.b.scanMessages(rows, &bx)
+}
+
+// preloadMessages loads the messages whose Message-ID is in idsJSON.
+func (w *writer) preloadMessages(idsJSON string) error {
 	rows, err := w.query(`SELECT id, message_id, content_hash, has_body, size, COALESCE(thread_id, 0) FROM messages
 		WHERE message_id IN (SELECT value FROM json_each(?))`, idsJSON)
 	if err != nil {
-		return fmt.Errorf("batch messages: %w", err)
+		return err
 	}
-	if err := scanFull(rows, nil); err != nil {
-		return fmt.Errorf("batch messages: %w", err)
+	return w.b.scanMessages(rows, nil)
+}
+
+// scanMessages adds the message rows to the index (a message already
+// held keeps its row) and closes rows. With a mailbox, each row also
+// carries a location of it (key, UID, flag bits, keywords).
+func (b *batchIndex) scanMessages(rows *sql.Rows, withKey *mailboxID) error {
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var key string
+		var st locState
+		r := &msgRow{}
+		dest := []any{&id, &r.mid, &r.hash, &r.hasBody, &r.size, &r.thread}
+		if withKey != nil {
+			dest = append(dest, &key, &st.uid, &st.flags, &st.kw)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if withKey != nil {
+			lid := locID{withKey.account, withKey.mailbox, key}
+			b.locs[lid] = id
+			st.msg = id
+			b.locState[lid] = st
+		}
+		if b.msgs[id] == nil {
+			b.msgs[id] = r
+			b.byMID[r.mid] = append(b.byMID[r.mid], id)
+		}
 	}
-	rows, err = w.query(`SELECT r.ref, r.message, COALESCE(m.thread_id, 0) FROM message_refs r
+	return rows.Err()
+}
+
+// preloadReferrers loads the messages referring to a Message-ID in
+// idsJSON (their thread only, unless already held).
+func (w *writer) preloadReferrers(idsJSON string) error {
+	b := w.b
+	rows, err := w.query(`SELECT r.ref, r.message, COALESCE(m.thread_id, 0) FROM message_refs r
 		JOIN messages m ON m.id = r.message WHERE r.ref IN (SELECT value FROM json_each(?))`, idsJSON)
 	if err != nil {
-		return fmt.Errorf("batch references: %w", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var ref string
 		var id, thread int64
 		if err := rows.Scan(&ref, &id, &thread); err != nil {
-			return fmt.Errorf("batch references: %w", err)
+			return err
 		}
 		if b.msgs[id] == nil {
 			b.msgs[id] = &msgRow{thread: thread}
 		}
 		b.byRef[ref] = append(b.byRef[ref], id)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("batch references: %w", err)
-	}
-	rows.Close()
-	rows, err = w.query(`SELECT account, name, role FROM mailboxes`)
+	return rows.Err()
+}
+
+// preloadRoles loads the role of every mailbox (for isInbox).
+func (w *writer) preloadRoles() error {
+	rows, err := w.query(`SELECT account, name, role FROM mailboxes`)
 	if err != nil {
-		return fmt.Errorf("batch mailboxes: %w", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var account, name, role string
 		if err := rows.Scan(&account, &name, &role); err != nil {
-			return fmt.Errorf("batch mailboxes: %w", err)
+			return err
 		}
-		b.roles[[2]string{account, name}] = role
+		w.b.roles[[2]string{account, name}] = role
 	}
 	return rows.Err()
 }

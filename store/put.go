@@ -127,28 +127,8 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 		locHash, locMID, locHasBody = r.hash, r.mid, r.hasBody
 	}
 
-	var target, thread int64
-	var targetHasBody bool
-	if hash != "" {
-		for _, x := range b.byMID[mid] {
-			if r := b.msgs[x]; !r.gone && r.hash.Valid && r.hash.String == hash {
-				target, targetHasBody = x, r.hasBody
-				break
-			}
-		}
-	}
-	if hash == "" && !m.HasBody && m.Size > 0 && locMsg == 0 {
-		// The envelope of a message stored with its body in another
-		// folder already (a copy; Gmail shows every label as a folder and
-		// everything again in All Mail): the same Message-ID and size is
-		// the same message, whose body need not be fetched again.
-		for _, x := range b.byMID[mid] {
-			if r := b.msgs[x]; !r.gone && r.hasBody && r.size == m.Size {
-				target, targetHasBody = x, true
-				break
-			}
-		}
-	}
+	var thread int64
+	target, targetHasBody := b.storedCopy(m, mid, locMsg)
 	switch {
 	case target != 0:
 		// A copy of this exact message is stored already.
@@ -187,4 +167,30 @@ func (w *writer) put(m *model.Message, p *putPrep) error {
 		}
 	}
 	return nil
+}
+
+// storedCopy returns the stored message m (stored as mid, its location
+// holding message locMsg) is a copy of, and whether that copy has its
+// body; 0 when there is none.
+func (b *batchIndex) storedCopy(m *model.Message, mid string, locMsg int64) (target int64, hasBody bool) {
+	hash := m.ContentHash
+	if hash != "" {
+		for _, x := range b.byMID[mid] {
+			if r := b.msgs[x]; !r.gone && r.hash.Valid && r.hash.String == hash {
+				return x, r.hasBody
+			}
+		}
+	}
+	if hash == "" && !m.HasBody && m.Size > 0 && locMsg == 0 {
+		// The envelope of a message stored with its body in another
+		// folder already (a copy; Gmail shows every label as a folder and
+		// everything again in All Mail): the same Message-ID and size is
+		// the same message, whose body need not be fetched again.
+		for _, x := range b.byMID[mid] {
+			if r := b.msgs[x]; !r.gone && r.hasBody && r.size == m.Size {
+				return x, true
+			}
+		}
+	}
+	return 0, false
 }

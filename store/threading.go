@@ -118,23 +118,6 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	if cur != 0 {
 		cands[cur] = true
 	}
-	addRows := func(q string, args ...any) error {
-		rows, err := w.query(q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var t sql.NullInt64
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			if t.Valid && t.Int64 != 0 {
-				cands[t.Int64] = true
-			}
-		}
-		return rows.Err()
-	}
 	// Parents present in the store and siblings sharing a reference;
 	// other copies of this message and children that arrived first: the
 	// messages with the message's own Message-ID or one of its references
@@ -142,58 +125,16 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	all := append([]string{mid}, refs...)
 	if w.b != nil {
 		// PutMessages preloaded them for its whole batch.
-		for _, k := range all {
-			for _, list := range [2][]int64{w.b.byMID[k], w.b.byRef[k]} {
-				for _, x := range list {
-					if x == id {
-						continue
-					}
-					if r := w.b.msgs[x]; r != nil && !r.gone && r.thread != 0 {
-						cands[r.thread] = true
-					}
-				}
-			}
-		}
-		all = nil
-	}
-	// Otherwise one query, in groups of 1, 2, 4 or 8 IDs (padded with
-	// mid): four statements with fixed parameter counts stay prepared.
-	for len(all) > 0 {
-		size := 1
-		for size < len(all) && size < 8 {
-			size *= 2
-		}
-		n := min(len(all), size)
-		args := make([]any, 0, size+1)
-		for i := range size {
-			if i < n {
-				args = append(args, all[i])
-			} else {
-				args = append(args, mid)
-			}
-		}
-		args = append(args, id)
-		if err := addRows(candQuery(size), args...); err != nil {
-			return 0, false, err
-		}
-		all = all[n:]
+		w.b.linkedThreads(cands, id, all)
+	} else if err := w.queryLinkedThreads(cands, id, mid, all); err != nil {
+		return 0, false, err
 	}
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)
 	if len(cands) == 0 && len(refs) == 0 && norm != "" && date != 0 {
-		win := int64(subjectWindow / time.Second)
-		var t, tLatest int64
-		err := w.queryRow(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
-			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t, &tLatest)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t, err := w.subjectThread(norm, date)
+		if err != nil {
 			return 0, false, err
-		}
-		// Threads created by this batch are not in the table yet.
-		for _, id := range w.newBySubject[norm] {
-			if nt := w.newThreads[id]; nt != nil && nt.latest >= date-win && nt.latest <= date+win &&
-				(t == 0 || nt.latest > tLatest) {
-				t, tLatest = id, nt.latest
-			}
 		}
 		if t != 0 {
 			cands[t] = true
@@ -218,6 +159,91 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 		}
 	}
 	return keep, created, nil
+}
+
+// linkedThreads adds to cands the threads of the batch's messages other
+// than id whose Message-ID is in ids or that refer to one of ids.
+func (b *batchIndex) linkedThreads(cands map[int64]bool, id int64, ids []string) {
+	for _, k := range ids {
+		for _, list := range [2][]int64{b.byMID[k], b.byRef[k]} {
+			for _, x := range list {
+				if x == id {
+					continue
+				}
+				if r := b.msgs[x]; r != nil && !r.gone && r.thread != 0 {
+					cands[r.thread] = true
+				}
+			}
+		}
+	}
+}
+
+// queryLinkedThreads is linkedThreads for a writer without a batch index:
+// it asks the database, in groups of 1, 2, 4 or 8 IDs (padded with mid)
+// so that four statements with fixed parameter counts stay prepared.
+func (w *writer) queryLinkedThreads(cands map[int64]bool, id int64, mid string, ids []string) error {
+	for len(ids) > 0 {
+		size := 1
+		for size < len(ids) && size < 8 {
+			size *= 2
+		}
+		n := min(len(ids), size)
+		args := make([]any, 0, size+1)
+		for i := range size {
+			if i < n {
+				args = append(args, ids[i])
+			} else {
+				args = append(args, mid)
+			}
+		}
+		args = append(args, id)
+		if err := w.addThreads(cands, candQuery(size), args...); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// addThreads adds to cands the non-null thread ids query q returns.
+func (w *writer) addThreads(cands map[int64]bool, q string, args ...any) error {
+	rows, err := w.query(q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t sql.NullInt64
+		if err := rows.Scan(&t); err != nil {
+			return err
+		}
+		if t.Valid && t.Int64 != 0 {
+			cands[t.Int64] = true
+		}
+	}
+	return rows.Err()
+}
+
+// subjectThread returns the thread a message without references joins
+// by subject (0: none): the most recent one with normalised subject norm
+// whose latest activity is within subjectWindow of date, among the
+// stored threads and those the batch created.
+func (w *writer) subjectThread(norm string, date int64) (int64, error) {
+	win := int64(subjectWindow / time.Second)
+	var t, tLatest int64
+	err := w.queryRow(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
+			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t, &tLatest)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	// Threads created by this batch are not in the table yet.
+	for _, id := range w.newBySubject[norm] {
+		if nt := w.newThreads[id]; nt != nil && nt.latest >= date-win && nt.latest <= date+win &&
+			(t == 0 || nt.latest > tLatest) {
+			t, tLatest = id, nt.latest
+		}
+	}
+	return t, nil
 }
 
 // mergeThread moves every message of thread from into thread into and

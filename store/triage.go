@@ -174,34 +174,16 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 				continue
 			}
 			at = i
-			var n int
-			if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				missing = append(missing, i)
-				continue
-			}
 			created := rec.CreatedAt
 			if created.IsZero() {
 				created = now
 			}
-			_, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
-			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
-				result_json = excluded.result_json, source = excluded.source, model = excluded.model,
-				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
-				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
-				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
-				rec.ThreadID, rec.CacheKey, rec.ContentHash, results[i], rec.Source, rec.Model, rec.Intent, rec.Urgency,
-				rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
-				stringsJSON(rec.Signals), created.Unix())
+			found, err := w.saveTriage(rec, results[i], created)
 			if err != nil {
 				return err
 			}
-			if err := w.updateSection(rec.ThreadID); err != nil {
-				return err
+			if !found {
+				missing = append(missing, i)
 			}
 		}
 		at = -1
@@ -223,6 +205,34 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 		return &TriageErrors{Errs: errs}
 	}
 	return nil
+}
+
+// saveTriage writes one triage record (its result already encoded as
+// resultJSON) and moves the thread to its section; found is false, and
+// nothing written, when the thread no longer exists.
+func (w *writer) saveTriage(rec TriageRecord, resultJSON string, created time.Time) (found bool, err error) {
+	var n int
+	if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
+		return false, err
+	}
+	if n == 0 {
+		return false, nil
+	}
+	_, err = w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
+			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
+				result_json = excluded.result_json, source = excluded.source, model = excluded.model,
+				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
+				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
+				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
+		rec.ThreadID, rec.CacheKey, rec.ContentHash, resultJSON, rec.Source, rec.Model, rec.Intent, rec.Urgency,
+		rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
+		stringsJSON(rec.Signals), created.Unix())
+	if err != nil {
+		return false, err
+	}
+	return true, w.updateSection(rec.ThreadID)
 }
 
 // validOverride reports whether category can be a user override.
