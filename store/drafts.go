@@ -216,13 +216,6 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func jsonList[T any](v []T) string {
-	if len(v) == 0 {
-		return "[]"
-	}
-	return mustJSON(v)
-}
-
 func decodeInto(s string, v any) {
 	if s != "" {
 		_ = json.Unmarshal([]byte(s), v)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strconv"
 
 	"mailsift/model"
@@ -114,19 +115,11 @@ func applyFlag(f model.Flags, flag model.Flag, set bool) model.Flags {
 		}
 		if set && !found {
 			kw = append(kw, string(flag))
-			sortStrings(kw)
+			slices.Sort(kw)
 		}
 		f.Keywords = kw
 	}
 	return f
-}
-
-func sortStrings(a []string) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // flagBits packs the system flags as locations store them.

@@ -35,10 +35,10 @@ func messageArgs(m *model.Message) []any {
 		headers = map[string][]string{}
 	}
 	return []any{
-		m.From.Name, strings.ToLower(m.From.Email), mustJSON(m.Sender), mustJSON(nonNilAddrs(m.To)), mustJSON(nonNilAddrs(m.Cc)),
-		mustJSON(nonNilAddrs(m.Bcc)), mustJSON(nonNilAddrs(m.ReplyTo)), mustJSON(nonNilStrings(m.InReplyTo)),
-		mustJSON(nonNilStrings(m.References)), unixOrZero(m.Date), m.Subject, NormalizeSubject(m.Subject),
-		text, html, mustJSON(headers), mustJSON(nonNilAtt(m.Attachments)), mustJSON(nonNilStrings(m.Problems)),
+		m.From.Name, strings.ToLower(m.From.Email), mustJSON(m.Sender), jsonList(m.To), jsonList(m.Cc),
+		jsonList(m.Bcc), jsonList(m.ReplyTo), jsonList(m.InReplyTo),
+		jsonList(m.References), unixOrZero(m.Date), m.Subject, NormalizeSubject(m.Subject),
+		text, html, mustJSON(headers), jsonList(m.Attachments), jsonList(m.Problems),
 		m.Size, boolInt(m.HasBody), boolInt(len(m.Attachments) > 0), addrText(m.From), addrText(recips...),
 	}
 }

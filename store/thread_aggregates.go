@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -63,10 +64,10 @@ func (w *writer) writeNewThreads() error {
 			idx[i] = i
 		}
 		slices.SortFunc(idx, func(a, b int) int {
-			if c := cmpInt64(ms[a].date, ms[b].date); c != 0 {
+			if c := cmp.Compare(ms[a].date, ms[b].date); c != 0 {
 				return c
 			}
-			return cmpInt64(mids[a], mids[b])
+			return cmp.Compare(mids[a], mids[b])
 		})
 		sorted := make([]threadRow, len(ms))
 		for i, k := range idx {
@@ -82,16 +83,6 @@ func (w *writer) writeNewThreads() error {
 	}
 	w.newThreads, w.newBySubject = nil, nil
 	return nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // threadRow is one message as the thread aggregates need it.

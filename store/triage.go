@@ -79,13 +79,6 @@ func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit
 	return out, nil
 }
 
-func stringsJSON(a []string) string {
-	if a == nil {
-		a = []string{}
-	}
-	return mustJSON(a)
-}
-
 // SaveTriage stores (replacing) the triage of a thread for rec.CacheKey and
 // moves the thread to its section unless the user overrode it. A zero
 // CreatedAt is set to now. A thread that no longer exists gives an error
@@ -227,8 +220,8 @@ func (w *writer) saveTriage(rec TriageRecord, resultJSON string, created time.Ti
 				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
 				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
 		rec.ThreadID, rec.CacheKey, rec.ContentHash, resultJSON, rec.Source, rec.Model, rec.Intent, rec.Urgency,
-		rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
-		stringsJSON(rec.Signals), created.Unix())
+		rec.Sentiment, rec.Route, rec.Confidence, jsonList(rec.SpamReasons), jsonList(rec.PhishingReasons),
+		jsonList(rec.Signals), created.Unix())
 	if err != nil {
 		return false, err
 	}

@@ -3,8 +3,6 @@ package store
 import (
 	"encoding/json"
 	"time"
-
-	"mailsift/model"
 )
 
 func mustJSON(v any) string {
@@ -36,23 +34,11 @@ func unixOrZero(t time.Time) int64 {
 	return t.Unix()
 }
 
-func nonNilAddrs(a []model.Address) []model.Address {
-	if a == nil {
-		return []model.Address{}
+// jsonList returns the JSON array of v: "[]", never "null", for an empty
+// or nil slice.
+func jsonList[T any](v []T) string {
+	if len(v) == 0 {
+		return "[]"
 	}
-	return a
-}
-
-func nonNilStrings(a []string) []string {
-	if a == nil {
-		return []string{}
-	}
-	return a
-}
-
-func nonNilAtt(a []model.Attachment) []model.Attachment {
-	if a == nil {
-		return []model.Attachment{}
-	}
-	return a
+	return mustJSON(v)
 }
