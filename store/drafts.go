@@ -234,7 +234,7 @@ func draftContentEqual(a, b *Draft) bool {
 // stored IDs, state and times. Every save is committed to the WAL at once,
 // so autosaved drafts survive a crash.
 func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if d.ID == "" {
 			d.ID = NewID()
@@ -251,7 +251,7 @@ func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
 				boolInt(d.NeedsApproval), boolInt(d.ReplyAll), d.Source, string(d.State), ms(now), ms(now)); err != nil {
 				return err
 			}
-			return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.created",
+			return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.created",
 				Summary: fmt.Sprintf("draft created for thread %d (%s)", d.ThreadID, d.Source), Outcome: "info", DraftID: d.ID,
 				Details: detailsJSON(map[string]any{"thread_id": d.ThreadID, "source": d.Source, "risk_flags": d.RiskFlags, "reply_all": d.ReplyAll, "recipients": len(d.To) + len(d.Cc) + len(d.Bcc)})})
 		}
@@ -281,7 +281,7 @@ func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
 		}
 		d.TraceID, d.ThreadID, d.Source, d.State = old.TraceID, old.ThreadID, old.Source, old.State
 		d.ServerMailbox, d.ServerUID, d.CreatedAt, d.UpdatedAt = old.ServerMailbox, old.ServerUID, old.CreatedAt, now
-		return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.edited",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.edited",
 			Summary: "draft edited", Outcome: "info", DraftID: d.ID,
 			Details: detailsJSON(map[string]any{"body_chars": len(d.Body), "recipients": len(d.To) + len(d.Cc) + len(d.Bcc)})})
 	})
@@ -387,14 +387,14 @@ func (s *Store) DiscardDraft(ctx context.Context, id string) error {
 		if d.State != DraftOpen {
 			return fmt.Errorf("draft is %s: %w", d.State, ErrNotEditable)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'discarded', updated_at = ? WHERE id = ?`, ms(time.Now()), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'discarded', updated_at = ? WHERE id = ?`, ms(s.now()), id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'expired', decision_reason = 'draft discarded'
 			WHERE draft_id = ? AND status = 'pending'`, id); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.discarded",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.discarded",
 			Summary: "draft discarded", Outcome: "info", DraftID: id})
 	})
 	if err != nil {

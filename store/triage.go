@@ -139,7 +139,7 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 		failed = true
 	}
 	results := make([]string, len(recs))
-	now := time.Now()
+	now := s.now()
 	for i, rec := range recs {
 		if rec.CacheKey == "" {
 			errs[i], failed = fmt.Errorf("store: save triage of thread %d: empty cache key", rec.ThreadID), true
@@ -260,7 +260,7 @@ func (s *Store) SetOverride(ctx context.Context, threadID int64, category string
 		} else {
 			_, err = w.exec(`INSERT INTO overrides(thread_id, category, at) VALUES(?, ?, ?)
 				ON CONFLICT(thread_id) DO UPDATE SET category = excluded.category, at = excluded.at`,
-				threadID, category, time.Now().UnixNano())
+				threadID, category, s.now().UnixNano())
 		}
 		if err != nil {
 			return err
