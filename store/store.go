@@ -21,8 +21,6 @@ import (
 // ErrNotFound is returned when a thread, message or record does not exist.
 var ErrNotFound = errors.New("store: not found")
 
-// Compile-time check that the store is a mail sink.
-
 // Options tune Open; nil means defaults.
 type Options struct {
 	// Logger receives debug and warning logs; nil discards them.
