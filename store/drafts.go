@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -197,29 +196,9 @@ func NewID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
-}
-
-func decodeInto(s string, v any) {
-	if s != "" {
-		_ = json.Unmarshal([]byte(s), v)
-	}
 }
 
 func draftContentEqual(a, b *Draft) bool {
@@ -295,6 +274,7 @@ const draftCols = `id, thread_id, trace_id, account, from_json, to_json, cc_json
 	references_json, risk_flags_json, cited_json, needs_approval, reply_all, source, state, server_mailbox, server_uid,
 	created_at, updated_at`
 
+// rowScanner is a row or rows to scan (*sql.Row, *sql.Rows).
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanDraft(r rowScanner) (*Draft, error) {

@@ -42,3 +42,27 @@ func jsonList[T any](v []T) string {
 	}
 	return mustJSON(v)
 }
+
+// ms encodes a time as stored: Unix milliseconds, 0 for the zero time.
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// fromMS decodes a time stored by ms, in UTC.
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+// decodeInto decodes the stored JSON s into v, leaving v as it is when s
+// is empty; errors are ignored (the store reads back JSON it wrote).
+func decodeInto(s string, v any) {
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), v)
+	}
+}
