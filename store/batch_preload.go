@@ -130,6 +130,7 @@ func (b *batchIndex) add(id int64, r *msgRow, refs []string) {
 	b.addRefs(id, refs)
 }
 
+// addRefs records that message id refers to refs.
 func (b *batchIndex) addRefs(id int64, refs []string) {
 	if b == nil {
 		return

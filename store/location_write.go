@@ -70,6 +70,8 @@ func (w *writer) setLocationIn(loc model.Location, key string, msg, thread int64
 	return w.markMessageThread(msg)
 }
 
+// overlayPending returns f with the flag changes still queued for the
+// location applied, oldest first.
 func (w *writer) overlayPending(account, mailbox, key string, f model.Flags) (model.Flags, error) {
 	rows, err := w.query(`SELECT flag, value FROM pending_flags
 		WHERE account = ? AND mailbox = ? AND key = ? ORDER BY id`, account, mailbox, key)

@@ -7,6 +7,8 @@ import (
 	"mailsift/model"
 )
 
+// addrText is the searchable text of addresses: each as Address.String, comma
+// separated, empty ones skipped.
 func addrText(as ...model.Address) string {
 	var b strings.Builder
 	for _, a := range as {
@@ -27,6 +29,7 @@ const messageCols = `from_name, from_email, sender_json, to_json, cc_json, bcc_j
 	in_reply_to_json, references_json, date, subject, norm_subject, text, html_text, headers_json,
 	attachments_json, problems_json, size, has_body, has_attachment, from_text, to_text`
 
+// messageArgs returns the values of messageCols for m.
 func messageArgs(m *model.Message) []any {
 	recips := append(append(append([]model.Address{}, m.To...), m.Cc...), m.Bcc...)
 	text, html := m.Text, m.HTMLText
@@ -59,6 +62,8 @@ func (w *writer) newMessageID() (int64, error) {
 	return id, nil
 }
 
+// insertMessage inserts m as a new message row stored as mid and threads
+// it, returning its id and thread.
 func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, thread int64, err error) {
 	id, err = w.newMessageID()
 	if err != nil {

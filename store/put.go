@@ -108,6 +108,10 @@ func storedMessageID(m *model.Message) string {
 	return mid
 }
 
+// put stores one message of a PutMessages batch: it finds the row the
+// message belongs to (a stored copy, the row its location holds, or a new
+// one), points the location at it, and collects the row the location
+// held before if nothing else points at it.
 func (w *writer) put(m *model.Message, p *putPrep) error {
 	key := locKey(m.Loc)
 	if key == "" {

@@ -226,6 +226,7 @@ func (w *writer) updateSection(id int64) error {
 	return err
 }
 
+// sectionOf is the section a triage result puts a thread in.
 func sectionOf(res contract.Result) Section {
 	if res.IsSpam || res.IsPhishing {
 		return SectionQuarantine

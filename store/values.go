@@ -5,6 +5,7 @@ import (
 	"time"
 )
 
+// mustJSON encodes v as JSON ("null" if it cannot be encoded).
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -13,6 +14,7 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
+// nullable maps "" to SQL NULL.
 func nullable(s string) any {
 	if s == "" {
 		return nil
@@ -20,6 +22,7 @@ func nullable(s string) any {
 	return s
 }
 
+// boolInt stores a bool as 0 or 1.
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -27,6 +30,7 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// unixOrZero stores a time as Unix seconds, 0 for the zero time.
 func unixOrZero(t time.Time) int64 {
 	if t.IsZero() {
 		return 0

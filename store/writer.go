@@ -9,9 +9,10 @@ import (
 
 // writer carries one write transaction and the threads it touched.
 type writer struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	s     *Store
+	ctx context.Context
+	tx  *sql.Tx
+	s   *Store
+	// dirty holds the threads whose aggregates finish recomputes.
 	dirty map[int64]bool
 	// stmts caches prepared statements for the transaction (closed with it).
 	stmts map[string]*sql.Stmt
@@ -47,11 +48,14 @@ type writer struct {
 	nextThread   int64
 }
 
+// newWriter starts a writer on transaction tx.
 func (s *Store) newWriter(ctx context.Context, tx *sql.Tx) *writer {
 	return &writer{ctx: ctx, tx: tx, s: s, dirty: map[int64]bool{}, stmts: map[string]*sql.Stmt{},
 		fresh: map[int64]bool{}, ftsPending: map[int64]int64{}}
 }
 
+// prep returns the prepared statement for q, preparing it once per
+// transaction.
 func (w *writer) prep(q string) (*sql.Stmt, error) {
 	if st, ok := w.stmts[q]; ok {
 		return st, nil
@@ -64,6 +68,7 @@ func (w *writer) prep(q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// exec runs statement q with args.
 func (w *writer) exec(q string, args ...any) (sql.Result, error) {
 	st, err := w.prep(q)
 	if err != nil {
@@ -72,6 +77,7 @@ func (w *writer) exec(q string, args ...any) (sql.Result, error) {
 	return st.ExecContext(w.ctx, args...)
 }
 
+// queryRow runs query q for one row.
 func (w *writer) queryRow(q string, args ...any) *sql.Row {
 	st, err := w.prep(q)
 	if err != nil {
@@ -80,6 +86,7 @@ func (w *writer) queryRow(q string, args ...any) *sql.Row {
 	return st.QueryRowContext(w.ctx, args...)
 }
 
+// query runs query q.
 func (w *writer) query(q string, args ...any) (*sql.Rows, error) {
 	st, err := w.prep(q)
 	if err != nil {
@@ -106,6 +113,8 @@ func (w *writer) markThreads(q string, args ...any) error {
 	return rows.Err()
 }
 
+// markMessageThread marks message msg's thread (if any) for finish to
+// recompute.
 func (w *writer) markMessageThread(msg int64) error {
 	if t := w.b.thread(msg); t != 0 {
 		w.dirty[t] = true
