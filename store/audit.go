@@ -47,7 +47,10 @@ type execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
-func appendAudit(ctx context.Context, tx execer, e AuditEvent) error {
+// appendAudit appends one event inside the caller's transaction tx; the
+// store sets its ID and timestamp and defaults its outcome ("info") and
+// stage ("execute"). An event without a trace id is refused.
+func (s *Store) appendAudit(ctx context.Context, tx execer, e AuditEvent) error {
 	if e.TraceID == "" {
 		return fmt.Errorf("audit event %q without trace id", e.Type)
 	}
@@ -63,18 +66,10 @@ func appendAudit(ctx context.Context, tx execer, e AuditEvent) error {
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO audit_events(id, ts, trace_id, stage, type, summary, outcome, draft_id,
 		approval_id, tool_call_id, outbox_id, details_json) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		NewID(), time.Now().UTC().UnixMilli(), e.TraceID, e.Stage, e.Type, e.Summary, e.Outcome, e.DraftID,
+		NewID(), s.now().UTC().UnixMilli(), e.TraceID, e.Stage, e.Type, e.Summary, e.Outcome, e.DraftID,
 		e.ApprovalID, e.ToolCallID, e.OutboxID, det)
 	if err != nil {
 		return fmt.Errorf("append audit event %q: %w", e.Type, err)
-	}
-	return nil
-}
-
-// AppendAudit appends one event; ID and Timestamp are set by the store.
-func (s *Store) AppendAudit(ctx context.Context, e AuditEvent) error {
-	if err := appendAudit(ctx, s.w, e); err != nil {
-		return fmt.Errorf("store: %w", err)
 	}
 	return nil
 }

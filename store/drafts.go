@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -197,36 +196,9 @@ func NewID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
-}
-
-func jsonList[T any](v []T) string {
-	if len(v) == 0 {
-		return "[]"
-	}
-	return mustJSON(v)
-}
-
-func decodeInto(s string, v any) {
-	if s != "" {
-		_ = json.Unmarshal([]byte(s), v)
-	}
 }
 
 func draftContentEqual(a, b *Draft) bool {
@@ -241,7 +213,7 @@ func draftContentEqual(a, b *Draft) bool {
 // stored IDs, state and times. Every save is committed to the WAL at once,
 // so autosaved drafts survive a crash.
 func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if d.ID == "" {
 			d.ID = NewID()
@@ -258,7 +230,7 @@ func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
 				boolInt(d.NeedsApproval), boolInt(d.ReplyAll), d.Source, string(d.State), ms(now), ms(now)); err != nil {
 				return err
 			}
-			return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.created",
+			return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.created",
 				Summary: fmt.Sprintf("draft created for thread %d (%s)", d.ThreadID, d.Source), Outcome: "info", DraftID: d.ID,
 				Details: detailsJSON(map[string]any{"thread_id": d.ThreadID, "source": d.Source, "risk_flags": d.RiskFlags, "reply_all": d.ReplyAll, "recipients": len(d.To) + len(d.Cc) + len(d.Bcc)})})
 		}
@@ -288,7 +260,7 @@ func (s *Store) SaveDraft(ctx context.Context, d *Draft) error {
 		}
 		d.TraceID, d.ThreadID, d.Source, d.State = old.TraceID, old.ThreadID, old.Source, old.State
 		d.ServerMailbox, d.ServerUID, d.CreatedAt, d.UpdatedAt = old.ServerMailbox, old.ServerUID, old.CreatedAt, now
-		return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.edited",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.edited",
 			Summary: "draft edited", Outcome: "info", DraftID: d.ID,
 			Details: detailsJSON(map[string]any{"body_chars": len(d.Body), "recipients": len(d.To) + len(d.Cc) + len(d.Bcc)})})
 	})
@@ -302,6 +274,7 @@ const draftCols = `id, thread_id, trace_id, account, from_json, to_json, cc_json
 	references_json, risk_flags_json, cited_json, needs_approval, reply_all, source, state, server_mailbox, server_uid,
 	created_at, updated_at`
 
+// rowScanner is a row or rows to scan (*sql.Row, *sql.Rows).
 type rowScanner interface{ Scan(dest ...any) error }
 
 func scanDraft(r rowScanner) (*Draft, error) {
@@ -394,14 +367,14 @@ func (s *Store) DiscardDraft(ctx context.Context, id string) error {
 		if d.State != DraftOpen {
 			return fmt.Errorf("draft is %s: %w", d.State, ErrNotEditable)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'discarded', updated_at = ? WHERE id = ?`, ms(time.Now()), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'discarded', updated_at = ? WHERE id = ?`, ms(s.now()), id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'expired', decision_reason = 'draft discarded'
 			WHERE draft_id = ? AND status = 'pending'`, id); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.discarded",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: d.TraceID, Stage: "operator", Type: "draft.discarded",
 			Summary: "draft discarded", Outcome: "info", DraftID: id})
 	})
 	if err != nil {

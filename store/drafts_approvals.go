@@ -65,7 +65,7 @@ func (s *Store) CreateApproval(ctx context.Context, a *Approval) error {
 		if d.State != DraftOpen {
 			return fmt.Errorf("draft is %s: %w", d.State, ErrNotEditable)
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		a.ID, a.TraceID, a.CreatedAt, a.Status = NewID(), d.TraceID, now, ApprovalPending
 		a.WhatHash = sha256Hex([]byte(a.What.Message))
 		if a.RiskLevel == "" {
@@ -87,7 +87,7 @@ func (s *Store) CreateApproval(ctx context.Context, a *Approval) error {
 			mustJSON(a.What), a.WhatHash, a.Why, a.HowToApprove); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.requested",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.requested",
 			Summary: fmt.Sprintf("approval requested to send %s to %d recipient(s)", a.What.MessageID, len(a.What.Recipients)),
 			Outcome: "info", DraftID: a.DraftID, ApprovalID: a.ID,
 			Details: detailsJSON(map[string]any{"message_id": a.What.MessageID, "what_hash": a.WhatHash, "expires_at": a.ExpiresAt, "risk_level": a.RiskLevel, "why": a.Why})})
@@ -132,7 +132,7 @@ func (s *Store) Approval(ctx context.Context, id string) (*Approval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if a.Status == ApprovalPending && !time.Now().Before(a.ExpiresAt) {
+	if a.Status == ApprovalPending && !s.now().Before(a.ExpiresAt) {
 		a.Status = ApprovalExpired
 	}
 	return a, nil
@@ -150,10 +150,10 @@ func (s *Store) DenyApproval(ctx context.Context, id, by, reason string) error {
 			return fmt.Errorf("approval is %s: %w", a.Status, ErrApprovalNotApproved)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'denied', decision_by = ?, decision_at = ?, decision_reason = ?
-			WHERE id = ?`, by, ms(time.Now()), reason, id); err != nil {
+			WHERE id = ?`, by, ms(s.now()), reason, id); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.denied",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.denied",
 			Summary: "send not confirmed: " + reason, Outcome: "suppressed", DraftID: a.DraftID, ApprovalID: id})
 	})
 	if err != nil {
@@ -195,14 +195,14 @@ func (s *Store) ConfirmAndEnqueue(ctx context.Context, req ConfirmRequest) (*Out
 		if err != nil {
 			return err
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		switch a.Status {
 		case ApprovalPending:
 			if !now.Before(a.ExpiresAt) {
 				if _, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'expired' WHERE id = ?`, a.ID); err != nil {
 					return err
 				}
-				if err := appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.expired",
+				if err := s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.expired",
 					Summary: "confirmation came after the approval expired", Outcome: "suppressed", DraftID: a.DraftID, ApprovalID: a.ID}); err != nil {
 					return err
 				}
@@ -213,7 +213,7 @@ func (s *Store) ConfirmAndEnqueue(ctx context.Context, req ConfirmRequest) (*Out
 				WHERE id = ?`, req.By, ms(now), a.ID); err != nil {
 				return err
 			}
-			if err := appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.approved",
+			if err := s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "gate", Type: "approval.approved",
 				Summary: "send confirmed by " + req.By, Outcome: "success", DraftID: a.DraftID, ApprovalID: a.ID,
 				Details: detailsJSON(map[string]any{"message_id": a.What.MessageID, "what_hash": a.WhatHash})}); err != nil {
 				return err
@@ -225,7 +225,7 @@ func (s *Store) ConfirmAndEnqueue(ctx context.Context, req ConfirmRequest) (*Out
 		default:
 			return fmt.Errorf("approval %s is %s: %w", a.ID, a.Status, ErrApprovalNotApproved)
 		}
-		item, err = enqueue(ctx, tx, a, req, now)
+		item, err = s.enqueue(ctx, tx, a, req, now)
 		return err
 	})
 	if err == nil && expired {
@@ -241,13 +241,13 @@ func (s *Store) ConfirmAndEnqueue(ctx context.Context, req ConfirmRequest) (*Out
 // the given Message-ID.
 func IdempotencyKey(messageID string) string { return "send_mail:" + messageID }
 
-func enqueue(ctx context.Context, tx *sql.Tx, a *Approval, req ConfirmRequest, now time.Time) (*OutboxItem, error) {
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, a *Approval, req ConfirmRequest, now time.Time) (*OutboxItem, error) {
 	key := IdempotencyKey(a.What.MessageID)
 	var existing int64
 	err := tx.QueryRowContext(ctx, `SELECT o.id FROM outbox o JOIN tool_calls t ON t.id = o.tool_call_id
 		WHERE t.idempotency_key = ?`, key).Scan(&existing)
 	if err == nil {
-		if err := appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "tool_call", Type: "tool_call.duplicate",
+		if err := s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "tool_call", Type: "tool_call.duplicate",
 			Summary: "already queued under idempotency key " + key + "; not queued again", Outcome: "suppressed",
 			DraftID: a.DraftID, ApprovalID: a.ID, OutboxID: existing}); err != nil {
 			return nil, err
@@ -278,7 +278,7 @@ func enqueue(ctx context.Context, tx *sql.Tx, a *Approval, req ConfirmRequest, n
 	if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'queued', updated_at = ? WHERE id = ?`, ms(now), a.DraftID); err != nil {
 		return nil, err
 	}
-	if err := appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "execute", Type: "outbox.queued",
+	if err := s.appendAudit(ctx, tx, AuditEvent{TraceID: a.TraceID, Stage: "execute", Type: "outbox.queued",
 		Summary: fmt.Sprintf("queued %s for %d recipient(s), not before %s", a.What.MessageID, len(a.What.Recipients), req.NotBefore.UTC().Format(time.RFC3339)),
 		Outcome: "info", DraftID: a.DraftID, ApprovalID: a.ID, ToolCallID: tc, OutboxID: id,
 		Details: detailsJSON(map[string]any{"message_id": a.What.MessageID, "idempotency_key": key, "request_hash": a.WhatHash})}); err != nil {

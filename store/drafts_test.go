@@ -111,16 +111,20 @@ func TestRecoverBeforeCommitIsRetryable(t *testing.T) {
 
 func TestConfirmRefusals(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
+	clock := newTestClock(t0)
+	s := openTestAt(t, clock)
 	d := &Draft{To: []model.Address{{Email: "bob@example.com"}}, Body: "x"}
 	if err := s.SaveDraft(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	a := &Approval{DraftID: d.ID, ExpiresAt: time.Now().Add(40 * time.Millisecond), What: ApprovalWhat{MessageID: "e@x", Message: "m"}}
+	a := &Approval{DraftID: d.ID, ExpiresAt: clock.Now().Add(time.Minute), What: ApprovalWhat{MessageID: "e@x", Message: "m"}}
 	if err := s.CreateApproval(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(60 * time.Millisecond)
+	if got, _ := s.Approval(ctx, a.ID); got.Status != ApprovalPending {
+		t.Errorf("status before expiry = %s, want pending", got.Status)
+	}
+	clock.Advance(time.Minute)
 	if _, err := s.ConfirmAndEnqueue(ctx, ConfirmRequest{ApprovalID: a.ID, By: "operator"}); !errors.Is(err, ErrApprovalExpired) {
 		t.Errorf("expired confirm = %v", err)
 	}
@@ -129,7 +133,7 @@ func TestConfirmRefusals(t *testing.T) {
 		t.Errorf("status = %s, want expired (recorded)", got.Status)
 	}
 	// Editing a draft expires its pending approval.
-	a2 := &Approval{DraftID: d.ID, ExpiresAt: time.Now().Add(time.Minute), What: ApprovalWhat{MessageID: "f@x", Message: "m"}}
+	a2 := &Approval{DraftID: d.ID, ExpiresAt: clock.Now().Add(time.Minute), What: ApprovalWhat{MessageID: "f@x", Message: "m"}}
 	s.CreateApproval(ctx, a2)
 	d.Body = "edited"
 	if err := s.SaveDraft(ctx, d); err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"mailsift/model"
 )
@@ -54,7 +53,7 @@ func (w *writer) queueFlag(loc model.Location, flag model.Flag, set bool) error 
 		return err
 	}
 	if _, err := w.exec(`INSERT INTO pending_flags(account, mailbox, key, uid, flag, value, created) VALUES(?, ?, ?, ?, ?, ?, ?)`,
-		loc.Account, loc.Mailbox, key, uid, string(flag), boolInt(set), time.Now().Unix()); err != nil {
+		loc.Account, loc.Mailbox, key, uid, string(flag), boolInt(set), w.s.now().Unix()); err != nil {
 		return err
 	}
 	kwJSON := "[]"

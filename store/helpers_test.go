@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,13 +14,44 @@ import (
 
 func openTest(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "mailsift.db"),
-		&Options{Principal: model.Address{Name: "Me", Email: "me@example.com"}})
+	return openTestAt(t, nil)
+}
+
+// openTestAt opens a test store on clock c (nil: the real clock).
+func openTestAt(t *testing.T, c *testClock) *Store {
+	t.Helper()
+	opts := &Options{Principal: model.Address{Name: "Me", Email: "me@example.com"}}
+	if c != nil {
+		opts.Now = c.Now
+	}
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "mailsift.db"), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// testClock is a clock for Options.Now that moves only when told to.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock(t time.Time) *testClock { return &testClock{now: t} }
+
+// Now returns the clock's time.
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)

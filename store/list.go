@@ -94,9 +94,7 @@ const summaryJoins = `
 
 const summaryFrom = `threads t` + summaryJoins
 
-type scanner interface{ Scan(...any) error }
-
-func scanSummary(sc scanner) (ThreadSummary, error) {
+func scanSummary(sc rowScanner) (ThreadSummary, error) {
 	var ts ThreadSummary
 	var parts, sec string
 	var latest int64
@@ -214,7 +212,7 @@ const fullMessageCols = `m.id, m.message_id, COALESCE(m.content_hash, ''), m.fro
 	m.to_json, m.cc_json, m.bcc_json, m.reply_to_json, m.in_reply_to_json, m.references_json, m.date, m.subject,
 	m.text, m.html_text, m.headers_json, m.attachments_json, m.problems_json, m.size, m.has_body`
 
-func scanMessage(sc scanner) (*model.Message, int64, error) {
+func scanMessage(sc rowScanner) (*model.Message, int64, error) {
 	m := &model.Message{}
 	var id, date int64
 	var sender, to, cc, bcc, rt, irt, refs, hdr, att, prob string

@@ -242,7 +242,7 @@ func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*SendTi
 			return err
 		}
 		out = &SendTicket{item: *o}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.attempted",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.attempted",
 			Summary: fmt.Sprintf("send attempt %d of %s", o.Attempts, o.MessageID), Outcome: "info",
 			DraftID: o.DraftID, ApprovalID: o.ApprovalID, ToolCallID: o.ToolCallID, OutboxID: id})
 	})
@@ -283,7 +283,7 @@ func (s *Store) MarkSent(ctx context.Context, id int64, opt SentOptions) error {
 		if o.State != OutboxSending && o.State != OutboxUnknown {
 			return fmt.Errorf("state %s: %w", o.State, ErrBadState)
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		app, next := AppendSkipped, int64(0)
 		if opt.AppendToSent {
 			app, next = AppendPending, ms(now)
@@ -302,7 +302,7 @@ func (s *Store) MarkSent(ctx context.Context, id int64, opt SentOptions) error {
 		if err := s.queueAnswered(ctx, tx, o.InReplyTo); err != nil {
 			return fmt.Errorf("queue \\Answered: %w", err)
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.succeeded",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.succeeded",
 			Summary: fmt.Sprintf("sent %s to %d recipient(s) (%s)", o.MessageID, len(o.Recipients), opt.How), Outcome: "success",
 			DraftID: o.DraftID, ApprovalID: o.ApprovalID, ToolCallID: o.ToolCallID, OutboxID: id,
 			Details: detailsJSON(map[string]any{"message_id": o.MessageID, "attempts": o.Attempts, "latency_ms": opt.Latency.Milliseconds(), "how": opt.How})})
@@ -337,7 +337,7 @@ func (s *Store) MarkFailed(ctx context.Context, id int64, errText string, next t
 		if o.State != OutboxSending && o.State != OutboxUnknown {
 			return fmt.Errorf("state %s: %w", o.State, ErrBadState)
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'failed', phase = '', next_attempt_at = ?, last_error = ?,
 			updated_at = ?, resend_ok = 0 WHERE id = ?`, ms(next), errText, ms(now), id); err != nil {
 			return err
@@ -349,7 +349,7 @@ func (s *Store) MarkFailed(ctx context.Context, id int64, errText string, next t
 		if next.IsZero() {
 			summary = "send failed permanently: " + errText
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.failed",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.failed",
 			Summary: summary, Outcome: "failure", DraftID: o.DraftID, ApprovalID: o.ApprovalID, ToolCallID: o.ToolCallID, OutboxID: id,
 			Details: detailsJSON(map[string]any{"attempts": o.Attempts, "permanent": next.IsZero()})})
 	})
@@ -364,13 +364,13 @@ func (s *Store) MarkUnknown(ctx context.Context, id int64, errText string, next 
 			return fmt.Errorf("state %s: %w", o.State, ErrBadState)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'unknown', next_attempt_at = ?, last_error = ?, updated_at = ?,
-			resend_ok = 0 WHERE id = ?`, ms(next), errText, ms(time.Now()), id); err != nil {
+			resend_ok = 0 WHERE id = ?`, ms(next), errText, ms(s.now()), id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE tool_calls SET status = 'unknown' WHERE id = ?`, o.ToolCallID); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.unknown",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: "tool_call.unknown",
 			Summary: "send outcome unknown: " + errText, Outcome: "failure", DraftID: o.DraftID, ApprovalID: o.ApprovalID,
 			ToolCallID: o.ToolCallID, OutboxID: id})
 	})
@@ -388,10 +388,10 @@ func (s *Store) MarkAppended(ctx context.Context, id int64, mailbox string, uid 
 		if errText != "" {
 			state, outcome, typ, summary = AppendSkipped, "failure", "sent.append_failed", "append to "+mailbox+" failed: "+errText
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET append_state = ?, next_attempt_at = 0, updated_at = ? WHERE id = ?`, state, ms(time.Now()), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET append_state = ?, next_attempt_at = 0, updated_at = ? WHERE id = ?`, state, ms(s.now()), id); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: typ, Summary: summary,
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "tool_call", Type: typ, Summary: summary,
 			Outcome: outcome, DraftID: o.DraftID, ApprovalID: o.ApprovalID, OutboxID: id})
 	})
 }
@@ -404,14 +404,14 @@ func (s *Store) CancelOutbox(ctx context.Context, id int64, reason string) error
 		if o.State != OutboxQueued && o.State != OutboxFailed && o.State != OutboxUnknown {
 			return fmt.Errorf("it is %s: %w", o.State, ErrBadState)
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'cancelled', next_attempt_at = 0, updated_at = ? WHERE id = ?`, ms(now), id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'draft', updated_at = ? WHERE id = ? AND state = 'queued'`, ms(now), o.DraftID); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "operator", Type: "outbox.cancelled",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "operator", Type: "outbox.cancelled",
 			Summary: "send cancelled: " + reason, Outcome: "suppressed", DraftID: o.DraftID, ApprovalID: o.ApprovalID, OutboxID: id})
 	})
 }
@@ -424,7 +424,7 @@ func (s *Store) RetryOutbox(ctx context.Context, id int64) error {
 		if o.State != OutboxFailed && o.State != OutboxUnknown {
 			return fmt.Errorf("it is %s: %w", o.State, ErrBadState)
 		}
-		now := time.Now().UTC()
+		now := s.now().UTC()
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?, resend_ok = ?, updated_at = ? WHERE id = ?`,
 			ms(now), boolInt(o.State == OutboxUnknown), ms(now), id); err != nil {
 			return err
@@ -432,7 +432,7 @@ func (s *Store) RetryOutbox(ctx context.Context, id int64) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'queued' WHERE id = ? AND state = 'draft'`, o.DraftID); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "operator", Type: "outbox.retry",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "operator", Type: "outbox.retry",
 			Summary: "retry requested by the user", Outcome: "info", DraftID: o.DraftID, OutboxID: id})
 	})
 }
@@ -442,7 +442,7 @@ func (s *Store) RetryOutbox(ctx context.Context, id int64) error {
 func (s *Store) ReopenDraftOf(ctx context.Context, id int64) error {
 	return s.outboxTx(ctx, id, "reopen draft of", func(tx *sql.Tx, o *OutboxItem) error {
 		_, err := tx.ExecContext(ctx, `UPDATE drafts SET state = 'draft', updated_at = ? WHERE id = ? AND state = 'queued'`,
-			ms(time.Now()), o.DraftID)
+			ms(s.now()), o.DraftID)
 		return err
 	})
 }
@@ -456,7 +456,7 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := time.Now()
+	now := s.now()
 	for _, o := range stuck {
 		if o.Phase == PhaseCommitted {
 			err = s.MarkUnknown(ctx, o.ID, "interrupted after the message was handed over (process ended before the server's reply was recorded)", now)
@@ -474,7 +474,7 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 // unreachable) to next.
 func (s *Store) DeferAppend(ctx context.Context, id int64, next time.Time, errText string) error {
 	_, err := s.w.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, updated_at = ?
-		WHERE id = ? AND state = 'sent' AND append_state = 'pending'`, ms(next), "append to Sent: "+errText, ms(time.Now()), id)
+		WHERE id = ? AND state = 'sent' AND append_state = 'pending'`, ms(next), "append to Sent: "+errText, ms(s.now()), id)
 	if err != nil {
 		return fmt.Errorf("store: defer append of outbox item %d: %w", id, err)
 	}
@@ -490,10 +490,10 @@ func (s *Store) RefuseOutbox(ctx context.Context, id int64, reason string) error
 			return fmt.Errorf("state %s: %w", o.State, ErrBadState)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET state = 'failed', next_attempt_at = 0, last_error = ?, updated_at = ?
-			WHERE id = ?`, "refused: "+reason, ms(time.Now()), id); err != nil {
+			WHERE id = ?`, "refused: "+reason, ms(s.now()), id); err != nil {
 			return err
 		}
-		return appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "gate", Type: "gate.refused",
+		return s.appendAudit(ctx, tx, AuditEvent{TraceID: o.TraceID, Stage: "gate", Type: "gate.refused",
 			Summary: "not sent: " + reason, Outcome: "suppressed", DraftID: o.DraftID, ApprovalID: o.ApprovalID, OutboxID: id})
 	})
 }

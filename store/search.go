@@ -187,9 +187,43 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 	if err != nil {
 		return nil, err
 	}
+	q, args := sq.statement(limit)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, searchError(query, err)
+	}
+	defer rows.Close()
+	var hits []SearchHit
+	for rows.Next() {
+		var h SearchHit
+		var id, date int64
+		var snip string
+		if err := rows.Scan(&id, &h.ThreadID, &h.MessageID, &h.From.Name, &h.From.Email, &h.Subject, &date, &h.Unread, &snip); err != nil {
+			return nil, searchError(query, err)
+		}
+		if date != 0 {
+			h.Date = time.Unix(date, 0)
+		}
+		h.Snippet = strings.Join(strings.Fields(snip), " ")
+		if sq.match == "" {
+			h.Snippet = truncRunes(h.Snippet, 120)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, searchError(query, err)
+	}
+	return hits, nil
+}
+
+// unreadExpr is true for a message (m) none of whose locations is seen.
+const unreadExpr = "NOT EXISTS (SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)"
+
+// statement returns the SQL and arguments of the search: newest first,
+// up to limit hits.
+func (sq searchQuery) statement(limit int) (string, []any) {
 	var where []string
 	var args []any
-	const unreadExpr = "NOT EXISTS (SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1)"
 	cols := `m.id, COALESCE(m.thread_id, 0), m.message_id, m.from_name, m.from_email, m.subject, m.date, ` + unreadExpr
 	var from, order string
 	if sq.match != "" {
@@ -233,32 +267,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]SearchHi
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	args = append(args, limit)
-	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM `+from+cond+` ORDER BY `+order+` LIMIT ?`, args...)
-	if err != nil {
-		return nil, searchError(query, err)
-	}
-	defer rows.Close()
-	var hits []SearchHit
-	for rows.Next() {
-		var h SearchHit
-		var id, date int64
-		var snip string
-		if err := rows.Scan(&id, &h.ThreadID, &h.MessageID, &h.From.Name, &h.From.Email, &h.Subject, &date, &h.Unread, &snip); err != nil {
-			return nil, searchError(query, err)
-		}
-		if date != 0 {
-			h.Date = time.Unix(date, 0)
-		}
-		h.Snippet = strings.Join(strings.Fields(snip), " ")
-		if sq.match == "" {
-			h.Snippet = truncRunes(h.Snippet, 120)
-		}
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, searchError(query, err)
-	}
-	return hits, nil
+	return `SELECT ` + cols + ` FROM ` + from + cond + ` ORDER BY ` + order + ` LIMIT ?`, args
 }
 
 func truncRunes(s string, n int) string {

@@ -107,8 +107,6 @@ func (s *Store) ResetMailbox(ctx context.Context, account, mailbox string) error
 	return nil
 }
 
-// Compile-time check that the store can forget mailboxes gone from a source.
-
 // ForgetMailbox forgets a mailbox that no longer exists in its source
 // (deleted or renamed on the server, a folder or file removed from disk):
 // its locations, the flag changes queued for them and the mailbox itself.
@@ -188,8 +186,6 @@ func gcDropped(w *writer, msgs []int64) error {
 	return w.finish()
 }
 
-// Compile-time check that sources can ask the store to link copies.
-
 // LinkStoredBodies points each envelope location of a mailbox whose
 // message (same Message-ID and size) is stored with its body through
 // another location at that message, and deletes the envelope rows left
@@ -264,8 +260,6 @@ func (s *Store) LinkStoredBodies(ctx context.Context, account, mailbox string) (
 	}
 	return len(links), waiting, nil
 }
-
-// Compile-time check that sources can ask the store to collect orphans.
 
 // CollectOrphans deletes the messages left without a location by
 // RemoveLocations, ResetMailbox and ForgetMailbox (with their search

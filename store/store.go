@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -20,8 +21,6 @@ import (
 // ErrNotFound is returned when a thread, message or record does not exist.
 var ErrNotFound = errors.New("store: not found")
 
-// Compile-time check that the store is a mail sink.
-
 // Options tune Open; nil means defaults.
 type Options struct {
 	// Logger receives debug and warning logs; nil discards them.
@@ -29,6 +28,10 @@ type Options struct {
 	// Principal is the user's own address: the thread list shows the
 	// latest sender who is not the principal.
 	Principal model.Address
+	// Now is the clock for the times the store records and compares
+	// (outbox leases and retries, approval expiry, audit, draft, triage
+	// and override timestamps, queued flag changes); nil means time.Now.
+	Now func() time.Time
 }
 
 // Store is the local SQLite mirror of mail, threads, triage results and
@@ -40,6 +43,7 @@ type Store struct {
 	log       *slog.Logger
 	principal string // lower-cased email of the principal
 	path      string
+	clock     func() time.Time
 }
 
 // Open opens (creating if needed) the SQLite store at path, creating the
@@ -84,7 +88,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	s := &Store{w: w, log: log, principal: strings.ToLower(opts.Principal.Email), path: path}
+	clock := opts.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	s := &Store{w: w, log: log, principal: strings.ToLower(opts.Principal.Email), path: path, clock: clock}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -106,6 +114,9 @@ func fileURI(path string) string {
 	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 	return "file:" + r.Replace(filepath.ToSlash(path))
 }
+
+// now returns the current time by the store's clock (Options.Now).
+func (s *Store) now() time.Time { return s.clock() }
 
 // Close closes both connection pools.
 func (s *Store) Close() error {

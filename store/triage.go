@@ -79,13 +79,6 @@ func (s *Store) ThreadsNeedingTriage(ctx context.Context, cacheKey string, limit
 	return out, nil
 }
 
-func stringsJSON(a []string) string {
-	if a == nil {
-		a = []string{}
-	}
-	return mustJSON(a)
-}
-
 // SaveTriage stores (replacing) the triage of a thread for rec.CacheKey and
 // moves the thread to its section unless the user overrode it. A zero
 // CreatedAt is set to now. A thread that no longer exists gives an error
@@ -146,7 +139,7 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 		failed = true
 	}
 	results := make([]string, len(recs))
-	now := time.Now()
+	now := s.now()
 	for i, rec := range recs {
 		if rec.CacheKey == "" {
 			errs[i], failed = fmt.Errorf("store: save triage of thread %d: empty cache key", rec.ThreadID), true
@@ -174,34 +167,16 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 				continue
 			}
 			at = i
-			var n int
-			if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				missing = append(missing, i)
-				continue
-			}
 			created := rec.CreatedAt
 			if created.IsZero() {
 				created = now
 			}
-			_, err := w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
-			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
-				result_json = excluded.result_json, source = excluded.source, model = excluded.model,
-				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
-				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
-				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
-				rec.ThreadID, rec.CacheKey, rec.ContentHash, results[i], rec.Source, rec.Model, rec.Intent, rec.Urgency,
-				rec.Sentiment, rec.Route, rec.Confidence, stringsJSON(rec.SpamReasons), stringsJSON(rec.PhishingReasons),
-				stringsJSON(rec.Signals), created.Unix())
+			found, err := w.saveTriage(rec, results[i], created)
 			if err != nil {
 				return err
 			}
-			if err := w.updateSection(rec.ThreadID); err != nil {
-				return err
+			if !found {
+				missing = append(missing, i)
 			}
 		}
 		at = -1
@@ -223,6 +198,34 @@ func (s *Store) SaveTriages(ctx context.Context, recs []TriageRecord) error {
 		return &TriageErrors{Errs: errs}
 	}
 	return nil
+}
+
+// saveTriage writes one triage record (its result already encoded as
+// resultJSON) and moves the thread to its section; found is false, and
+// nothing written, when the thread no longer exists.
+func (w *writer) saveTriage(rec TriageRecord, resultJSON string, created time.Time) (found bool, err error) {
+	var n int
+	if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, rec.ThreadID).Scan(&n); err != nil {
+		return false, err
+	}
+	if n == 0 {
+		return false, nil
+	}
+	_, err = w.exec(`INSERT INTO triage(thread_id, cache_key, content_hash, result_json, source, model, intent,
+			urgency, sentiment, route, confidence, spam_reasons, phishing_reasons, signals, created_at)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(thread_id, cache_key) DO UPDATE SET content_hash = excluded.content_hash,
+				result_json = excluded.result_json, source = excluded.source, model = excluded.model,
+				intent = excluded.intent, urgency = excluded.urgency, sentiment = excluded.sentiment,
+				route = excluded.route, confidence = excluded.confidence, spam_reasons = excluded.spam_reasons,
+				phishing_reasons = excluded.phishing_reasons, signals = excluded.signals, created_at = excluded.created_at`,
+		rec.ThreadID, rec.CacheKey, rec.ContentHash, resultJSON, rec.Source, rec.Model, rec.Intent, rec.Urgency,
+		rec.Sentiment, rec.Route, rec.Confidence, jsonList(rec.SpamReasons), jsonList(rec.PhishingReasons),
+		jsonList(rec.Signals), created.Unix())
+	if err != nil {
+		return false, err
+	}
+	return true, w.updateSection(rec.ThreadID)
 }
 
 // validOverride reports whether category can be a user override.
@@ -257,7 +260,7 @@ func (s *Store) SetOverride(ctx context.Context, threadID int64, category string
 		} else {
 			_, err = w.exec(`INSERT INTO overrides(thread_id, category, at) VALUES(?, ?, ?)
 				ON CONFLICT(thread_id) DO UPDATE SET category = excluded.category, at = excluded.at`,
-				threadID, category, time.Now().UnixNano())
+				threadID, category, s.now().UnixNano())
 		}
 		if err != nil {
 			return err

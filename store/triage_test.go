@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"errors"
-	"mailsift/model/contract"
 	"testing"
 	"time"
+
+	"mailsift/model/contract"
 )
 
 func triageRec(t *testing.T, s *Store, tid int64, key, category string, spam bool) TriageRecord {
