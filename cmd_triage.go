@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"mailsift/model/contract"
 	"mailsift/store"
 	"mailsift/triage"
-	"mailsift/triage/bayes"
 )
 
 // cmdTriage triages the store's threads headlessly, or one contract request.
@@ -192,16 +190,10 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 	return 0
 }
 
-// triageAnalyzer returns the analyzer with the user's spam marks from the
-// data dir (without them if they cannot be read; the log says why).
+// triageAnalyzer returns the analyzer with the shipped spam model. The
+// user's spam marks are not persisted yet, so there is nothing to load.
 func triageAnalyzer(cfg *config.Config, g *globals) *triage.Analyzer {
-	log, _ := g.Logger()
-	an, err := triage.NewAnalyzerWithFeedback(bayes.FileFeedback(filepath.Join(cfg.DataDir, "spam-feedback.json")))
-	if err != nil {
-		log.Warn("triage: spam feedback not loaded", "err", err)
-		return triage.NewAnalyzer(nil)
-	}
-	return an
+	return triage.NewAnalyzer(nil)
 }
 
 // triager returns the configured triager: deterministic when offline is
