@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/ollama/ollama/api"
 
+	"mailsift/internal/ollama"
 	"mailsift/model"
 )
 
@@ -31,25 +31,23 @@ const replySchema = `{
 }`
 
 // Ollama drafts replies with a local Ollama model (chat API, JSON schema
-// output, no streaming).
+// output, no streaming), through the shared client of
+// mailsift/internal/ollama (which bounds how much of an answer is read).
 type Ollama struct {
-	client *api.Client
+	client *ollama.Client
 	model  string
 	numCtx int
 }
 
 // NewOllama returns a generator for the Ollama server at host (e.g.
-// http://127.0.0.1:11434) and model; httpClient nil means a default client
-// (bound the time with the context).
+// http://127.0.0.1:11434) and model; httpClient nil means the shared
+// client's default (bound the time with the context).
 func NewOllama(host, modelName string, numCtx int, httpClient *http.Client) (*Ollama, error) {
-	u, err := url.Parse(host)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("drafts: ollama host %q is not a URL like http://127.0.0.1:11434", host)
+	c, err := ollama.New(host, &ollama.Options{HTTPClient: httpClient})
+	if err != nil {
+		return nil, fmt.Errorf("drafts: %w", err)
 	}
-	if httpClient == nil {
-		httpClient = &http.Client{}
-	}
-	return &Ollama{client: api.NewClient(u, httpClient), model: modelName, numCtx: numCtx}, nil
+	return &Ollama{client: c, model: modelName, numCtx: numCtx}, nil
 }
 
 // Name returns "ollama".
@@ -60,11 +58,9 @@ func (o *Ollama) Name() string { return "ollama" }
 // once, then reported as an error (the caller falls back to the template).
 func (o *Ollama) GenerateReply(ctx context.Context, req GenerateRequest) (*GeneratedReply, error) {
 	sys, user := BuildPrompt(req)
-	stream := false
 	cr := &api.ChatRequest{
 		Model:    o.model,
 		Messages: []api.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
-		Stream:   &stream,
 		Format:   json.RawMessage(replySchema),
 		Options:  map[string]any{"temperature": 0.3},
 	}
@@ -73,15 +69,11 @@ func (o *Ollama) GenerateReply(ctx context.Context, req GenerateRequest) (*Gener
 	}
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		var content string
-		err := o.client.Chat(ctx, cr, func(r api.ChatResponse) error {
-			content += r.Message.Content
-			return nil
-		})
+		resp, err := o.client.Chat(ctx, cr)
 		if err != nil {
 			return nil, fmt.Errorf("drafts: ollama chat with %s: %w", o.model, err)
 		}
-		rep, err := ParseReply([]byte(content))
+		rep, err := ParseReply([]byte(resp.Message.Content))
 		if err == nil {
 			return rep, nil
 		}

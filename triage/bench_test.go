@@ -157,7 +157,7 @@ func benchStore(b *testing.B, threads int) *store.Store {
 // runPipelineBench runs worker passes over threads threads against a fake
 // model answering in a fixed 50 ms with parallel = 4 (bound 80
 // threads/s). It reports threads/s, the share of the bound, the fake's own
-// time per answer (time.Sleep overshoots and the handler decodes and
+// time per answer (the timer overshoots and the handler decodes and
 // encodes) and the share of the rate that time allows.
 func runPipelineBench(b *testing.B, threads int) {
 	const latency, parallel = 50 * time.Millisecond, 4
@@ -175,7 +175,12 @@ func runPipelineBench(b *testing.B, threads int) {
 		var req wireChat
 		json.NewDecoder(r.Body).Decode(&req)
 		calls.Add(1)
-		time.Sleep(latency)
+		// The model's answer time; a cancelled request ends it.
+		select {
+		case <-time.After(latency):
+		case <-r.Context().Done():
+			return
+		}
 		io.WriteString(w, chatAnswer(req, goodResult, -1))
 		served.Add(int64(time.Since(t0)))
 	}))

@@ -1,14 +1,11 @@
 package triage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mailsift/model/contract"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -17,6 +14,9 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"mailsift/internal/ollama"
+	"mailsift/model/contract"
 )
 
 // ErrorKind classifies why the model could not be used.
@@ -93,19 +93,19 @@ type OllamaOptions struct {
 	// with backoff starting at BusyBackoff (default 500ms).
 	BusyRetries int
 	BusyBackoff time.Duration
-	// HTTPClient is used for requests (default: a client without timeout;
-	// Timeout applies per call through the context).
+	// HTTPClient is used for requests (default: the shared client's, which
+	// has no timeout; Timeout applies per call through the context).
 	HTTPClient *http.Client
 	// Analyzer computes signals and the fallback (default NewAnalyzer(nil)).
 	Analyzer *Analyzer
 	Logger   *slog.Logger
 }
 
-// Ollama triages with a local Ollama model.
+// Ollama triages with a local Ollama model, through the shared client of
+// mailsift/internal/ollama (which bounds how much of an answer is read).
 type Ollama struct {
 	opts   OllamaOptions
-	base   *url.URL
-	client *api.Client
+	client *ollama.Client
 	schema json.RawMessage
 	log    *slog.Logger
 }
@@ -146,12 +146,6 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if opts.BusyBackoff <= 0 {
 		opts.BusyBackoff = 500 * time.Millisecond
 	}
-	if opts.HTTPClient == nil {
-		// Keep a connection per parallel request alive (the default keeps 2).
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
-		opts.HTTPClient = &http.Client{Transport: tr}
-	}
 	if opts.Analyzer == nil {
 		opts.Analyzer = NewAnalyzer(nil)
 	}
@@ -159,7 +153,11 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Ollama{opts: opts, base: u, client: api.NewClient(u, opts.HTTPClient), schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
+	client, err := ollama.New(u.String(), &ollama.Options{HTTPClient: opts.HTTPClient})
+	if err != nil {
+		return nil, fmt.Errorf("triage: %w (set ollama.host or OLLAMA_HOST)", err)
+	}
+	return &Ollama{opts: opts, client: client, schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
 }
 
 // CacheKey implements Triager.
@@ -203,22 +201,11 @@ func (o *Ollama) Version(ctx context.Context) (string, error) {
 // HasModel reports whether the configured model is pulled (GET /api/tags).
 // "name" without a tag matches "name:latest".
 func (o *Ollama) HasModel(ctx context.Context) (bool, error) {
-	lr, err := o.client.List(ctx)
+	ok, err := o.client.HasModel(ctx, o.opts.Model)
 	if err != nil {
 		return false, o.classify(ctx, err)
 	}
-	want := o.opts.Model
-	if !strings.Contains(want, ":") {
-		want += ":latest"
-	}
-	for _, m := range lr.Models {
-		for _, n := range []string{m.Name, m.Model} {
-			if n == want || n == o.opts.Model {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return ok, nil
 }
 
 // maxShrinks bounds retries after a detected prompt truncation.
@@ -331,14 +318,12 @@ func (o *Ollama) outcome(res *contract.Result, an *analysis, det *Outcome) *Outc
 // through the backoff of a 503, so no other request of the caller jumps
 // a full queue.
 func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatResponse, *Error) {
-	stream := false
 	req := &api.ChatRequest{
 		Model: o.opts.Model,
 		Messages: []api.Message{
 			{Role: "system", Content: p.System},
 			{Role: "user", Content: p.User},
 		},
-		Stream:    &stream,
 		Format:    o.schema,
 		KeepAlive: &api.Duration{Duration: o.opts.KeepAlive},
 		Options: map[string]any{
@@ -348,9 +333,9 @@ func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatRespo
 			"num_predict": o.opts.ReserveTokens,
 		},
 	}
-	body, err := json.Marshal(req)
+	body, err := ollama.EncodeChat(req)
 	if err != nil {
-		return nil, &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("triage: encode chat request: %v", err), Err: err}
+		return nil, &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("triage: %v", err), Err: err}
 	}
 	if err := slot.Acquire(ctx); err != nil {
 		return nil, &Error{Kind: ErrTimeout, Msg: "triage cancelled", Err: err}
@@ -361,11 +346,11 @@ func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatRespo
 	if serr != nil {
 		return nil, serr
 	}
-	var cr api.ChatResponse
-	if err := json.Unmarshal(data, &cr); err != nil {
-		return nil, o.classify(ctx, fmt.Errorf("decode answer %q: %w", oneLine(string(data), 80), err))
+	cr, err := ollama.DecodeChat(data)
+	if err != nil {
+		return nil, o.classify(ctx, err)
 	}
-	return &cr, nil
+	return cr, nil
 }
 
 // send posts body to /api/chat, retrying 503s with backoff, and returns
@@ -399,43 +384,12 @@ func (o *Ollama) send(ctx context.Context, body []byte, slot *Slot) ([]byte, *Er
 }
 
 // post sends one non-streamed chat request and returns the answer's
-// bytes. It is what api.Client.Chat does for stream=false, minus the 8 MB
-// line buffer Chat allocates per call (api/client.go maxBufferSize),
-// which cost more CPU and GC than the rest of a triage; errors keep the
-// api package's shapes (api.StatusError) so they classify the same way.
+// bytes, telling slot the moment the request is written.
 func (o *Ollama) post(ctx context.Context, body []byte, slot *Slot) ([]byte, error) {
 	if slot != nil {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { slot.Sent() }})
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json")
-	resp, err := o.opts.HTTPClient.Do(hreq)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	var e struct {
-		Error string `json:"error"`
-	}
-	if resp.StatusCode >= http.StatusBadRequest {
-		se := api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: string(bytes.TrimSpace(data))}
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			se.ErrorMessage = e.Error
-		}
-		return nil, se
-	}
-	if bytes.Contains(data, []byte(`"error"`)) && json.Unmarshal(data, &e) == nil && e.Error != "" {
-		return nil, errors.New(e.Error)
-	}
-	return data, nil
+	return o.client.ChatBytes(ctx, body)
 }
 
 // classify maps a client error to a user-facing *Error.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mailsift/model"
+	"mailsift/triage/internal/ascii"
 )
 
 // TestDeadlineLive checks the deadline prefilter against deadlineRe: at
@@ -61,7 +62,7 @@ func TestDeadlineLive(t *testing.T) {
 			if !hits[k] {
 				// A match inside a longer word only happens where the
 				// text is cut (a window's start): not a trigger there.
-				if k > 0 && isASCIILetter(s[k-1]) {
+				if k > 0 && ascii.IsLetter(s[k-1]) {
 					start = k
 					continue
 				}

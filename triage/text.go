@@ -84,41 +84,22 @@ func quoteOrSignatureHint(body string) bool {
 	return strings.Contains(body, "wrote:") || strings.Contains(body, "-----") || strings.Contains(body, "Sent from my")
 }
 
-// sentences splits text into trimmed sentences (at . ! ? and blank or
-// line-ending boundaries), at most max of them.
+// sentences splits text into sentences like sentenceRanges, with runs of
+// white space collapsed to one space, at most max of them.
 func sentences(text string, max int) []string {
 	var out []string
-	start := 0
-	emit := func(end int) {
-		s := strings.Join(strings.Fields(text[start:end]), " ")
-		start = end
-		if s != "" {
+	for _, rg := range sentenceRanges(text, max) {
+		if s := strings.Join(strings.Fields(text[rg[0]:rg[1]]), " "); s != "" {
 			out = append(out, s)
 		}
-	}
-	for i := 0; i < len(text) && len(out) < max; i++ {
-		c := text[i]
-		switch c {
-		case '.', '!', '?':
-			// end of sentence if followed by space/end (not "e.g." inside a word or a URL)
-			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\r' || text[i+1] == '\t' {
-				emit(i + 1)
-			}
-		case '\n':
-			// a blank line or a line that looks like a list item ends a sentence
-			if i+1 < len(text) && (text[i+1] == '\n' || text[i+1] == '-' || text[i+1] == '*' || text[i+1] == '\r') {
-				emit(i + 1)
-			}
-		}
-	}
-	if len(out) < max {
-		emit(len(text))
 	}
 	return out
 }
 
-// sentenceRanges splits text like sentences but returns byte ranges
-// [start, end) with surrounding white space excluded.
+// sentenceRanges splits text into sentences (at . ! ? followed by white
+// space or the end, and before a blank line or a list item) and returns
+// their byte ranges [start, end), surrounding white space excluded, at
+// most max of them.
 func sentenceRanges(text string, max int) [][2]int {
 	out := make([][2]int, 0, min(max, 16))
 	start := 0

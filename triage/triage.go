@@ -7,7 +7,6 @@ package triage
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"mailsift/model"
@@ -147,43 +146,4 @@ func Response(kind string, o *Outcome) contract.Response {
 		r.ActionItems = []contract.ActionItem{}
 	}
 	return contract.Response{SchemaVersion: contract.SchemaVersion, RequestKind: kind, Result: r}
-}
-
-// ToContract converts a thread into a contract thread request payload,
-// e.g. for `mailsift triage --json` and for tests.
-func ToContract(threadID string, msgs []*model.Message, principal model.Address) contract.ThreadInput {
-	in := contract.ThreadInput{Kind: contract.KindThread, Principal: emailAddr(principal), ThreadID: threadID}
-	for _, m := range msgs {
-		em := contract.Message{
-			MessageID: m.MessageID,
-			From:      emailAddr(m.From),
-			To:        emailAddrs(m.To),
-			Cc:        emailAddrs(m.Cc),
-			Bcc:       emailAddrs(m.Bcc),
-			Subject:   m.Subject,
-			Body:      m.Body(),
-		}
-		if !m.Date.IsZero() {
-			d := m.Date.UTC().Format(time.RFC3339)
-			em.Date = &d
-		}
-		in.Messages = append(in.Messages, em)
-	}
-	return in
-}
-
-func emailAddr(a model.Address) contract.Address {
-	out := contract.Address{Email: a.Email}
-	if n := strings.TrimSpace(a.Name); n != "" {
-		out.Name = &n
-	}
-	return out
-}
-
-func emailAddrs(as []model.Address) []contract.Address {
-	out := make([]contract.Address, 0, len(as))
-	for _, a := range as {
-		out = append(out, emailAddr(a))
-	}
-	return out
 }

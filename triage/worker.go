@@ -168,30 +168,63 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 	if total == 0 {
 		return nil, nil
 	}
-	type job struct {
-		id   int64
-		hash string
-		th   *model.Thread
-		err  error
-	}
-	type result struct {
-		job
-		out    *Outcome
-		triErr error
-	}
+	g := newGate(w.opts.Parallel)
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 
-	g := newGate(w.opts.Parallel)
-	jobs := make(chan job, 2*w.opts.Parallel)
+	jobs := w.loadThreads(ctx, g, ids, stop)
+	results := w.triageThreads(ctx, g, tr, examples, jobs, min(2*w.opts.Parallel, total), halt)
+	tally := passTally{total: total}
+	w.saveResults(ctx, g, tr, results, events, res, &tally)
+
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if tally.offline != nil {
+		w.log.Warn("triage: model offline, continuing deterministically", "err", tally.offline)
+		w.reportOffline(ctx, events, Event{Done: tally.done, Total: total, Offline: true, Err: fmt.Errorf("offline triage: %w", tally.offline)})
+		return tally.offline, nil
+	}
+	return nil, nil
+}
+
+// passJob is one thread loaded for triage (or the error loading it).
+type passJob struct {
+	id   int64
+	hash string
+	th   *model.Thread
+	err  error
+}
+
+// passResult is a job with its triage.
+type passResult struct {
+	passJob
+	out    *Outcome
+	triErr error
+}
+
+// passTally is what saveResults counts over a pass.
+type passTally struct {
+	total int
+	// done counts the threads triaged and saved.
+	done int
+	// offline is the first error saying the model is offline.
+	offline error
+}
+
+// loadThreads reads the threads of ids ahead of the triage, in order, on
+// one goroutine; the channel closes after the last one, or early when
+// stop closes or ctx ends.
+func (w *Worker) loadThreads(ctx context.Context, g *gate, ids []int64, stop <-chan struct{}) <-chan passJob {
+	jobs := make(chan passJob, 2*w.opts.Parallel)
 	go func() {
 		defer close(jobs)
 		for _, id := range ids {
 			// The hash is read before the thread: if mail arrives in
 			// between, the record carries the older hash and the thread is
 			// triaged again.
-			j := job{id: id}
+			j := passJob{id: id}
 			g.storeWork(ctx, func() {
 				if j.hash, j.err = w.st.ThreadContentHash(ctx, id); j.err == nil {
 					j.th, j.err = w.st.Thread(ctx, id)
@@ -206,20 +239,27 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 			}
 		}
 	}()
+	return jobs
+}
 
-	// Twice Parallel goroutines triage, but only Parallel model requests
-	// are in flight at once (see Slot): a triager that paces itself
-	// (Ollama) has the next thread's request ready while the model works
-	// and sends it the moment an answer is in. A triager that does not
-	// runs holding a request slot, so at most Parallel run at once.
-	results := make(chan result, 2*w.opts.Parallel)
+// triageThreads triages jobs on n goroutines and closes the returned
+// channel when all have ended; halt is called when tr reports the model
+// offline.
+//
+// With n = 2 x Parallel, only Parallel model requests are in flight at
+// once (see Slot): a triager that paces itself (Ollama) has the next
+// thread's request ready while the model works and sends it the moment an
+// answer is in. A triager that does not runs holding a request slot, so
+// at most Parallel run at once.
+func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, examples []Example, jobs <-chan passJob, n int, halt func()) <-chan passResult {
+	results := make(chan passResult, 2*w.opts.Parallel)
 	var wg sync.WaitGroup
-	for range min(2*w.opts.Parallel, total) {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := result{job: j}
+				r := passResult{passJob: j}
 				if j.err == nil {
 					slot, err := g.slot(ctx)
 					if err != nil {
@@ -240,84 +280,95 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
+	return results
+}
 
-	var offline error
-	done := 0
-	batch := make([]result, 0, saveBatch)
+// saveResults saves results as they come, whatever is queued (up to
+// saveBatch) in one transaction, and sends an event per thread. After
+// ctx ends it only drains results.
+func (w *Worker) saveResults(ctx context.Context, g *gate, tr Triager, results <-chan passResult, events chan<- Event, res *PassResult, tally *passTally) {
+	batch := make([]passResult, 0, saveBatch)
 	recs := make([]store.TriageRecord, 0, saveBatch)
 	saveErrs := make([]error, saveBatch)
 	for r := range results {
-		// Take what else is queued, without waiting, and save it in one
-		// transaction.
-		batch = append(batch[:0], r)
-	more:
-		for len(batch) < saveBatch {
-			select {
-			case next, ok := <-results:
-				if !ok {
-					break more
-				}
-				batch = append(batch, next)
-			default:
-				break more
-			}
-		}
+		batch = takeQueued(append(batch[:0], r), results)
 		if ctx.Err() != nil {
 			continue // drain
 		}
-		recs = recs[:0]
-		for _, r := range batch {
-			if r.err != nil {
-				continue
-			}
-			key := tr.CacheKey()
-			var te *Error
-			if errors.As(r.triErr, &te) && te.Kind != ErrOffContract && te.Kind != ErrTruncated {
-				// A passing failure (offline, busy, timeout, server error):
-				// keep the deterministic result under its own key so the
-				// model gets the thread on a later pass.
-				key = DeterministicCacheKey()
-			}
-			recs = append(recs, Record(r.id, key, r.hash, r.out))
-		}
+		recs = appendRecords(recs[:0], tr, batch)
 		if len(recs) > 0 {
 			g.storeWork(ctx, func() { w.save(ctx, recs, saveErrs[:len(recs)]) })
 		}
-		k := 0 // index into recs and saveErrs
-		for _, r := range batch {
-			ev := Event{Total: total, ThreadID: r.id, Model: tr.Model(), Offline: tr.Model() == ""}
-			if r.err != nil {
-				res.Failed++
-				ev.Err = fmt.Errorf("triage: thread %d: %w", r.id, r.err)
-			} else if err := saveErrs[k]; err != nil {
-				k++
-				res.Failed++
-				ev.Err = fmt.Errorf("triage: save thread %d: %w", r.id, err)
-			} else {
-				k++
-				done++
-				res.Triaged++
-				ev.Outcome = r.out
-				if r.triErr != nil && !IsOffline(r.triErr) {
-					ev.Err = r.triErr
-				}
+		w.reportBatch(ctx, tr, batch, saveErrs, events, res, tally)
+	}
+}
+
+// takeQueued appends to batch what else results holds, without waiting,
+// up to saveBatch results in all.
+func takeQueued(batch []passResult, results <-chan passResult) []passResult {
+	for len(batch) < saveBatch {
+		select {
+		case next, ok := <-results:
+			if !ok {
+				return batch
 			}
-			if IsOffline(r.triErr) && offline == nil {
-				offline = r.triErr
-			}
-			ev.Done = done
-			w.send(ctx, events, ev)
+			batch = append(batch, next)
+		default:
+			return batch
 		}
 	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	return batch
+}
+
+// appendRecords appends the store records of the triaged results of
+// batch (those whose thread could be loaded) to recs.
+func appendRecords(recs []store.TriageRecord, tr Triager, batch []passResult) []store.TriageRecord {
+	for _, r := range batch {
+		if r.err != nil {
+			continue
+		}
+		key := tr.CacheKey()
+		var te *Error
+		if errors.As(r.triErr, &te) && te.Kind != ErrOffContract && te.Kind != ErrTruncated {
+			// A passing failure (offline, busy, timeout, server error):
+			// keep the deterministic result under its own key so the
+			// model gets the thread on a later pass.
+			key = DeterministicCacheKey()
+		}
+		recs = append(recs, Record(r.id, key, r.hash, r.out))
 	}
-	if offline != nil {
-		w.log.Warn("triage: model offline, continuing deterministically", "err", offline)
-		w.reportOffline(ctx, events, Event{Done: done, Total: total, Offline: true, Err: fmt.Errorf("offline triage: %w", offline)})
-		return offline, nil
+	return recs
+}
+
+// reportBatch counts the results of a saved batch and sends their events;
+// saveErrs holds the save error of each record, in the order of
+// appendRecords.
+func (w *Worker) reportBatch(ctx context.Context, tr Triager, batch []passResult, saveErrs []error, events chan<- Event, res *PassResult, tally *passTally) {
+	k := 0 // index into the records and saveErrs
+	for _, r := range batch {
+		ev := Event{Total: tally.total, ThreadID: r.id, Model: tr.Model(), Offline: tr.Model() == ""}
+		if r.err != nil {
+			res.Failed++
+			ev.Err = fmt.Errorf("triage: thread %d: %w", r.id, r.err)
+		} else if err := saveErrs[k]; err != nil {
+			k++
+			res.Failed++
+			ev.Err = fmt.Errorf("triage: save thread %d: %w", r.id, err)
+		} else {
+			k++
+			tally.done++
+			res.Triaged++
+			ev.Outcome = r.out
+			if r.triErr != nil && !IsOffline(r.triErr) {
+				ev.Err = r.triErr
+			}
+		}
+		if IsOffline(r.triErr) && tally.offline == nil {
+			tally.offline = r.triErr
+		}
+		ev.Done = tally.done
+		w.send(ctx, events, ev)
 	}
-	return nil, nil
 }
 
 // Record converts an outcome into the store's record.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"mailsift/mailsrc/demo"
 	"mailsift/store"
@@ -17,12 +16,14 @@ import (
 // countedTriager is the deterministic triager, counting finished calls.
 type countedTriager struct {
 	Offline
-	done atomic.Int64
+	done    atomic.Int64
+	changed changes // signalled after each call
 }
 
 func (c *countedTriager) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	out, err := c.Offline.Triage(ctx, in)
 	c.done.Add(1)
+	c.changed.signal()
 	return out, err
 }
 
@@ -85,15 +86,11 @@ func (b *batchStore) SaveTriage(ctx context.Context, rec store.TriageRecord) err
 	return b.Store.SaveTriage(ctx, rec)
 }
 
-// holdUntil returns a hold that waits (up to 10 s) until n triage calls
-// have finished: with the first result being saved, the rest are queued.
+// holdUntil returns a hold that waits until n triage calls have
+// finished: with the first result being saved, the rest are queued.
 func holdUntil(t *testing.T, tr *countedTriager, n int64) func() {
 	return func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for tr.done.Load() < n && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if tr.done.Load() < n {
+		if !tr.changed.waitUntil(func() bool { return tr.done.Load() >= n }) {
 			t.Errorf("only %d triage calls finished while the first save waited, want %d", tr.done.Load(), n)
 		}
 	}

@@ -214,6 +214,7 @@ type pacedFake struct {
 	maxModel atomic.Int64
 	ready    atomic.Int64 // prepared, waiting for a request slot
 	calls    atomic.Int64
+	changed  changes // signalled after each change of the counts
 	mu       sync.Mutex
 	seen     map[string]int
 }
@@ -227,9 +228,11 @@ func (f *pacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	f.seen[in.Messages[0].MessageID]++
 	f.mu.Unlock()
 	f.ready.Add(1)
+	f.changed.signal()
 	err := in.Slot.Acquire(ctx)
 	f.ready.Add(-1)
 	if err != nil {
+		f.changed.signal()
 		return nil, err
 	}
 	in.Slot.Sent()
@@ -237,11 +240,13 @@ func (f *pacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	for m := f.maxModel.Load(); n > m && !f.maxModel.CompareAndSwap(m, n); m = f.maxModel.Load() {
 	}
 	f.calls.Add(1)
+	f.changed.signal()
 	select {
 	case <-f.release:
 	case <-ctx.Done():
 	}
 	f.inModel.Add(-1)
+	f.changed.signal()
 	in.Slot.Release()
 	if err := in.Slot.Background(ctx); err != nil {
 		return nil, err
@@ -251,18 +256,6 @@ func (f *pacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
 
 func (f *pacedFake) CacheKey() string { return OllamaCacheKey("paced") }
 func (f *pacedFake) Model() string    { return "paced" }
-
-// waitFor polls cond; the deadline only guards against a hang.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // TestWorkerKeepsRequestsReady checks the pacing of a self-pacing
 // triager: never more than Parallel requests with the model, and while
@@ -289,13 +282,13 @@ func TestWorkerKeepsRequestsReady(t *testing.T) {
 		done <- runResult{res, err}
 	}()
 	saturated := func() bool { return f.inModel.Load() == parallel && f.ready.Load() == parallel }
-	waitFor(t, "parallel requests with the model and as many prepared", saturated)
+	waitFor(t, "parallel requests with the model and as many prepared", &f.changed, saturated)
 	// Answer one at a time: each answer lets exactly one prepared request
 	// in, and the worker prepares the next one behind it.
 	for i := 1; i <= len(need)-2*parallel; i++ {
 		f.release <- struct{}{}
-		waitFor(t, fmt.Sprintf("request %d", parallel+i), func() bool { return f.calls.Load() == int64(parallel+i) })
-		waitFor(t, "saturation after an answer", saturated)
+		waitFor(t, fmt.Sprintf("request %d", parallel+i), &f.changed, func() bool { return f.calls.Load() == int64(parallel+i) })
+		waitFor(t, "saturation after an answer", &f.changed, saturated)
 	}
 	for range 2 * parallel {
 		f.release <- struct{}{}
@@ -321,21 +314,20 @@ func TestWorkerKeepsRequestsReady(t *testing.T) {
 }
 
 // unpacedFake ignores Input.Slot; it records how many calls run at once.
-// A call waits (up to a second) for a second one to be running, so that
-// a worker running calls two at a time is seen doing so however loaded
-// the machine is (a fixed sleep was not always enough under -race).
+// Each call is held until the test releases it, so calls that the worker
+// lets run at once are all seen running together.
 type unpacedFake struct {
+	release             chan struct{}
 	running, max, calls atomic.Int64
 }
 
 func (f *unpacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
-	f.running.Add(1)
-	for deadline := time.Now().Add(time.Second); f.running.Load() < 2 && time.Now().Before(deadline); {
-		time.Sleep(100 * time.Microsecond)
-	}
-	time.Sleep(2 * time.Millisecond) // let any others pile up
-	n := f.running.Load()
+	n := f.running.Add(1)
 	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
+	}
+	select {
+	case <-f.release:
+	case <-ctx.Done():
 	}
 	f.calls.Add(1)
 	f.running.Add(-1)
@@ -347,15 +339,39 @@ func (f *unpacedFake) Model() string    { return "unpaced" }
 
 // TestWorkerBoundsUnpacedTriager checks that a triager that does not use
 // its Slot still runs at most Parallel calls at once, although the
-// worker starts twice as many goroutines.
+// worker starts twice as many goroutines: every call is held until the
+// test releases it, one at a time, so a third call let in would stay in
+// and be counted.
 func TestWorkerBoundsUnpacedTriager(t *testing.T) {
+	ctx := context.Background()
 	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
 	defer st.Close()
-	f := &unpacedFake{}
+	f := &unpacedFake{release: make(chan struct{})}
+	need, err := st.ThreadsNeedingTriage(ctx, f.CacheKey(), 0)
+	if err != nil || len(need) < 30 {
+		t.Fatalf("demo store: %d threads need triage, %v; want >= 30", len(need), err)
+	}
 	w := NewWorker(st, WorkerOptions{Triager: f, Principal: demo.Principal(), Parallel: 2})
-	res, _ := runPass(t, w)
-	if res.Triaged < 30 || f.calls.Load() != int64(res.Triaged) {
-		t.Fatalf("pass: %+v, %d calls", res, f.calls.Load())
+	done := make(chan PassResult, 1)
+	go func() {
+		res, err := w.Run(ctx, nil)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	guard := time.NewTimer(hangGuard)
+	defer guard.Stop()
+	for i := range need {
+		select {
+		case f.release <- struct{}{}:
+		case <-guard.C:
+			t.Fatalf("the worker stopped calling the triager after %d calls, want %d", i, len(need))
+		}
+	}
+	res := <-done
+	if res.Triaged != len(need) || f.calls.Load() != int64(res.Triaged) {
+		t.Fatalf("pass: %+v, %d calls; want %d", res, f.calls.Load(), len(need))
 	}
 	if got := f.max.Load(); got != 2 {
 		t.Errorf("%d calls at once, want 2", got)
@@ -373,11 +389,13 @@ func TestWorkerOllamaInFlight(t *testing.T) {
 	const parallel = 4
 	release := make(chan struct{})
 	var inFlight, maxInFlight, arrived atomic.Int64
+	var changed changes
 	f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
 		c := inFlight.Add(1)
 		for m := maxInFlight.Load(); c > m && !maxInFlight.CompareAndSwap(m, c); m = maxInFlight.Load() {
 		}
 		arrived.Add(1)
+		changed.signal()
 		<-release
 		inFlight.Add(-1)
 		return 200, chatAnswer(req, goodResult, -1)
@@ -396,10 +414,10 @@ func TestWorkerOllamaInFlight(t *testing.T) {
 		}
 		done <- res
 	}()
-	waitFor(t, "the first requests", func() bool { return arrived.Load() == parallel })
+	waitFor(t, "the first requests", &changed, func() bool { return arrived.Load() == parallel })
 	for i := 1; i <= len(need)-parallel; i++ {
 		release <- struct{}{}
-		waitFor(t, fmt.Sprintf("request %d", parallel+i), func() bool { return arrived.Load() == int64(parallel+i) })
+		waitFor(t, fmt.Sprintf("request %d", parallel+i), &changed, func() bool { return arrived.Load() == int64(parallel+i) })
 		if got := inFlight.Load(); got > parallel {
 			t.Fatalf("%d requests in flight, want <= %d", got, parallel)
 		}

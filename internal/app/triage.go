@@ -3,22 +3,12 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"mailsift/triage"
-	"mailsift/triage/bayes"
 )
 
-// Analyzer returns the deterministic analyzer with the user's spam marks
-// from the data dir (without them if they cannot be read; the log says why).
-func (a *App) Analyzer() *triage.Analyzer {
-	an, err := triage.NewAnalyzerWithFeedback(bayes.FileFeedback(filepath.Join(a.cfg.DataDir, "spam-feedback.json")))
-	if err != nil {
-		a.log.Warn("triage: spam feedback not loaded", "err", err)
-		return triage.NewAnalyzer(nil)
-	}
-	return an
-}
+// Analyzer returns the deterministic analyzer with the built-in spam model.
+func (a *App) Analyzer() *triage.Analyzer { return triage.NewAnalyzer(nil) }
 
 // Triager returns the configured triager: deterministic when offline is
 // asked for (by the caller or triage.offline), else Ollama.

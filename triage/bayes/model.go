@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -63,72 +61,13 @@ func (m *Model) Write(w io.Writer) error {
 }
 
 // UserCounts are the user's own spam / not-spam marks, added on top of
-// the shipped model. It is what is persisted per user.
+// the shipped model.
 type UserCounts struct {
 	SpamDocs  int               `json:"spam_docs"`
 	HamDocs   int               `json:"ham_docs"`
 	SpamTotal int               `json:"spam_total"`
 	HamTotal  int               `json:"ham_total"`
 	Tokens    map[string][2]int `json:"tokens"`
-}
-
-// FeedbackStore persists the user's marks. The JSON file store below is
-// the default; the SQLite store can implement it later.
-type FeedbackStore interface {
-	LoadFeedback() (*UserCounts, error)
-	SaveFeedback(*UserCounts) error
-}
-
-// FileFeedback keeps the user's marks in a JSON file (e.g.
-// <data-dir>/bayes-user.json).
-type FileFeedback string
-
-// LoadFeedback reads the file; a missing file is no feedback yet.
-func (f FileFeedback) LoadFeedback() (*UserCounts, error) {
-	b, err := os.ReadFile(string(f))
-	if errors.Is(err, os.ErrNotExist) {
-		return &UserCounts{Tokens: map[string][2]int{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bayes: read feedback: %w", err)
-	}
-	var u UserCounts
-	if err := json.Unmarshal(b, &u); err != nil {
-		return nil, fmt.Errorf("bayes: feedback file %s is corrupt (delete it to start over): %w", string(f), err)
-	}
-	if u.Tokens == nil {
-		u.Tokens = map[string][2]int{}
-	}
-	return &u, nil
-}
-
-// SaveFeedback writes the file atomically (temp file + rename), 0600.
-func (f FileFeedback) SaveFeedback(u *UserCounts) error {
-	b, err := json.Marshal(u)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(string(f))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("bayes: save feedback: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".bayes-user-*.json")
-	if err != nil {
-		return fmt.Errorf("bayes: save feedback: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("bayes: save feedback: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("bayes: save feedback: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), string(f)); err != nil {
-		return fmt.Errorf("bayes: save feedback: %w", err)
-	}
-	return nil
 }
 
 // alpha is the Laplace smoothing constant.
@@ -240,15 +179,6 @@ func (c *Classifier) SpamProbability(tokens []string) float64 {
 	return 1 / (1 + math.Exp(-score))
 }
 
-// Weights returns the current prior log-odds and per-token weights for
-// streaming scoring (see Probability). The map is never modified after it
-// is returned: Learn builds a new one.
-func (c *Classifier) Weights() (prior float64, weights map[string]float64) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.prior, c.weights
-}
-
 // Table returns the current prior log-odds and the per-token weights as
 // a Table, for streaming scoring with EachToken: the prior plus every
 // token's weight, summed in the order of Tokenize, is the log-odds that
@@ -273,46 +203,25 @@ func Probability(score float64) float64 {
 
 // Learn adds one message's tokens as spam (or ham) from the user's mark.
 // Marking the same message twice counts twice: callers mark once per
-// change of the user's verdict (use Unlearn to undo a previous mark).
-func (c *Classifier) Learn(tokens []string, spam bool) { c.adjust(tokens, spam, 1) }
-
-// Unlearn removes a previous Learn of the same tokens and class.
-func (c *Classifier) Unlearn(tokens []string, spam bool) { c.adjust(tokens, spam, -1) }
-
-func (c *Classifier) adjust(tokens []string, spam bool, d int) {
+// change of the user's verdict.
+func (c *Classifier) Learn(tokens []string, spam bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i := 1
 	if spam {
 		i = 0
-		c.user.SpamDocs += d
-		c.user.SpamTotal += d * len(tokens)
+		c.user.SpamDocs++
+		c.user.SpamTotal += len(tokens)
 	} else {
-		c.user.HamDocs += d
-		c.user.HamTotal += d * len(tokens)
+		c.user.HamDocs++
+		c.user.HamTotal += len(tokens)
 	}
 	for _, t := range tokens {
 		v := c.user.Tokens[t]
-		v[i] += d
-		if v[0] <= 0 && v[1] <= 0 {
-			delete(c.user.Tokens, t)
-			continue
-		}
+		v[i]++
 		c.user.Tokens[t] = v
 	}
 	c.rebuild()
-}
-
-// Feedback returns a copy of the user's marks, to persist.
-func (c *Classifier) Feedback() *UserCounts {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	u := *c.user
-	u.Tokens = make(map[string][2]int, len(c.user.Tokens))
-	for k, v := range c.user.Tokens {
-		u.Tokens[k] = v
-	}
-	return &u
 }
 
 // Base returns the shipped model (read-only).

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"mailsift/triage/internal/ascii"
 )
 
 // MaxBodyBytes is how much of a body is tokenized; spam decides early.
@@ -79,7 +81,7 @@ func (w Word) String() string {
 	case wordASCII:
 		var b [24]byte
 		for j := 0; j < len(w.Raw); j++ {
-			b[j] = lowerByte(w.Raw[j])
+			b[j] = ascii.Lower(w.Raw[j])
 		}
 		return string(b[:len(w.Raw)])
 	case wordUnicode:
@@ -104,7 +106,7 @@ func (w Word) Is(tok string) bool {
 		return w.Raw == tok
 	case wordASCII:
 		for j := 0; j < len(tok); j++ {
-			if lowerByte(w.Raw[j]) != tok[j] {
+			if ascii.Lower(w.Raw[j]) != tok[j] {
 				return false
 			}
 		}
@@ -224,13 +226,6 @@ func allDigits(raw string) bool {
 
 // isWordRune reports whether a lower-cased non-ASCII rune belongs to words.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-func lowerByte(b byte) byte {
-	if 'A' <= b && b <= 'Z' {
-		return b + 'a' - 'A'
-	}
-	return b
-}
 
 // high marks non-ASCII bytes in lowerTab: they are decoded as runes.
 const high = 0xFF

@@ -1,0 +1,178 @@
+package triage
+
+// The hand-tuned ASCII scanner of sentenceSignals: trigger words found in
+// one pass so that the regular expressions run only where they may match.
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"mailsift/triage/internal/ascii"
+)
+
+// Trigger words: the regular expressions run only on sentences holding
+// one (a cheap prefilter; false positives only cost a regexp run).
+const (
+	trigGreet uint8 = 1 << iota
+	trigRequest
+	trigDeadline
+	trigSoon
+)
+
+// triggerWords are the trigger words of each kind, lower-case.
+var triggerWords = [...]struct {
+	mask  uint8
+	words []string
+}{
+	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"}},
+	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
+	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
+}
+
+// triggers maps each trigger word to its mask; trigLens has, per first
+// letter, a bit per length of the trigger words starting with it, so that
+// most words skip the map (both read-only after init).
+var triggers, trigLens = func() (map[string]uint8, [26]uint16) {
+	m := map[string]uint8{}
+	var lens [26]uint16
+	for _, l := range triggerWords {
+		for _, w := range l.words {
+			m[w] |= l.mask
+			lens[w[0]-'a'] |= 1 << len(w)
+		}
+	}
+	return m, lens
+}()
+
+// trigger returns the trigger mask of a lower-cased word of ASCII letters
+// (indexing the map with string(w) does not allocate).
+func trigger(w []byte) uint8 {
+	if len(w) >= 16 || trigLens[w[0]-'a']&(1<<len(w)) == 0 {
+		return 0
+	}
+	return triggers[string(w)]
+}
+
+// deadlineLive reports whether deadlineRe may match at the deadline
+// trigger word at off of s: a superset of where it matches, used to skip
+// windows holding no such word. After "by", "before", "until", "till"
+// and "due" the pattern needs white space, then a digit or a word that
+// starts with one of deadlineStarts or a month's name; "later" ("no later
+// than"), "deadline" and "avant" always may. A non-ASCII byte where a
+// letter may follow may be a case variant ((?i) folds 'ſ' to 's' and the
+// Kelvin sign to 'k'), so it may too.
+func deadlineLive(s string, off int) bool {
+	var buf [16]byte
+	end := off
+	for end < len(s) && ascii.IsLetter(s[end]) {
+		end++
+	}
+	switch string(ascii.AppendLower(buf[:0], s[off:end])) {
+	case "by", "before", "until", "till", "due":
+	default:
+		return true
+	}
+	i := end
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	if i == end || i == len(s) {
+		return false
+	}
+	if c := s[i]; c >= '0' && c <= '9' || c >= utf8.RuneSelf {
+		return true
+	} else if !ascii.IsLetter(c) {
+		return false
+	}
+	j := i
+	for j < len(s) && ascii.IsLetter(s[j]) {
+		j++
+	}
+	if j < len(s) && s[j] >= utf8.RuneSelf {
+		return true
+	}
+	w := ascii.AppendLower(buf[:0], s[i:min(j, i+len(buf))]) // the longest start has 9 bytes
+	for _, p := range deadlineStarts {
+		if len(w) >= len(p) && string(w[:len(p)]) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// deadlineStarts are the words (and month name prefixes) deadlineRe
+// accepts first after its trigger word: "on" and "by" for "due on/by".
+var deadlineStarts = []string{"next", "this", "the", "end", "monday", "tuesday", "wednesday", "thursday", "friday",
+	"saturday", "sunday", "tomorrow", "today", "tonight", "noon", "midnight", "eod", "eow", "cob", "day", "week",
+	"month", "quarter", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "jan", "feb", "mar", "apr", "may", "jun",
+	"jul", "aug", "sep", "oct", "nov", "dec", "on", "by"}
+
+// isRegexpSpace is RE2's \s: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// scanTriggers calls hit with the byte offset of every trigger word of s
+// (ASCII letters, case-insensitive).
+func scanTriggers(s string, hit func(off int, mask uint8)) {
+	for i := 0; i < len(s); {
+		if !ascii.IsLetter(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && ascii.IsLetter(s[j]) {
+			j++
+		}
+		// Most words are no trigger by first letter and length alone.
+		if n := j - i; n >= 2 && n <= 11 && trigLens[(s[i]|0x20)-'a']&(1<<n) != 0 {
+			var buf [11]byte
+			if m := trigger(ascii.AppendLower(buf[:0], s[i:j])); m != 0 {
+				hit(i, m)
+			}
+		}
+		i = j
+	}
+}
+
+// hitsIn returns the offsets of sorted h within [a, b).
+func hitsIn(h []int, a, b int) []int {
+	i := sort.SearchInts(h, a)
+	j := i
+	for j < len(h) && h[j] < b {
+		j++
+	}
+	return h[i:j]
+}
+
+var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you", "would you", "will you", "would you mind",
+	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure"}
+
+var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
+	"waiting for your", "await your"}
+
+// isRequest says whether a lower-cased sentence asks something of the reader.
+func isRequest(low string) bool {
+	t := low
+	for _, c := range []string{"so", "and", "also", "but"} {
+		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {
+			t = strings.TrimLeft(t[len(c):], ", ")
+			break
+		}
+	}
+	for _, p := range requestPrefixes {
+		if strings.HasPrefix(t, p) && (len(t) == len(p) || !isWordByte(t[len(p)])) {
+			return true
+		}
+	}
+	for _, w := range requestInside {
+		if i := strings.Index(low, w); i >= 0 && (i == 0 || !isWordByte(low[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+}

@@ -1,0 +1,279 @@
+package triage
+
+// Content signals: what a message's text says (links, phrases, the
+// learned spam score, and the questions, requests and deadlines that
+// become action items).
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"mailsift/model"
+	"mailsift/model/contract"
+	"mailsift/triage/bayes"
+	"mailsift/triage/internal/ascii"
+)
+
+// bodySignals checks links and phrases of one message.
+func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain string, seen map[string]bool, add func(Signal), latest bool) {
+	body := m.Body()
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	own := ownText(body)
+	// Links
+	var ipDone, mismatchDone bool
+	for _, l := range findLinks(body, 50) {
+		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
+			ipDone = true
+			an.suspicious++
+			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2})
+		}
+		if !seen[l.Host] {
+			seen[l.Host] = true
+			a.domainSignals(l.Host, "a link's domain", i, pDomain, add)
+		}
+		if !mismatchDone && l.Text != "" {
+			hreg := a.regDomain(l.Host)
+			for _, d := range domainsIn(l.Text) {
+				if a.regDomain(d) != hreg {
+					mismatchDone = true
+					add(Signal{Kind: SigLinkMismatch, Reason: fmt.Sprintf("a link shows %s but goes to %s", d, l.Host), Message: i, Value: l.Host, Weight: 2.5})
+					break
+				}
+			}
+		}
+	}
+	// Phrases over subject and own text.
+	// (over the whole body, quotes included: the words are shared with the
+	// spam score, which was trained on whole bodies)
+	// One pass: phrase matching and, for the latest message, the spam score.
+	ps := phraseStream{idx: a.phrases}
+	var weights *bayes.Table
+	var score float64
+	if latest && a.spam != nil {
+		score, weights = a.spam.Table()
+	}
+	bayes.EachToken(m.Subject, func(w bayes.Word) {
+		ps.push(w)
+		if weights != nil {
+			t := w.String() // subjects are short: the copy is cheap
+			score += weights.WeightPrefixed("s:", t, bayes.HashPrefixed("s:", t))
+		}
+	})
+	bayes.EachToken(body, func(w bayes.Word) {
+		ps.push(w)
+		if weights != nil {
+			score += weights.Weight(w)
+		}
+	})
+	if weights != nil {
+		if d := domainOf(m.From.Email); d != "" {
+			score += weights.WeightPrefixed("d:", d, bayes.HashPrefixed("d:", d))
+		}
+		an.latestScore, an.latestScored = score, true
+	}
+	counts, first := ps.counts, ps.first
+	if counts[pkInjection] > 0 {
+		an.injection = true
+		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})
+	}
+	if counts[pkCredential] > 0 {
+		w := 2.0
+		if counts[pkCredential] > 1 {
+			w = 3
+		}
+		add(Signal{Kind: SigCredentialRequest, Reason: fmt.Sprintf("asks for credentials or account verification (%q)", first[pkCredential]), Message: i, Value: first[pkCredential], Weight: w})
+	}
+	if counts[pkPayment] > 0 {
+		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
+	}
+	if counts[pkSpammy] > 0 {
+		an.spamPhrases += counts[pkSpammy]
+		add(Signal{Kind: SigSpamPhrase, Reason: fmt.Sprintf("uses typical spam wording (%q)", first[pkSpammy]), Message: i, Value: first[pkSpammy], Weight: float64(counts[pkSpammy])})
+	}
+	if !latest {
+		return
+	}
+	if counts[pkUrgency] > 0 {
+		an.urgency = counts[pkUrgency]
+		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
+	}
+	if counts[pkMeeting] > 0 {
+		an.meeting = true
+		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
+	}
+	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
+	if an.latestScored && !an.replied && !an.internal && a.spam != nil && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
+		// Spam by the learned score alone already (see Deterministic):
+		// its questions and deadlines are not worth extracting; the
+		// summary still gets its first sentence.
+		for _, rg := range sentenceRanges(own, 3) {
+			if raw := own[rg[0]:rg[1]]; len(raw) > 12 {
+				an.firstLine = normSpace(raw)
+				break
+			}
+		}
+		return
+	}
+	a.sentenceSignals(an, i, m, own, add)
+}
+
+var (
+	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
+	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end of (?:the )?day|today|tonight|this morning|this afternoon|within the hour|within \d+ hours?|right away|immediately|tomorrow)\b`)
+	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
+)
+
+// sentenceSignals finds questions, requests and deadlines in the latest
+// message from others, and turns them into action items.
+func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own string, add func(Signal)) {
+	sender := m.From.Name
+	if sender == "" {
+		sender = m.From.Email
+	}
+	if f := strings.Fields(sender); len(f) > 0 {
+		sender = f[0]
+	}
+	var deadlineDone, soonDone bool
+	// Requests and deadlines sit near the top of a message.
+	if len(own) > 1500 {
+		own = own[:1500]
+	}
+	// Keywords are found once over the whole text; the regular expressions
+	// then run only on sentences holding one.
+	var greetHits, reqHits, dlHits, soonHits []int
+	// dlLive are the deadline hits deadlineRe may match at (see
+	// deadlineLive): windows holding none are not searched.
+	var dlLive []int
+	scanTriggers(own, func(off int, mask uint8) {
+		if mask&trigGreet != 0 {
+			greetHits = append(greetHits, off)
+		}
+		if mask&trigRequest != 0 {
+			reqHits = append(reqHits, off)
+		}
+		if mask&trigDeadline != 0 {
+			dlHits = append(dlHits, off)
+			if deadlineLive(own, off) {
+				dlLive = append(dlLive, off)
+			}
+		}
+		if mask&trigSoon != 0 {
+			soonHits = append(soonHits, off)
+		}
+	})
+	var low string // own, ASCII lower-cased, when a request needs it
+	for k, rg := range sentenceRanges(own, 40) {
+		a0, b0 := rg[0], rg[1]
+		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
+		raw := own[a0:b0]
+		if an.injection && a.phrases.containsInjection(raw) {
+			continue
+		}
+		if k < 2 && has(greetHits) {
+			if g := greetingRe.FindStringIndex(raw); g != nil {
+				raw = strings.TrimSpace(raw[g[1]:])
+				a0 = b0 - len(raw) // ranges end trimmed, so raw still ends at b0
+			}
+		}
+		if raw == "" {
+			continue
+		}
+		if an.firstLine == "" && len(raw) > 12 {
+			an.firstLine = normSpace(raw)
+		}
+		q := strings.HasSuffix(raw, "?")
+		r := false
+		if has(reqHits) {
+			if low == "" {
+				low = ascii.LowerString(own) // once: offsets are the same
+			}
+			r = isRequest(low[a0:b0])
+		}
+		var due *string
+		// The regexps run on short windows at the trigger words.
+		for _, off := range hitsIn(dlHits, a0, b0) {
+			ws, we := max(off-4, a0), min(off+80, b0)
+			if len(hitsIn(dlLive, ws-4, we)) == 0 {
+				continue // deadlineRe cannot match in the window
+			}
+			win := own[ws:we]
+			if mm := deadlineRe.FindStringSubmatch(win); mm != nil {
+				d := normSpace(mm[1])
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+				}
+				break
+			}
+		}
+		soon := false
+		var soonText string
+		for _, off := range hitsIn(soonHits, a0, b0) {
+			win := own[max(off-6, a0):min(off+24, b0)]
+			if m := soonRe.FindString(win); m != "" {
+				soon, soonText = true, m
+				break
+			}
+		}
+		if due == nil && soon && (q || r) {
+			d := normSpace(soonText)
+			due = &d
+		}
+		if due != nil && soon && !soonDone {
+			soonDone = true
+			an.soonDeadline = true
+		}
+		if !q && !r {
+			continue
+		}
+		if q {
+			an.questions++
+		}
+		if r {
+			an.requests++
+		}
+		if len(an.items) < 5 {
+			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
+		}
+	}
+	if an.questions > 0 {
+		add(Signal{Kind: SigQuestion, Reason: fmt.Sprintf("asks %d question(s)", an.questions), Message: i})
+	}
+	if an.requests > 0 {
+		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("makes %d request(s)", an.requests), Message: i})
+	}
+}
+
+var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
+
+// actionText turns a request or question into an imperative description.
+func actionText(s, sender string, question bool) string {
+	if question && !requestPrefixRe.MatchString(s) {
+		return truncateRunes("Answer "+sender+": "+s, 160)
+	}
+	t := requestPrefixRe.ReplaceAllString(s, "")
+	t = strings.TrimRight(t, "?.! ")
+	if t == "" {
+		t = s
+	}
+	r := []rune(t)
+	r[0] = []rune(strings.ToUpper(string(r[0])))[0]
+	return truncateRunes(string(r), 160)
+}
+
+// withoutInjection drops the sentences of body that contain injection phrases.
+func (a *Analyzer) withoutInjection(body string) string {
+	var sb strings.Builder
+	for _, s := range sentences(body, 1<<20) {
+		if !a.phrases.containsInjection(s) {
+			sb.WriteString(s)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}

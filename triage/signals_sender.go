@@ -1,0 +1,165 @@
+package triage
+
+// Sender and authentication signals: who sent a message and whether the
+// headers back it (authentication results, Reply-To and Return-Path,
+// lookalike and punycode domains, display names, bulk and automated mail,
+// calendar invitations).
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"mailsift/model"
+)
+
+// authFailRe finds a failed SPF, DKIM or DMARC check in a lower-cased
+// Authentication-Results value.
+var authFailRe = regexp.MustCompile(`\b(spf|dkim|dmarc)=(fail|softfail|permerror)\b`)
+
+// authPassRe finds a DMARC pass for a header.from domain or a DKIM pass
+// for a signing domain, in a lower-cased Authentication-Results value.
+var authPassRe = regexp.MustCompile(`\b(?:dmarc=pass[^;]*?header\.from=|dkim=pass[^;]*?header\.d=)([a-z0-9.-]+)`)
+
+// headerSignals checks authentication results, Reply-To/Return-Path,
+// sender domains, display names and bulk headers.
+func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain string, seen map[string]bool, add func(Signal)) {
+	from := domainOf(m.From.Email)
+	fromReg := a.regDomain(from)
+	// Authentication-Results
+	var fails []string
+	for _, h := range []string{"Authentication-Results", "ARC-Authentication-Results"} {
+		for _, v := range m.Headers[h] {
+			for _, f := range authFailRe.FindAllStringSubmatch(strings.ToLower(v), -1) {
+				fails = append(fails, f[1]+"="+f[2])
+			}
+		}
+	}
+	if v := strings.ToLower(strings.TrimSpace(m.Header("Received-SPF"))); strings.HasPrefix(v, "fail") || strings.HasPrefix(v, "softfail") {
+		fails = append(fails, "spf="+strings.Fields(v)[0])
+	}
+	if len(fails) == 0 && fromReg != "" {
+		for _, v := range m.Headers["Authentication-Results"] {
+			for _, p := range authPassRe.FindAllStringSubmatch(strings.ToLower(v), -1) {
+				if a.regDomain(strings.TrimSuffix(p[1], ".")) == fromReg {
+					an.authAligned = true
+				}
+			}
+		}
+	}
+	if len(fails) > 0 {
+		an.suspicious++
+		fails = dedupe(fails)
+		w := 1.0
+		for _, f := range fails {
+			if strings.HasPrefix(f, "dmarc=") {
+				w = 2
+			}
+		}
+		if len(fails) > 1 {
+			w = 2
+		}
+		add(Signal{Kind: SigAuthFail, Reason: "sender authentication failed (" + strings.Join(fails, ", ") + ")", Message: i, Value: strings.Join(fails, ","), Weight: w})
+	}
+	// Reply-To to another domain
+	for _, rt := range m.ReplyTo {
+		d := domainOf(rt.Email)
+		if d != "" && fromReg != "" && a.regDomain(d) != fromReg {
+			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
+			break
+		}
+	}
+	if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
+		if d := domainOf(rp); d != "" && a.regDomain(d) != fromReg {
+			add(Signal{Kind: SigReturnPathMismatch, Reason: fmt.Sprintf("bounces go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 0.5})
+		}
+	}
+	if from != "" && !seen[from] {
+		seen[from] = true
+		a.domainSignals(from, "the sender's domain", i, pDomain, add)
+	}
+	// The parser records what it stripped (terminal escapes, bidi controls).
+	for _, p := range m.Problems {
+		if lp := strings.ToLower(p); strings.Contains(lp, "control") || strings.Contains(lp, "escape") {
+			an.suspicious += 2 // no legitimate mail hides terminal escapes
+			add(Signal{Kind: SigObfuscatedSender, Reason: "the message hid terminal escape or control sequences", Message: i})
+			break
+		}
+	}
+	// Display names hiding their text with bidi overrides or escapes.
+	const hidden = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\x1b"
+	if containsAny2(m.From.Name, m.Subject, hidden) {
+		an.suspicious++
+		add(Signal{Kind: SigObfuscatedSender, Reason: "the sender name or subject hides text with control or bidi-override characters", Message: i})
+	}
+	if pDomain != "" && fromReg == a.regDomain(pDomain) && i == an.latest {
+		an.internal = true
+		add(Signal{Kind: SigInternalSender, Reason: "sent from your own domain " + fromReg, Message: i})
+	}
+	// Display name naming a brand while the address is elsewhere.
+	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
+		for _, b := range brands {
+			if len(b.name) >= 5 && strings.Contains(name, b.name) && !isRealBrandDomain(fromReg, b.real) {
+				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q but writes from %s", m.From.Name, from), Message: i, Value: from, Weight: 2.5})
+				break
+			}
+		}
+	}
+	// Bulk and automated mail.
+	prec := strings.ToLower(m.Header("Precedence"))
+	switch {
+	case m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || prec == "bulk" || prec == "list" || prec == "junk":
+		if !an.bulk {
+			add(Signal{Kind: SigBulk, Reason: "sent to a mailing list or in bulk (List-Id/List-Unsubscribe/Precedence)", Message: i})
+		}
+		an.bulk = true
+	case m.Header("Auto-Submitted") != "" && !strings.EqualFold(m.Header("Auto-Submitted"), "no"):
+		if !an.automated {
+			add(Signal{Kind: SigAutomated, Reason: "sent automatically (Auto-Submitted)", Message: i})
+		}
+		an.automated = true
+	}
+	// Calendar invitations.
+	cal := strings.Contains(strings.ToLower(m.Header("Content-Type")), "text/calendar")
+	for _, at := range m.Attachments {
+		if strings.HasPrefix(strings.ToLower(at.ContentType), "text/calendar") || strings.HasSuffix(strings.ToLower(at.Filename), ".ics") {
+			cal = true
+		}
+	}
+	if cal && !an.calendar {
+		an.calendar = true
+		add(Signal{Kind: SigCalendar, Reason: "contains a calendar invitation", Message: i})
+	}
+}
+
+// containsAny2 is strings.ContainsAny(a+b, chars) without building a+b
+// (when a is valid UTF-8, a+b decodes to the runes of a, then of b).
+func containsAny2(a, b, chars string) bool {
+	if !utf8.ValidString(a) {
+		return strings.ContainsAny(a+b, chars)
+	}
+	return strings.ContainsAny(a, chars) || strings.ContainsAny(b, chars)
+}
+
+// domainSignals flags punycode and lookalike domains.
+func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, add func(Signal)) {
+	if strings.Contains(host, "xn--") {
+		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5})
+	}
+	if imitated, ok := a.lookalike(host, pDomain); ok {
+		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3})
+	}
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
