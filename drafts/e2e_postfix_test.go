@@ -38,6 +38,63 @@ func imapCount(t *testing.T, addr, user, pass, mailbox, messageID string) int {
 	return len(data.AllUIDs())
 }
 
+// waitDelivered waits, with IMAP IDLE on user's INBOX, until a message
+// with messageID is there, or fails the test after timeout (Postfix
+// delivers asynchronously: the new mail is an event to wait for).
+func waitDelivered(t *testing.T, addr, user, pass, messageID string, timeout time.Duration) {
+	t.Helper()
+	arrived := make(chan struct{}, 1)
+	c, err := imapclient.DialInsecure(addr, &imapclient.Options{
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
+			Mailbox: func(data *imapclient.UnilateralDataMailbox) {
+				if data.NumMessages != nil {
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
+				}
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Login(user, pass).Wait(); err != nil {
+		t.Fatalf("login %s: %v", user, err)
+	}
+	if _, err := c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: messageID}}}, nil).Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data.AllUIDs()) > 0 {
+			return
+		}
+		idle, err := c.Idle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-arrived:
+		case <-deadline.C:
+			idle.Close()
+			t.Fatalf("<%s> not delivered to %s's INBOX within %s", messageID, user, timeout)
+		}
+		if err := idle.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := idle.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestPostfixDovecotEndToEnd sends a confirmed reply through a private
 // Postfix delivering to Dovecot over LMTP, then finds it exactly once in
 // the recipient's INBOX and exactly once in the sender's Sent folder (the
@@ -92,20 +149,13 @@ func TestPostfixDovecotEndToEnd(t *testing.T) {
 	if it.State != store.OutboxSent || it.AppendState != store.AppendDone {
 		t.Fatalf("outbox item = %s append %q (%s)", it.State, it.AppendState, it.LastError)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	inbox := 0
-	for time.Now().Before(deadline) {
-		if inbox = imapCount(t, dv.Addr, "bob", "bob-pw", "INBOX", item.MessageID); inbox > 0 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitDelivered(t, dv.Addr, "bob", "bob-pw", item.MessageID, 20*time.Second)
 	// Another outbox pass finds nothing to do: it neither sends nor
 	// appends again.
 	if n, err := e.ProcessDue(ctx); n != 0 || err != nil {
 		t.Fatalf("second outbox pass handled %d item(s), %v; want none", n, err)
 	}
-	inbox = imapCount(t, dv.Addr, "bob", "bob-pw", "INBOX", item.MessageID)
+	inbox := imapCount(t, dv.Addr, "bob", "bob-pw", "INBOX", item.MessageID)
 	sent := imapCount(t, dv.Addr, "alice", "alice-pw", "Sent", item.MessageID)
 	if inbox != 1 || sent != 1 {
 		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\npostfix log:\n%s", inbox, sent, pf.Log())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -240,16 +241,23 @@ func TestNothingSentWithoutApproval(t *testing.T) {
 
 func TestExpiredApprovalRefused(t *testing.T) {
 	ctx := context.Background()
-	st, _ := newStore(t)
-	tid, _ := seedThread(t, st)
-	srv := startSMTP(t, &smtpBackend{}, "plain")
-	e := newEngine(st, srv.transport("plain"), nil, nil)
-	d, _ := e.NewDraft(ctx, tid, false, "")
-	a, err := e.Approve(ctx, d.ID, 30*time.Millisecond)
+	// One clock for the store and the engine: the approval expires when
+	// the clock passes its TTL, with no waiting.
+	clk := &testClock{t: time.Now()}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mailsift.db"), &store.Options{Principal: alice, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(60 * time.Millisecond)
+	defer st.Close()
+	tid, _ := seedThread(t, st)
+	srv := startSMTP(t, &smtpBackend{}, "plain")
+	e := newEngine(st, srv.transport("plain"), nil, func(o *Options) { o.Now = clk.Now })
+	d, _ := e.NewDraft(ctx, tid, false, "")
+	a, err := e.Approve(ctx, d.ID, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(31 * time.Second)
 	if _, err := e.Confirm(ctx, a.ID); !errors.Is(err, store.ErrApprovalExpired) {
 		t.Fatalf("Confirm of expired approval = %v", err)
 	}
