@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"mailsift/internal/loopback"
 )
 
 // Validate checks cfg, fills derived fields (parsed URLs, account names, the
@@ -106,7 +108,7 @@ func Validate(cfg *Config, env func(string) string) error {
 				hosts = append(hosts, a.Out.Host)
 			}
 			for _, h := range hosts {
-				if !IsLoopback(h) {
+				if !loopback.Is(h) {
 					add("%s.tls_insecure_skip_verify: only allowed when every server is a loopback host (127.0.0.0/8, ::1, localhost), but %q is not; remove it and install the server's CA certificate instead", p, h)
 					break
 				}
