@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,10 +152,10 @@ func Validate(cfg *Config, env func(string) string) error {
 	}
 
 	// drafts
-	if !contains([]string{"neutral", "friendly", "formal", "concise"}, cfg.Drafts.Tone) {
+	if !slices.Contains([]string{"neutral", "friendly", "formal", "concise"}, cfg.Drafts.Tone) {
 		add("drafts.tone: %q not supported; use \"neutral\", \"friendly\", \"formal\" or \"concise\"", cfg.Drafts.Tone)
 	}
-	if !contains([]string{"short", "medium", "long"}, cfg.Drafts.Length) {
+	if !slices.Contains([]string{"short", "medium", "long"}, cfg.Drafts.Length) {
 		add("drafts.length: %q not supported; use \"short\", \"medium\" or \"long\"", cfg.Drafts.Length)
 	}
 	if cfg.Drafts.Language == "" {
