@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -9,83 +11,187 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Known keys per table, used for strict decoding and "did you mean" suggestions.
+// document is the shape of the config file. Each table stays a toml.Primitive
+// until its kind is checked, so that a table of the wrong kind ([[principal]],
+// account = "x") is reported by name while the other tables are still decoded.
+type document struct {
+	Principal toml.Primitive `toml:"principal"`
+	Account   toml.Primitive `toml:"account"`
+	Ollama    toml.Primitive `toml:"ollama"`
+	Triage    toml.Primitive `toml:"triage"`
+	Drafts    toml.Primitive `toml:"drafts"`
+}
+
+type principalTable struct {
+	Name  value `toml:"name"`
+	Email value `toml:"email"`
+}
+
+type accountTable struct {
+	Name                  value `toml:"name"`
+	Source                value `toml:"source"`
+	SMTP                  value `toml:"smtp"`
+	Sendmail              value `toml:"sendmail"`
+	PasswordCmd           value `toml:"password_cmd"`
+	Password              value `toml:"password"`
+	Auth                  value `toml:"auth"`
+	Folders               value `toml:"folders"`
+	TLSInsecureSkipVerify value `toml:"tls_insecure_skip_verify"`
+	From                  value `toml:"from"`
+}
+
+type ollamaTable struct {
+	Host       value `toml:"host"`
+	Model      value `toml:"model"`
+	EmbedModel value `toml:"embed_model"`
+	Parallel   value `toml:"parallel"`
+	Timeout    value `toml:"timeout"`
+	NumCtx     value `toml:"num_ctx"`
+}
+
+type triageTable struct {
+	Enabled           value `toml:"enabled"`
+	Offline           value `toml:"offline"`
+	TokenBudget       value `toml:"token_budget"`
+	MaxThreadMessages value `toml:"max_thread_messages"`
+}
+
+type draftsTable struct {
+	Tone         value `toml:"tone"`
+	Length       value `toml:"length"`
+	Signature    value `toml:"signature"`
+	Language     value `toml:"language"`
+	NeverPromise value `toml:"never_promise"`
+	UndoSeconds  value `toml:"undo_seconds"`
+	ApprovalTTL  value `toml:"approval_ttl"`
+}
+
+// Known keys per table, in file order, taken from the tables' toml tags: the
+// "did you mean" suggestions and the list of known keys in errors use them.
 var (
-	topKeys       = []string{"principal", "account", "ollama", "triage", "drafts"}
-	principalKeys = []string{"name", "email"}
-	accountKeys   = []string{"name", "source", "smtp", "sendmail", "password_cmd", "password", "auth", "folders", "tls_insecure_skip_verify", "from"}
-	ollamaKeys    = []string{"host", "model", "embed_model", "parallel", "timeout", "num_ctx"}
-	triageKeys    = []string{"enabled", "offline", "token_budget", "max_thread_messages"}
-	draftsKeys    = []string{"tone", "length", "signature", "language", "never_promise", "undo_seconds", "approval_ttl"}
+	topKeys       = tomlKeys[document]()
+	principalKeys = tomlKeys[principalTable]()
+	accountKeys   = tomlKeys[accountTable]()
+	ollamaKeys    = tomlKeys[ollamaTable]()
+	triageKeys    = tomlKeys[triageTable]()
+	draftsKeys    = tomlKeys[draftsTable]()
+
+	tableKeys = map[string][]string{
+		"principal": principalKeys, "account": accountKeys, "ollama": ollamaKeys,
+		"triage": triageKeys, "drafts": draftsKeys,
+	}
 )
+
+func tomlKeys[T any]() []string {
+	t := reflect.TypeFor[T]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i] = t.Field(i).Tag.Get("toml")
+	}
+	return keys
+}
+
+// value is one key's raw TOML value as the library parsed it (string, int64,
+// float64, bool, a date-time, []any or map[string]any). It stays raw so that a
+// wrong type is reported with what was found (`got string "2"`) and so that
+// decoding carries on past it to report every problem at once.
+type value struct{ raw any }
+
+// UnmarshalTOML implements toml.Unmarshaler; it never fails.
+func (v *value) UnmarshalTOML(raw any) error {
+	v.raw = raw
+	return nil
+}
+
+// tomlArrayOfTables is how toml.MetaData.Type names a [[table]] array.
+const tomlArrayOfTables = "ArrayHash"
 
 // decodeInto applies a TOML document onto cfg, rejecting unknown keys and wrong types
 // with errors that name the key.
 func decodeInto(cfg *Config, data []byte) error {
-	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	var doc document
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
 		return fmt.Errorf("invalid TOML: %w", err)
 	}
-	d := decoder{}
-	d.unknown(raw, "", topKeys)
+	d := decoder{md: &md}
+	d.indexKeys()
+	d.reportUnknown("", topKeys)
 
-	if t, ok := d.table(raw, "principal"); ok {
-		d.unknown(t, "principal", principalKeys)
-		d.str(t, "principal", "name", &cfg.Principal.Name)
-		d.str(t, "principal", "email", &cfg.Principal.Email)
-	}
-	if v, ok := raw["account"]; ok {
-		list, ok := v.([]map[string]any)
-		if !ok {
-			d.errf("account: must be an array of tables; write each account as [[account]] followed by its keys")
+	if d.isSet("", "principal") {
+		var t principalTable
+		if d.table("principal", doc.Principal, &t) {
+			f := d.fields("principal", principalKeys)
+			f.str("name", t.Name, &cfg.Principal.Name)
+			f.str("email", t.Email, &cfg.Principal.Email)
 		}
-		for i, t := range list {
-			p := fmt.Sprintf("account[%d]", i)
-			d.unknown(t, p, accountKeys)
+	}
+	if d.isSet("", "account") {
+		for i, t := range d.accounts(doc.Account) {
+			f := d.fields(fmt.Sprintf("account[%d]", i), accountKeys)
 			var a Account
-			d.str(t, p, "name", &a.Name)
-			d.str(t, p, "source", &a.Source)
-			d.str(t, p, "smtp", &a.SMTP)
-			d.str(t, p, "sendmail", &a.Sendmail)
-			d.str(t, p, "password_cmd", &a.PasswordCmd)
-			d.str(t, p, "password", &a.PlainPassword)
-			d.str(t, p, "auth", &a.Auth)
-			d.strs(t, p, "folders", &a.Folders)
-			d.boolean(t, p, "tls_insecure_skip_verify", &a.TLSInsecureSkipVerify)
-			d.str(t, p, "from", &a.From)
+			f.str("name", t.Name, &a.Name)
+			f.str("source", t.Source, &a.Source)
+			f.str("smtp", t.SMTP, &a.SMTP)
+			f.str("sendmail", t.Sendmail, &a.Sendmail)
+			f.str("password_cmd", t.PasswordCmd, &a.PasswordCmd)
+			f.str("password", t.Password, &a.PlainPassword)
+			f.str("auth", t.Auth, &a.Auth)
+			f.strs("folders", t.Folders, &a.Folders)
+			f.boolean("tls_insecure_skip_verify", t.TLSInsecureSkipVerify, &a.TLSInsecureSkipVerify)
+			f.str("from", t.From, &a.From)
 			cfg.Accounts = append(cfg.Accounts, a)
 		}
 	}
-	if t, ok := d.table(raw, "ollama"); ok {
-		d.unknown(t, "ollama", ollamaKeys)
-		d.str(t, "ollama", "host", &cfg.Ollama.Host)
-		d.str(t, "ollama", "model", &cfg.Ollama.Model)
-		d.str(t, "ollama", "embed_model", &cfg.Ollama.EmbedModel)
-		d.integer(t, "ollama", "parallel", &cfg.Ollama.Parallel)
-		d.duration(t, "ollama", "timeout", &cfg.Ollama.Timeout)
-		d.integer(t, "ollama", "num_ctx", &cfg.Ollama.NumCtx)
+	if d.isSet("", "ollama") {
+		var t ollamaTable
+		if d.table("ollama", doc.Ollama, &t) {
+			f := d.fields("ollama", ollamaKeys)
+			f.str("host", t.Host, &cfg.Ollama.Host)
+			f.str("model", t.Model, &cfg.Ollama.Model)
+			f.str("embed_model", t.EmbedModel, &cfg.Ollama.EmbedModel)
+			f.integer("parallel", t.Parallel, &cfg.Ollama.Parallel)
+			f.duration("timeout", t.Timeout, &cfg.Ollama.Timeout)
+			f.integer("num_ctx", t.NumCtx, &cfg.Ollama.NumCtx)
+		}
 	}
-	if t, ok := d.table(raw, "triage"); ok {
-		d.unknown(t, "triage", triageKeys)
-		d.boolean(t, "triage", "enabled", &cfg.Triage.Enabled)
-		d.boolean(t, "triage", "offline", &cfg.Triage.Offline)
-		d.integer(t, "triage", "token_budget", &cfg.Triage.TokenBudget)
-		d.integer(t, "triage", "max_thread_messages", &cfg.Triage.MaxThreadMessages)
+	if d.isSet("", "triage") {
+		var t triageTable
+		if d.table("triage", doc.Triage, &t) {
+			f := d.fields("triage", triageKeys)
+			f.boolean("enabled", t.Enabled, &cfg.Triage.Enabled)
+			f.boolean("offline", t.Offline, &cfg.Triage.Offline)
+			f.integer("token_budget", t.TokenBudget, &cfg.Triage.TokenBudget)
+			f.integer("max_thread_messages", t.MaxThreadMessages, &cfg.Triage.MaxThreadMessages)
+		}
 	}
-	if t, ok := d.table(raw, "drafts"); ok {
-		d.unknown(t, "drafts", draftsKeys)
-		d.str(t, "drafts", "tone", &cfg.Drafts.Tone)
-		d.str(t, "drafts", "length", &cfg.Drafts.Length)
-		d.str(t, "drafts", "signature", &cfg.Drafts.Signature)
-		d.str(t, "drafts", "language", &cfg.Drafts.Language)
-		d.strs(t, "drafts", "never_promise", &cfg.Drafts.NeverPromise)
-		d.integer(t, "drafts", "undo_seconds", &cfg.Drafts.UndoSeconds)
-		d.duration(t, "drafts", "approval_ttl", &cfg.Drafts.ApprovalTTL)
+	if d.isSet("", "drafts") {
+		var t draftsTable
+		if d.table("drafts", doc.Drafts, &t) {
+			f := d.fields("drafts", draftsKeys)
+			f.str("tone", t.Tone, &cfg.Drafts.Tone)
+			f.str("length", t.Length, &cfg.Drafts.Length)
+			f.str("signature", t.Signature, &cfg.Drafts.Signature)
+			f.str("language", t.Language, &cfg.Drafts.Language)
+			f.strs("never_promise", t.NeverPromise, &cfg.Drafts.NeverPromise)
+			f.integer("undo_seconds", t.UndoSeconds, &cfg.Drafts.UndoSeconds)
+			f.duration("approval_ttl", t.ApprovalTTL, &cfg.Drafts.ApprovalTTL)
+		}
 	}
 	return d.err()
 }
 
-type decoder struct{ errs []string }
+// decoder collects every problem in a document, in the order the tables are
+// decoded.
+type decoder struct {
+	md   *toml.MetaData
+	errs []string
+	// set holds, per table path ("" for the top level, "principal",
+	// "account[0]", ...), the key names the document sets, spelled exactly.
+	set map[string]map[string]bool
+	// unknown holds, per table path, the keys mailsift does not know.
+	unknown map[string][]string
+}
 
 func (d *decoder) errf(format string, args ...any) {
 	d.errs = append(d.errs, fmt.Sprintf(format, args...))
@@ -105,18 +211,55 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// unknown reports keys of t that are not in known, with a suggestion when one is close.
-func (d *decoder) unknown(t map[string]any, prefix string, known []string) {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if contains(known, k) {
-			continue
+func (d *decoder) isSet(table, key string) bool { return d.set[table][key] }
+
+// indexKeys files every key of the document under the table path it belongs
+// to, and notes the ones mailsift does not know. md.Keys() keeps document
+// order, so each [[account]] header in it starts the next account[i] (the
+// library's keys name no array index).
+//
+// A key is unknown when its name is not spelled exactly as a known key. That
+// covers every key md.Undecoded() lists, and also the ones the library decodes
+// by matching a field's name with case ignored ("Source" fills source), which
+// Undecoded() does not list. A key below an unknown one is reported at the
+// first unknown component: [olama] and olama.model both report "olama".
+func (d *decoder) indexKeys() {
+	d.set = map[string]map[string]bool{}
+	d.unknown = map[string][]string{}
+	account := -1
+	for _, k := range d.md.Keys() {
+		if len(k) == 1 && k[0] == "account" {
+			account++
 		}
-		msg := fmt.Sprintf("unknown key %s", join(prefix, k))
+		table, name, known := "", k[0], topKeys
+		if keys, ok := tableKeys[k[0]]; ok && len(k) > 1 {
+			table, name, known = k[0], k[1], keys
+			if table == "account" {
+				table = fmt.Sprintf("account[%d]", account)
+			}
+		}
+		d.mark("", k[0]) // a dotted key or [principal.x] sets principal implicitly
+		d.mark(table, name)
+		if !slices.Contains(known, name) {
+			d.unknown[table] = append(d.unknown[table], name)
+		}
+	}
+}
+
+func (d *decoder) mark(table, key string) {
+	if d.set[table] == nil {
+		d.set[table] = map[string]bool{}
+	}
+	d.set[table][key] = true
+}
+
+// reportUnknown reports the unknown keys of the table at path, sorted, each
+// with a suggestion from known when one is close.
+func (d *decoder) reportUnknown(path string, known []string) {
+	keys := d.unknown[path]
+	sort.Strings(keys)
+	for _, k := range slices.Compact(keys) {
+		msg := fmt.Sprintf("unknown key %s", join(path, k))
 		if s := suggest(k, known); s != "" {
 			msg += fmt.Sprintf(" — did you mean %s?", s)
 		} else {
@@ -126,47 +269,73 @@ func (d *decoder) unknown(t map[string]any, prefix string, known []string) {
 	}
 }
 
-func (d *decoder) table(raw map[string]any, key string) (map[string]any, bool) {
-	v, ok := raw[key]
-	if !ok {
-		return nil, false
+// table decodes the top-level table name into t, or reports that name is not
+// a table. The fields of t never fail to decode, so any error is the kind.
+func (d *decoder) table(name string, p toml.Primitive, t any) bool {
+	if err := d.md.PrimitiveDecode(p, t); err != nil {
+		d.errf("%s: must be a table; write [%s] on its own line followed by its keys", name, name)
+		return false
 	}
-	t, ok := v.(map[string]any)
-	if !ok {
-		d.errf("%s: must be a table; write [%s] on its own line followed by its keys", key, key)
-		return nil, false
-	}
-	return t, true
+	return true
 }
 
-func (d *decoder) str(t map[string]any, prefix, key string, dst *string) {
-	v, ok := t[key]
+// accounts decodes the account array, or reports that it is not an array of
+// tables (account = [], an array of inline tables and [account] are refused).
+func (d *decoder) accounts(p toml.Primitive) []accountTable {
+	var list []accountTable
+	if d.md.Type("account") != tomlArrayOfTables || d.md.PrimitiveDecode(p, &list) != nil {
+		d.errf("account: must be an array of tables; write each account as [[account]] followed by its keys")
+		return nil
+	}
+	return list
+}
+
+// fields reports the unknown keys of the table at path and returns the
+// setters for its known keys.
+func (d *decoder) fields(path string, known []string) tableFields {
+	d.reportUnknown(path, known)
+	return tableFields{d: d, path: path}
+}
+
+// tableFields copies the keys of one table onto the Config, checking each type. A
+// key the document does not set, spelled exactly, leaves the default.
+type tableFields struct {
+	d    *decoder
+	path string
+}
+
+func (f tableFields) get(key string, v value) (any, bool) {
+	return v.raw, f.d.isSet(f.path, key)
+}
+
+func (f tableFields) str(key string, v value, dst *string) {
+	raw, ok := f.get(key, v)
 	if !ok {
 		return
 	}
-	s, ok := v.(string)
+	s, ok := raw.(string)
 	if !ok {
-		d.errf("%s: must be a string, got %s; quote it: %s = \"...\"", join(prefix, key), typeName(v), key)
+		f.d.errf("%s: must be a string, got %s; quote it: %s = \"...\"", join(f.path, key), typeName(raw), key)
 		return
 	}
 	*dst = s
 }
 
-func (d *decoder) strs(t map[string]any, prefix, key string, dst *[]string) {
-	v, ok := t[key]
+func (f tableFields) strs(key string, v value, dst *[]string) {
+	raw, ok := f.get(key, v)
 	if !ok {
 		return
 	}
-	list, ok := v.([]any)
+	list, ok := raw.([]any)
 	if !ok {
-		d.errf("%s: must be a list of strings, got %s; write %s = [\"a\", \"b\"]", join(prefix, key), typeName(v), key)
+		f.d.errf("%s: must be a list of strings, got %s; write %s = [\"a\", \"b\"]", join(f.path, key), typeName(raw), key)
 		return
 	}
 	out := make([]string, 0, len(list))
 	for i, e := range list {
 		s, ok := e.(string)
 		if !ok {
-			d.errf("%s[%d]: must be a string, got %s", join(prefix, key), i, typeName(e))
+			f.d.errf("%s[%d]: must be a string, got %s", join(f.path, key), i, typeName(e))
 			return
 		}
 		out = append(out, s)
@@ -174,49 +343,49 @@ func (d *decoder) strs(t map[string]any, prefix, key string, dst *[]string) {
 	*dst = out
 }
 
-func (d *decoder) boolean(t map[string]any, prefix, key string, dst *bool) {
-	v, ok := t[key]
+func (f tableFields) boolean(key string, v value, dst *bool) {
+	raw, ok := f.get(key, v)
 	if !ok {
 		return
 	}
-	b, ok := v.(bool)
+	b, ok := raw.(bool)
 	if !ok {
-		d.errf("%s: must be true or false (unquoted), got %s", join(prefix, key), typeName(v))
+		f.d.errf("%s: must be true or false (unquoted), got %s", join(f.path, key), typeName(raw))
 		return
 	}
 	*dst = b
 }
 
-func (d *decoder) integer(t map[string]any, prefix, key string, dst *int) {
-	v, ok := t[key]
+func (f tableFields) integer(key string, v value, dst *int) {
+	raw, ok := f.get(key, v)
 	if !ok {
 		return
 	}
-	n, ok := v.(int64)
+	n, ok := raw.(int64)
 	if !ok {
-		d.errf("%s: must be a whole number (unquoted), got %s", join(prefix, key), typeName(v))
+		f.d.errf("%s: must be a whole number (unquoted), got %s", join(f.path, key), typeName(raw))
 		return
 	}
 	if int64(int(n)) != n {
-		d.errf("%s: %d is out of range", join(prefix, key), n)
+		f.d.errf("%s: %d is out of range", join(f.path, key), n)
 		return
 	}
 	*dst = int(n)
 }
 
-func (d *decoder) duration(t map[string]any, prefix, key string, dst *time.Duration) {
-	v, ok := t[key]
+func (f tableFields) duration(key string, v value, dst *time.Duration) {
+	raw, ok := f.get(key, v)
 	if !ok {
 		return
 	}
-	s, ok := v.(string)
+	s, ok := raw.(string)
 	if !ok {
-		d.errf("%s: must be a duration string like \"90s\" or \"15m\", got %s", join(prefix, key), typeName(v))
+		f.d.errf("%s: must be a duration string like \"90s\" or \"15m\", got %s", join(f.path, key), typeName(raw))
 		return
 	}
 	dur, err := time.ParseDuration(s)
 	if err != nil {
-		d.errf("%s: %q is not a duration; use a string like \"90s\", \"2m\" or \"1h30m\"", join(prefix, key), s)
+		f.d.errf("%s: %q is not a duration; use a string like \"90s\", \"2m\" or \"1h30m\"", join(f.path, key), s)
 		return
 	}
 	*dst = dur
@@ -241,15 +410,6 @@ func typeName(v any) string {
 	default:
 		return fmt.Sprintf("%T", v)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // suggest returns the known key closest to k, if it is close enough to be a typo.

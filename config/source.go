@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"mailsift/internal/loopback"
 )
 
 // TLSMode says how a network connection is protected.
@@ -152,7 +154,7 @@ func parseServerURL(raw, scheme string, schemes map[string]serverScheme) (Source
 	if u.Path != "" && u.Path != "/" {
 		return Source{}, fmt.Errorf("%s URL %q: unexpected path %q; choose folders with the folders key instead", scheme, redactRaw(raw), u.Path)
 	}
-	if s.TLS == TLSNone && !IsLoopback(s.Host) {
+	if s.TLS == TLSNone && !loopback.Is(s.Host) {
 		return Source{}, fmt.Errorf("%s:// sends the password in plaintext and is only allowed to loopback hosts (127.0.0.0/8, ::1, localhost), not %q; use %s", scheme, s.Host, secureAlternative(scheme))
 	}
 	return s, nil
@@ -188,16 +190,6 @@ func redactRaw(raw string) string {
 		return scheme + "://" + user + ":xxxxx" + rest[at:]
 	}
 	return raw
-}
-
-// IsLoopback reports whether host is a loopback address: 127.0.0.0/8, ::1 or localhost.
-func IsLoopback(host string) bool {
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // OutgoingKind says how an account sends mail.

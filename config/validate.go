@@ -7,9 +7,12 @@ import (
 	"net/mail"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"mailsift/internal/loopback"
 )
 
 // Validate checks cfg, fills derived fields (parsed URLs, account names, the
@@ -19,156 +22,209 @@ func Validate(cfg *Config, env func(string) string) error {
 	if env == nil {
 		env = os.Getenv
 	}
-	var errs []string
-	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-
-	// principal
-	if cfg.Principal.Email == "" {
-		if len(cfg.Accounts) > 0 {
-			add("principal.email: missing; add [principal] with email = \"you@example.com\" (the address your mail is sent to), or with --source set MAILSIFT_EMAIL=you@example.com")
-		}
-	} else if a, err := mail.ParseAddress(cfg.Principal.Email); err != nil || a.Address != cfg.Principal.Email {
-		add("principal.email: %q is not a plain address; write just the address, e.g. email = \"you@example.com\", and put the name in principal.name", cfg.Principal.Email)
+	var p problems
+	validatePrincipal(&p, cfg.Principal, len(cfg.Accounts) > 0)
+	validateAccounts(&p, cfg.Accounts, env)
+	validateOllama(&p, &cfg.Ollama)
+	validateTriage(&p, cfg.Triage, cfg.Ollama.NumCtx)
+	validateDrafts(&p, &cfg.Drafts)
+	if len(p) > 0 {
+		return errors.New(strings.Join(p, "\n"))
 	}
+	return nil
+}
 
-	// accounts
-	if len(cfg.Accounts) == 0 {
-		add("account: none configured; add an [[account]] table with source = \"imaps://you%%40example.com@imap.example.com\" (or run `mailsift --demo`)")
+// problems collects validation errors, one line each, in the order found.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// validatePrincipal checks principal.email; it is only required when there is
+// an account to read mail from.
+func validatePrincipal(p *problems, pr Principal, haveAccounts bool) {
+	if pr.Email == "" {
+		if haveAccounts {
+			p.add("principal.email: missing; add [principal] with email = \"you@example.com\" (the address your mail is sent to), or with --source set MAILSIFT_EMAIL=you@example.com")
+		}
+	} else if a, err := mail.ParseAddress(pr.Email); err != nil || a.Address != pr.Email {
+		p.add("principal.email: %q is not a plain address; write just the address, e.g. email = \"you@example.com\", and put the name in principal.name", pr.Email)
+	}
+}
+
+// validateAccounts checks each account and that account names are unique.
+func validateAccounts(p *problems, accts []Account, env func(string) string) {
+	if len(accts) == 0 {
+		p.add("account: none configured; add an [[account]] table with source = \"imaps://you%%40example.com@imap.example.com\" (or run `mailsift --demo`)")
 	}
 	seen := map[string]int{}
-	for i := range cfg.Accounts {
-		a := &cfg.Accounts[i]
+	for i := range accts {
+		a := &accts[i]
 		a.env = env
-		p := fmt.Sprintf("account[%d]", i)
-		if a.Source == "" {
-			add("%s.source: missing; set source = \"imaps://you%%40example.com@imap.example.com\" (or maildir://~/Mail, mbox:///path, demo://)", p)
-		} else if src, err := ParseSource(a.Source); err != nil {
-			add("%s.source: %v", p, err)
-		} else {
-			if src.Path != "" {
-				src.Path = expandHome(src.Path, env)
-			}
-			a.Src = src
-		}
-		if a.Name == "" {
-			switch {
-			case a.Src.Host != "":
-				a.Name = a.Src.Host
-			case a.Src.Scheme != "":
-				a.Name = a.Src.Scheme
-			default:
-				a.Name = fmt.Sprintf("account%d", i+1)
-			}
-		}
+		key := fmt.Sprintf("account[%d]", i)
+		validateSource(p, key, a, env)
+		nameAccount(a, i)
 		if j, dup := seen[a.Name]; dup {
-			add("%s.name: %q is already used by account[%d]; give each account a unique name", p, a.Name, j)
+			p.add("%s.name: %q is already used by account[%d]; give each account a unique name", key, a.Name, j)
 		} else {
 			seen[a.Name] = i
 		}
-		switch {
-		case a.SMTP != "" && a.Sendmail != "":
-			add("%s: both smtp and sendmail are set; keep only one", p)
-		case a.SMTP != "":
-			out, err := ParseSMTP(a.SMTP)
-			if err != nil {
-				add("%s.smtp: %v", p, err)
-			} else {
-				a.Out = out
-			}
-		case a.Sendmail != "":
-			a.Out = Outgoing{Kind: OutgoingSendmail, Command: a.Sendmail}
-		}
-		switch strings.ToLower(a.Auth) {
-		case "":
-			a.Auth = "plain"
-		case "plain", "login", "xoauth2", "oauthbearer":
-			a.Auth = strings.ToLower(a.Auth)
-		default:
-			add("%s.auth: %q not supported; use \"plain\", \"login\", \"xoauth2\" or \"oauthbearer\"", p, a.Auth)
-		}
-		if (a.Auth == "xoauth2" || a.Auth == "oauthbearer") && a.PasswordCmd == "" {
-			add("%s.auth: %q needs a token; set password_cmd to a command that prints a fresh OAuth2 access token", p, a.Auth)
-		}
-		if a.PasswordCmd != "" && a.PlainPassword != "" {
-			add("%s: both password_cmd and password are set; remove the plaintext password key", p)
-		}
+		validateOutgoing(p, key, a)
+		validateAuth(p, key, a)
 		for j, f := range a.Folders {
 			if strings.TrimSpace(f) == "" {
-				add("%s.folders[%d]: empty folder name; remove it or write e.g. \"INBOX\"", p, j)
+				p.add("%s.folders[%d]: empty folder name; remove it or write e.g. \"INBOX\"", key, j)
 			}
 		}
-		if a.TLSInsecureSkipVerify {
-			var hosts []string
-			if a.Src.IsNetwork() {
-				hosts = append(hosts, a.Src.Host)
-			}
-			if a.Out.Kind == OutgoingSMTP {
-				hosts = append(hosts, a.Out.Host)
-			}
-			for _, h := range hosts {
-				if !IsLoopback(h) {
-					add("%s.tls_insecure_skip_verify: only allowed when every server is a loopback host (127.0.0.0/8, ::1, localhost), but %q is not; remove it and install the server's CA certificate instead", p, h)
-					break
-				}
-			}
-		}
+		validateInsecureSkipVerify(p, key, a)
 		if a.From != "" {
 			if _, err := mail.ParseAddress(a.From); err != nil {
-				add("%s.from: %q is not a mail address; write e.g. from = \"Your Name <you@example.com>\"", p, a.From)
+				p.add("%s.from: %q is not a mail address; write e.g. from = \"Your Name <you@example.com>\"", key, a.From)
 			}
 		}
 	}
+}
 
-	// ollama
-	if host, err := normalizeOllamaHost(cfg.Ollama.Host); err != nil {
-		add("ollama.host: %v (OLLAMA_HOST overrides this key)", err)
+// validateSource parses the source URL into a.Src, expanding ~ in a local path.
+func validateSource(p *problems, key string, a *Account, env func(string) string) {
+	if a.Source == "" {
+		p.add("%s.source: missing; set source = \"imaps://you%%40example.com@imap.example.com\" (or maildir://~/Mail, mbox:///path, demo://)", key)
+		return
+	}
+	src, err := ParseSource(a.Source)
+	if err != nil {
+		p.add("%s.source: %v", key, err)
+		return
+	}
+	if src.Path != "" {
+		src.Path = expandHome(src.Path, env)
+	}
+	a.Src = src
+}
+
+// nameAccount gives an unnamed account the source host, else the source
+// scheme, else "accountN" (1-based).
+func nameAccount(a *Account, i int) {
+	if a.Name != "" {
+		return
+	}
+	switch {
+	case a.Src.Host != "":
+		a.Name = a.Src.Host
+	case a.Src.Scheme != "":
+		a.Name = a.Src.Scheme
+	default:
+		a.Name = fmt.Sprintf("account%d", i+1)
+	}
+}
+
+// validateOutgoing parses smtp or sendmail (at most one) into a.Out.
+func validateOutgoing(p *problems, key string, a *Account) {
+	switch {
+	case a.SMTP != "" && a.Sendmail != "":
+		p.add("%s: both smtp and sendmail are set; keep only one", key)
+	case a.SMTP != "":
+		out, err := ParseSMTP(a.SMTP)
+		if err != nil {
+			p.add("%s.smtp: %v", key, err)
+		} else {
+			a.Out = out
+		}
+	case a.Sendmail != "":
+		a.Out = Outgoing{Kind: OutgoingSendmail, Command: a.Sendmail}
+	}
+}
+
+// validateAuth normalises the SASL mechanism (default "plain") and checks the
+// password settings that go with it.
+func validateAuth(p *problems, key string, a *Account) {
+	switch strings.ToLower(a.Auth) {
+	case "":
+		a.Auth = "plain"
+	case "plain", "login", "xoauth2", "oauthbearer":
+		a.Auth = strings.ToLower(a.Auth)
+	default:
+		p.add("%s.auth: %q not supported; use \"plain\", \"login\", \"xoauth2\" or \"oauthbearer\"", key, a.Auth)
+	}
+	if (a.Auth == "xoauth2" || a.Auth == "oauthbearer") && a.PasswordCmd == "" {
+		p.add("%s.auth: %q needs a token; set password_cmd to a command that prints a fresh OAuth2 access token", key, a.Auth)
+	}
+	if a.PasswordCmd != "" && a.PlainPassword != "" {
+		p.add("%s: both password_cmd and password are set; remove the plaintext password key", key)
+	}
+}
+
+// validateInsecureSkipVerify allows tls_insecure_skip_verify only when every
+// server of the account (IMAP and SMTP) is a loopback host.
+func validateInsecureSkipVerify(p *problems, key string, a *Account) {
+	if !a.TLSInsecureSkipVerify {
+		return
+	}
+	var hosts []string
+	if a.Src.IsNetwork() {
+		hosts = append(hosts, a.Src.Host)
+	}
+	if a.Out.Kind == OutgoingSMTP {
+		hosts = append(hosts, a.Out.Host)
+	}
+	for _, h := range hosts {
+		if !loopback.Is(h) {
+			p.add("%s.tls_insecure_skip_verify: only allowed when every server is a loopback host (127.0.0.0/8, ::1, localhost), but %q is not; remove it and install the server's CA certificate instead", key, h)
+			return
+		}
+	}
+}
+
+// validateOllama normalises the host and checks the model settings' ranges.
+func validateOllama(p *problems, o *Ollama) {
+	if host, err := normalizeOllamaHost(o.Host); err != nil {
+		p.add("ollama.host: %v (OLLAMA_HOST overrides this key)", err)
 	} else {
-		cfg.Ollama.Host = host
+		o.Host = host
 	}
-	if strings.TrimSpace(cfg.Ollama.Model) == "" {
-		add("ollama.model: empty; set model = %q or another model from `ollama list`", DefaultModel)
+	if strings.TrimSpace(o.Model) == "" {
+		p.add("ollama.model: empty; set model = %q or another model from `ollama list`", DefaultModel)
 	}
-	if cfg.Ollama.Parallel < 1 || cfg.Ollama.Parallel > 64 {
-		add("ollama.parallel: %d is out of range; use a number from 1 to 64 (default %d)", cfg.Ollama.Parallel, DefaultParallel)
+	if o.Parallel < 1 || o.Parallel > 64 {
+		p.add("ollama.parallel: %d is out of range; use a number from 1 to 64 (default %d)", o.Parallel, DefaultParallel)
 	}
-	if cfg.Ollama.Timeout <= 0 {
-		add("ollama.timeout: %s must be positive; use e.g. timeout = \"120s\"", cfg.Ollama.Timeout)
+	if o.Timeout <= 0 {
+		p.add("ollama.timeout: %s must be positive; use e.g. timeout = \"120s\"", o.Timeout)
 	}
-	if cfg.Ollama.NumCtx < 512 || cfg.Ollama.NumCtx > 1<<20 {
-		add("ollama.num_ctx: %d is out of range; use a number from 512 to 1048576 (default %d)", cfg.Ollama.NumCtx, DefaultNumCtx)
+	if o.NumCtx < 512 || o.NumCtx > 1<<20 {
+		p.add("ollama.num_ctx: %d is out of range; use a number from 512 to 1048576 (default %d)", o.NumCtx, DefaultNumCtx)
 	}
+}
 
-	// triage
-	if cfg.Triage.TokenBudget < 0 {
-		add("triage.token_budget: %d is negative; use 0 (the whole num_ctx) or a positive number of tokens", cfg.Triage.TokenBudget)
-	} else if cfg.Triage.TokenBudget > cfg.Ollama.NumCtx {
-		add("triage.token_budget: %d is larger than ollama.num_ctx (%d); lower it or raise num_ctx", cfg.Triage.TokenBudget, cfg.Ollama.NumCtx)
+// validateTriage checks the prompt limits; the token budget must fit in numCtx.
+func validateTriage(p *problems, t Triage, numCtx int) {
+	if t.TokenBudget < 0 {
+		p.add("triage.token_budget: %d is negative; use 0 (the whole num_ctx) or a positive number of tokens", t.TokenBudget)
+	} else if t.TokenBudget > numCtx {
+		p.add("triage.token_budget: %d is larger than ollama.num_ctx (%d); lower it or raise num_ctx", t.TokenBudget, numCtx)
 	}
-	if cfg.Triage.MaxThreadMessages < 1 {
-		add("triage.max_thread_messages: %d must be at least 1 (default %d)", cfg.Triage.MaxThreadMessages, DefaultMaxThreadMessages)
+	if t.MaxThreadMessages < 1 {
+		p.add("triage.max_thread_messages: %d must be at least 1 (default %d)", t.MaxThreadMessages, DefaultMaxThreadMessages)
 	}
+}
 
-	// drafts
-	if !contains([]string{"neutral", "friendly", "formal", "concise"}, cfg.Drafts.Tone) {
-		add("drafts.tone: %q not supported; use \"neutral\", \"friendly\", \"formal\" or \"concise\"", cfg.Drafts.Tone)
+// validateDrafts checks tone, length and the send delays, and defaults an
+// empty language to "auto".
+func validateDrafts(p *problems, d *Drafts) {
+	if !slices.Contains([]string{"neutral", "friendly", "formal", "concise"}, d.Tone) {
+		p.add("drafts.tone: %q not supported; use \"neutral\", \"friendly\", \"formal\" or \"concise\"", d.Tone)
 	}
-	if !contains([]string{"short", "medium", "long"}, cfg.Drafts.Length) {
-		add("drafts.length: %q not supported; use \"short\", \"medium\" or \"long\"", cfg.Drafts.Length)
+	if !slices.Contains([]string{"short", "medium", "long"}, d.Length) {
+		p.add("drafts.length: %q not supported; use \"short\", \"medium\" or \"long\"", d.Length)
 	}
-	if cfg.Drafts.Language == "" {
-		cfg.Drafts.Language = DefaultLanguage
+	if d.Language == "" {
+		d.Language = DefaultLanguage
 	}
-	if cfg.Drafts.UndoSeconds < 0 || cfg.Drafts.UndoSeconds > 600 {
-		add("drafts.undo_seconds: %d is out of range; use 0 (send at once) to 600 (default %d)", cfg.Drafts.UndoSeconds, DefaultUndoSeconds)
+	if d.UndoSeconds < 0 || d.UndoSeconds > 600 {
+		p.add("drafts.undo_seconds: %d is out of range; use 0 (send at once) to 600 (default %d)", d.UndoSeconds, DefaultUndoSeconds)
 	}
-	if cfg.Drafts.ApprovalTTL <= 0 || cfg.Drafts.ApprovalTTL > 24*time.Hour {
-		add("drafts.approval_ttl: %s is out of range; use a duration from \"1m\" to \"24h\" (default \"15m\")", cfg.Drafts.ApprovalTTL)
+	if d.ApprovalTTL <= 0 || d.ApprovalTTL > 24*time.Hour {
+		p.add("drafts.approval_ttl: %s is out of range; use a duration from \"1m\" to \"24h\" (default \"15m\")", d.ApprovalTTL)
 	}
-
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "\n"))
-	}
-	return nil
 }
 
 // normalizeOllamaHost accepts the forms OLLAMA_HOST accepts ("host", "host:port",

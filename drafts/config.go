@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"mailsift/config"
+	"mailsift/internal/loopback"
 	"mailsift/model"
 )
 
@@ -38,7 +39,7 @@ func AccountFromConfig(a *config.Account, principal model.Address) Account {
 		if s.Username == "" && s.TLS != SMTPInsecure {
 			s.Username = a.Src.User
 		}
-		if a.TLSInsecureSkipVerify && isLoopbackHost(a.Out.Host) {
+		if a.TLSInsecureSkipVerify && loopback.Is(a.Out.Host) {
 			s.TLSConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // loopback only, opted in
 		}
 		if s.Username != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
+	"mailsift/internal/loopback"
 	"mailsift/store"
 )
 
@@ -125,21 +126,13 @@ func (s *SMTP) hook(ctx context.Context, st Step) error {
 	return s.Hook(ctx, st)
 }
 
-func isLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
 // Send delivers the ticket's message (see Transport).
 func (s *SMTP) Send(ctx context.Context, t *store.SendTicket, commit func() error) error {
 	env, raw, err := unpack(t)
 	if err != nil {
 		return err
 	}
-	if s.TLS == SMTPInsecure && !isLoopbackHost(s.Host) {
+	if s.TLS == SMTPInsecure && !loopback.Is(s.Host) {
 		return permanent(fmt.Errorf("smtp+insecure is only allowed to a loopback host, not %q; use smtps:// or smtp:// (STARTTLS)", s.Host))
 	}
 	timeout := s.Timeout
@@ -247,7 +240,7 @@ func (s *SMTP) connect(ctx context.Context, timeout time.Duration) (c *smtp.Clie
 // Check connects, secures the connection and logs in, then quits without
 // sending anything: `mailsift doctor` uses it to test SMTP settings.
 func (s *SMTP) Check(ctx context.Context) error {
-	if s.TLS == SMTPInsecure && !isLoopbackHost(s.Host) {
+	if s.TLS == SMTPInsecure && !loopback.Is(s.Host) {
 		return permanent(fmt.Errorf("smtp+insecure is only allowed to a loopback host, not %q; use smtps:// or smtp:// (STARTTLS)", s.Host))
 	}
 	timeout := s.Timeout
@@ -263,7 +256,7 @@ func (s *SMTP) Check(ctx context.Context) error {
 }
 
 func (s *SMTP) auth(ctx context.Context, c *smtp.Client) error {
-	if s.TLS == SMTPInsecure && !isLoopbackHost(s.Host) {
+	if s.TLS == SMTPInsecure && !loopback.Is(s.Host) {
 		return permanent(errors.New("smtp: refusing to send a password without TLS"))
 	}
 	pw := ""

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mailsift/config"
+	"mailsift/internal/loopback"
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/demo"
 	"mailsift/mailsrc/imap"
@@ -67,7 +68,7 @@ func Open(acct *config.Account, opts Options) (mailsrc.Source, error) {
 			Logger:   log,
 		}
 		if acct.TLSInsecureSkipVerify {
-			if !config.IsLoopback(src.Host) {
+			if !loopback.Is(src.Host) {
 				return nil, fmt.Errorf("account %q: tls_insecure_skip_verify is only allowed for loopback hosts, not %q", acct.Name, src.Host)
 			}
 			cfg.TLSConfig = insecureTLS(src.Host)

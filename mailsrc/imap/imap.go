@@ -22,6 +22,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-sasl"
 
+	"mailsift/internal/loopback"
 	"mailsift/mailsrc"
 )
 
@@ -209,15 +210,6 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// isLoopback reports whether host names this machine's loopback interface.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
 func (s *Source) addr() string { return net.JoinHostPort(s.cfg.Host, s.cfg.Port) }
 
 // checkConfig refuses configurations that would leak credentials.
@@ -228,7 +220,7 @@ func (s *Source) checkConfig() error {
 	if s.cfg.Password == nil {
 		return configErrorf("imap: no password source configured for %s; set password_cmd", s.cfg.Username)
 	}
-	loop := isLoopback(s.cfg.Host)
+	loop := loopback.Is(s.cfg.Host)
 	switch s.cfg.TLS {
 	case TLSImplicit, TLSStartTLS:
 	case TLSInsecurePlain:

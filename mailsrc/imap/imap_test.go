@@ -22,6 +22,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 
+	"mailsift/internal/loopback"
 	"mailsift/model"
 )
 
@@ -53,13 +54,13 @@ func TestRefusesPlainToNonLoopback(t *testing.T) {
 		t.Errorf("dialled %d times, want 0", dials.Load())
 	}
 	for _, h := range []string{"127.0.0.1", "::1", "localhost", "[::1]"} {
-		if !isLoopback(h) {
-			t.Errorf("isLoopback(%q) = false, want true", h)
+		if !loopback.Is(h) {
+			t.Errorf("loopback.Is(%q) = false, want true", h)
 		}
 	}
 	for _, h := range []string{"example.com", "10.0.0.1", "localhost.example.com"} {
-		if isLoopback(h) {
-			t.Errorf("isLoopback(%q) = true, want false", h)
+		if loopback.Is(h) {
+			t.Errorf("loopback.Is(%q) = true, want false", h)
 		}
 	}
 }
