@@ -5,9 +5,10 @@
 //
 // The decision is made from the text alone, never by resolving the name: an
 // IP literal counts when it is a loopback address, and a name counts only
-// when it is "localhost" or ends in ".localhost" (RFC 6761 reserves those for
-// loopback). Any other name would need DNS, whose answer an attacker may
-// control, so it never counts.
+// when it is "localhost". Names under it ("foo.localhost") are reserved for
+// loopback by RFC 6761 but resolved by the system resolver, which need not
+// honour that, and any other name would need DNS, whose answer an attacker
+// may control, so neither counts.
 package loopback
 
 import (
@@ -19,9 +20,8 @@ import (
 //
 // host is a bare host as found in a URL's host part, without a port: an IPv4
 // literal in 127.0.0.0/8, the IPv6 literal ::1 (bare or in brackets, as in
-// "[::1]"), an IPv4-mapped loopback address such as ::ffff:127.0.0.1, or a
-// localhost name ("localhost", "foo.localhost", any letter case, with or
-// without one trailing dot).
+// "[::1]"), an IPv4-mapped loopback address such as ::ffff:127.0.0.1, or the
+// name localhost (any letter case, with or without one trailing dot).
 //
 // Everything else is not loopback, which keeps TLS on: host:port forms
 // ("localhost:993", "[::1]:993"), unbalanced brackets, IPv6 zones ("::1%lo"),
@@ -51,31 +51,8 @@ func isLoopbackAddr(a netip.Addr) bool {
 	return a.Zone() == "" && a.Unmap().IsLoopback()
 }
 
-// isLocalhostName reports whether name is "localhost" or a name under it, each
-// label made of letters, digits, '-' or '_', with at most one trailing dot.
+// isLocalhostName reports whether name is "localhost", in any letter case,
+// with at most one trailing dot.
 func isLocalhostName(name string) bool {
-	name = strings.TrimSuffix(name, ".")
-	labels := strings.Split(name, ".")
-	if !strings.EqualFold(labels[len(labels)-1], "localhost") {
-		return false
-	}
-	for _, l := range labels[:len(labels)-1] {
-		if !isLabel(l) {
-			return false
-		}
-	}
-	return true
-}
-
-func isLabel(l string) bool {
-	if l == "" || len(l) > 63 {
-		return false
-	}
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return strings.EqualFold(strings.TrimSuffix(name, "."), "localhost")
 }

@@ -8,14 +8,14 @@ func TestIs(t *testing.T) {
 		host string
 		want bool
 	}{
-		// localhost names (RFC 6761), decided without DNS.
+		// the name localhost, decided without DNS; names under it are not trusted.
 		{"localhost", "localhost", true},
 		{"upper case", "LOCALHOST", true},
 		{"mixed case", "LocalHost", true},
 		{"trailing dot", "localhost.", true},
 		{"two trailing dots", "localhost..", false},
-		{"subdomain of localhost", "foo.localhost", true},
-		{"deeper subdomain with dot", "a-b.c_d.localhost.", true},
+		{"subdomain of localhost needs the resolver", "foo.localhost", false},
+		{"deeper subdomain with dot", "a-b.c_d.localhost.", false},
 		{"empty label under localhost", "a..localhost", false},
 		{"leading dot", ".localhost", false},
 		{"space in label", "a b.localhost", false},
