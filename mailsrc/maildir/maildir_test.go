@@ -321,7 +321,7 @@ func BenchmarkCorpusSync(b *testing.B) {
 func BenchmarkMaildirImport(b *testing.B) {
 	root := b.TempDir()
 	mkMaildir(b, root)
-	fixtures, err := filepath.Glob(filepath.Join("..", "testdata", "*.eml"))
+	fixtures, err := filepath.Glob(filepath.Join("..", "rfc822", "testdata", "*.eml"))
 	if err != nil || len(fixtures) == 0 {
 		b.Fatalf("no fixtures: %v", err)
 	}
