@@ -20,27 +20,8 @@ import (
 func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w *pipeline.Writer, mb mailboxInfo, progress func(mailsrc.Progress)) error {
 	name := mb.name
 	attempted := make(map[uint32]bool)
-	// Copies of messages whose body is stored already (from a folder
-	// fetched before, or another label of the same Gmail message) are
-	// linked instead of fetched. Only when copies may be among the bodies
-	// still queued in w does this wait for w (a wait at every folder
-	// would stall the pipeline).
-	if linker, ok := sink.(mailsrc.BodyLinker); ok {
-		n, waiting, err := linker.LinkStoredBodies(ctx, s.account, name)
-		if err == nil && waiting > 0 {
-			if err := w.Sync(); err != nil {
-				return err
-			}
-			var m int
-			m, _, err = linker.LinkStoredBodies(ctx, s.account, name)
-			n += m
-		}
-		if err != nil {
-			return fmt.Errorf("imap: %w", err)
-		}
-		if n > 0 {
-			s.log.Debug("bodies found stored in another folder", "mailbox", name, "count", n)
-		}
+	if err := s.linkStoredBodies(ctx, sink, w, name); err != nil {
+		return err
 	}
 	p := pipeline.NewAhead(w, name, "bodies", 0)
 	defer p.Wait()
@@ -105,4 +86,32 @@ func (s *Source) fetchBodies(ctx context.Context, c *conn, sink mailsrc.Sink, w 
 			return err
 		}
 	}
+}
+
+// linkStoredBodies links the copies in mailbox name of messages whose
+// body is stored already (from a folder fetched before, or another label
+// of the same Gmail message) instead of fetching them. Only when copies
+// may be among the bodies still queued in w does it wait for w (a wait
+// at every folder would stall the pipeline).
+func (s *Source) linkStoredBodies(ctx context.Context, sink mailsrc.Sink, w *pipeline.Writer, name string) error {
+	linker, ok := sink.(mailsrc.BodyLinker)
+	if !ok {
+		return nil
+	}
+	n, waiting, err := linker.LinkStoredBodies(ctx, s.account, name)
+	if err == nil && waiting > 0 {
+		if err := w.Sync(); err != nil {
+			return err
+		}
+		var m int
+		m, _, err = linker.LinkStoredBodies(ctx, s.account, name)
+		n += m
+	}
+	if err != nil {
+		return fmt.Errorf("imap: %w", err)
+	}
+	if n > 0 {
+		s.log.Debug("bodies found stored in another folder", "mailbox", name, "count", n)
+	}
+	return nil
 }

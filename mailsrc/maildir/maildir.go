@@ -65,6 +65,10 @@ type Source struct {
 	opts    Options
 	log     *slog.Logger
 
+	// ticks, if set, drives Watch instead of a PollInterval ticker
+	// (tests).
+	ticks <-chan time.Time
+
 	mu    sync.Mutex
 	stats SyncStats
 }
@@ -713,6 +717,9 @@ func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) erro
 // changed when one of them (or the set of folders) changes. It returns
 // nil when ctx ends.
 func (s *Source) Watch(ctx context.Context, changed func()) error {
+	if s.ticks != nil {
+		return mailsrc.PollTicks(ctx, s.ticks, s.signature, changed)
+	}
 	return mailsrc.PollWatch(ctx, s.opts.PollInterval, s.signature, changed)
 }
 
