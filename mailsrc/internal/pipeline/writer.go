@@ -198,6 +198,16 @@ func (w *Writer) collect(lim Limits, size func(*model.Message) int, out chan<- b
 		if len(cur.after) > 0 || full {
 			recv = nil
 		}
+		if send != nil {
+			// A batch worth storing goes as soon as the store is free.
+			select {
+			case send <- cur:
+				cur, bytes, due, first = batch{}, 0, false, false
+				timer.Stop()
+				continue
+			default:
+			}
+		}
 		select {
 		case req, ok := <-recv:
 			switch {
