@@ -8,6 +8,7 @@ package pipeline
 import (
 	"context"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -27,7 +28,8 @@ type Limits struct {
 	FirstBatch int
 	// MaxQueued messages, or MaxQueuedBytes bytes (as Config.Bytes
 	// counts them), wait at most besides the batch being stored; Put
-	// then blocks. A queue full by bytes is stored at once.
+	// then blocks. A queue full by bytes is stored at once. MaxQueued
+	// is at least MinBatch (and 1); MaxQueuedBytes 0 means no bound.
 	MaxQueued, MaxQueuedBytes int
 	// Delay is how long the oldest waiting message waits for its batch
 	// to fill (0: until one of the other conditions holds).
@@ -94,6 +96,10 @@ type batch struct {
 func Start(ctx context.Context, cfg Config) *Writer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	cfg.MaxQueued = max(cfg.MaxQueued, cfg.MinBatch, 1)
+	if cfg.MaxQueuedBytes <= 0 {
+		cfg.MaxQueuedBytes = math.MaxInt
 	}
 	if cfg.Progress == nil {
 		cfg.Progress = func(mailsrc.Progress) {}
