@@ -221,6 +221,21 @@ type cutDialer struct {
 	limit int64
 	stall bool
 	dials atomic.Int64
+
+	initOnce, stallOnce sync.Once
+	stalled             chan struct{} // see stalledC
+}
+
+// stalledC returns a channel closed once a read has stalled.
+func (d *cutDialer) stalledC() <-chan struct{} {
+	d.initOnce.Do(func() { d.stalled = make(chan struct{}) })
+	return d.stalled
+}
+
+// markStalled closes the stalledC channel (once).
+func (d *cutDialer) markStalled() {
+	d.stalledC()
+	d.stallOnce.Do(func() { close(d.stalled) })
 }
 
 func (d *cutDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -230,7 +245,7 @@ func (d *cutDialer) dial(ctx context.Context, network, addr string) (net.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	return &cutConn{Conn: c, left: d.limit, stall: d.stall, closed: make(chan struct{})}, nil
+	return &cutConn{Conn: c, left: d.limit, stall: d.stall, closed: make(chan struct{}), d: d}, nil
 }
 
 type cutConn struct {
@@ -240,6 +255,7 @@ type cutConn struct {
 	stall  bool
 	once   sync.Once
 	closed chan struct{}
+	d      *cutDialer
 }
 
 func (c *cutConn) Read(b []byte) (int, error) {
@@ -248,6 +264,7 @@ func (c *cutConn) Read(b []byte) (int, error) {
 	c.mu.Unlock()
 	if left <= 0 {
 		if c.stall {
+			c.d.markStalled()
 			<-c.closed
 			return 0, net.ErrClosed
 		}

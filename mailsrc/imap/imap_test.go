@@ -1,6 +1,7 @@
 package imap
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -14,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -263,18 +265,21 @@ func TestXOAuth2(t *testing.T) {
 func TestWatchReconnects(t *testing.T) {
 	ts := newMemServer(t)
 	var (
-		conns = make(chan net.Conn, 10)
-		dials atomic.Int64
+		conns    = make(chan net.Conn, 10)
+		dials    atomic.Int64
+		idling   = make(chan struct{}) // closed when the server first accepts IDLE
+		idleOnce sync.Once
 	)
 	src := ts.source(t, func(c *Config) {
 		c.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			dials.Add(1)
 			var d net.Dialer
 			conn, err := d.DialContext(ctx, network, addr)
-			if err == nil {
-				conns <- conn
+			if err != nil {
+				return nil, err
 			}
-			return conn, err
+			conns <- conn
+			return &idleConn{Conn: conn, idling: func() { idleOnce.Do(func() { close(idling) }) }}, nil
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -284,7 +289,13 @@ func TestWatchReconnects(t *testing.T) {
 	go func() { done <- src.Watch(ctx, func() { changed <- struct{}{} }) }()
 
 	first := <-conns
-	time.Sleep(200 * time.Millisecond) // let it reach IDLE
+	select {
+	case <-idling:
+	case err := <-done:
+		t.Fatalf("Watch() = %v before reaching IDLE", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not reach IDLE within 10s")
+	}
 	select {
 	case <-changed:
 		t.Fatal("changed() called before anything happened")
@@ -305,6 +316,29 @@ func TestWatchReconnects(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Watch() = %v, want context.Canceled", err)
 	}
+}
+
+// idleConn calls idling when the server answers an IDLE command with
+// its continuation request ("+ idling"): the client is then in IDLE.
+type idleConn struct {
+	net.Conn
+	idling func()
+	sent   atomic.Bool // IDLE written
+}
+
+func (c *idleConn) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(" IDLE\r\n")) {
+		c.sent.Store(true)
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *idleConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if c.sent.Load() && bytes.HasPrefix(b[:n], []byte("+")) {
+		c.idling()
+	}
+	return n, err
 }
 
 func TestConfigErrorsNotRetried(t *testing.T) {

@@ -206,7 +206,13 @@ var scenarios = []scenario{
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
 		go func() { errc <- src.Sync(ctx, newFakeSink(), nil) }()
-		time.Sleep(300 * time.Millisecond)
+		select {
+		case <-d.stalledC(): // the sync hangs on the stalled connection
+		case err := <-errc:
+			t.Fatalf("Sync() = %v before the connection stalled", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the connection did not stall within 10s")
+		}
 		cancel()
 		select {
 		case err := <-errc:

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/internal/pipeline"
 	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
@@ -64,6 +64,10 @@ type Source struct {
 	root    string
 	opts    Options
 	log     *slog.Logger
+
+	// ticks, if set, drives Watch instead of a PollInterval ticker
+	// (tests).
+	ticks <-chan time.Time
 
 	mu    sync.Mutex
 	stats SyncStats
@@ -494,126 +498,65 @@ type parsed struct {
 	e   entry
 }
 
-// importFiles reads and parses files in a bounded worker pool and puts
-// them into the sink in batches.
-func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entry, progress func(mailsrc.Progress), st *SyncStats) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan entry)
-	results := make(chan parsed, s.opts.Workers*4)
-	var wg sync.WaitGroup
-	for range s.opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range jobs {
-				r := parsed{e: e}
-				r.msg, r.err = s.readMessage(e)
-				select {
-				case results <- r:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for _, e := range todo {
-			select {
-			case jobs <- e:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+// firstBatch is the size of an import's first batch: small, so the
+// store starts writing while the rest is parsed.
+const firstBatch = 64
 
-	// One writer stores a batch while the workers parse the next, so
-	// parsing and SQLite writes overlap instead of taking turns.
-	type pending struct {
-		msgs    []*model.Message
-		done    map[string]int // per mailbox in the batch: files read so far
-		mailbox string         // of the batch's last message
-	}
+// importFiles reads and parses files in a bounded worker pool (in the
+// order they finish) and puts them into the sink in batches of BatchSize
+// messages or MaxBatchBytes, stored while the workers parse the next.
+func (s *Source) importFiles(ctx context.Context, sink mailsrc.Sink, todo []entry, progress func(mailsrc.Progress), st *SyncStats) error {
 	// Progress stays per mailbox (Done of Total in that mailbox), as the
 	// other sources report it, though a batch may span two folders.
 	total := map[string]int{}
 	for _, e := range todo {
 		total[e.mailbox]++
 	}
-	batches := make(chan pending, 1)
-	writerErr := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range batches {
-			if err != nil {
-				continue // drain so the reader never blocks
-			}
-			if e := sink.PutMessages(ctx, b.msgs); e != nil {
-				err = fmt.Errorf("maildir: store messages of %q: %w", b.mailbox, e)
-				cancel()
-				continue
-			}
-			for _, mb := range slices.Sorted(maps.Keys(b.done)) {
-				progress(mailsrc.Progress{Account: s.account, Mailbox: mb, Phase: "bodies", Done: b.done[mb], Total: total[mb]})
-			}
-		}
-		writerErr <- err
-	}()
-	done := map[string]int{}
-	inBatch := map[string]int{}
-	batch := make([]*model.Message, 0, s.opts.BatchSize)
-	// The first batch is small so the store starts writing early instead
-	// of waiting for a whole batch to be parsed.
-	limit := min(s.opts.BatchSize, 64)
-	batchBytes := 0
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		select {
-		case batches <- pending{msgs: batch, done: inBatch, mailbox: batch[len(batch)-1].Loc.Mailbox}:
-		case <-ctx.Done():
-		}
-		batch = make([]*model.Message, 0, s.opts.BatchSize)
-		inBatch = map[string]int{}
-		limit = s.opts.BatchSize
-		batchBytes = 0
-	}
-	for r := range results {
-		if ctx.Err() != nil {
-			continue // drain so workers end
-		}
-		done[r.e.mailbox]++
-		inBatch[r.e.mailbox] = done[r.e.mailbox]
+	w := pipeline.Start(ctx, pipeline.Config{
+		// One batch is stored while the next is parsed; it ends at
+		// BatchSize messages (the first at firstBatch) or MaxBatchBytes.
+		Limits: pipeline.Limits{
+			FirstBatch:     firstBatch,
+			MinBatch:       s.opts.BatchSize,
+			MaxQueued:      s.opts.BatchSize,
+			MaxQueuedBytes: s.opts.MaxBatchBytes,
+		},
+		Store: sink.PutMessages,
+		Bytes: func(m *model.Message) int { return int(m.Size) },
+		StoreError: func(msgs []*model.Message, err error) error {
+			return fmt.Errorf("maildir: store messages of %q: %w", msgs[len(msgs)-1].Loc.Mailbox, err)
+		},
+		Progress: progress,
+		Account:  s.account,
+	})
+	read := map[string]int{}    // files read per mailbox, stored or not
+	counted := map[string]int{} // of them, counted in a Put so far
+	err := pipeline.Stream(ctx, s.opts.Workers, todo, func(e entry) parsed {
+		msg, err := s.readMessage(e)
+		return parsed{msg: msg, err: err, e: e}
+	}, func(r parsed) error {
+		mb := r.e.mailbox
+		read[mb]++
 		if r.err != nil {
 			st.Failed++
-			s.log.Warn("maildir: skipping unreadable message", "mailbox", r.e.mailbox, "file", r.e.path, "err", r.err)
-			continue
+			s.log.Warn("maildir: skipping unreadable message", "mailbox", mb, "file", r.e.path, "err", r.err)
+			return nil
 		}
 		st.Parsed++
 		if len(r.msg.Problems) > 0 {
 			st.Degraded++
 		}
-		batch = append(batch, r.msg)
-		batchBytes += int(r.msg.Size)
-		if len(batch) >= limit || batchBytes >= s.opts.MaxBatchBytes {
-			flush()
-		}
+		n := read[mb] - counted[mb]
+		counted[mb] = read[mb]
+		return w.Put([]*model.Message{r.msg}, pipeline.Part{Mailbox: mb, Phase: "bodies", N: n, Total: total[mb]})
+	})
+	if werr := w.Stop(); werr != nil {
+		return werr
 	}
-	flush()
-	close(batches)
-	if err := <-writerErr; err != nil {
+	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return nil
+	return ctx.Err()
 }
 
 // readMessage reads and parses one file. A file renamed meanwhile (flags
@@ -774,6 +717,9 @@ func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) erro
 // changed when one of them (or the set of folders) changes. It returns
 // nil when ctx ends.
 func (s *Source) Watch(ctx context.Context, changed func()) error {
+	if s.ticks != nil {
+		return mailsrc.PollTicks(ctx, s.ticks, s.signature, changed)
+	}
 	return mailsrc.PollWatch(ctx, s.opts.PollInterval, s.signature, changed)
 }
 
