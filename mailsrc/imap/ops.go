@@ -76,7 +76,7 @@ func (s *Source) PushFlags(ctx context.Context, changes []model.FlagChange) erro
 
 // Append uploads raw into mailbox with flags and internal date, and
 // returns its UID if the server reports it (UIDPLUS), else 0. The
-// drafts engineer uses it to file sent mail and drafts.
+// drafts engine uses it to file sent mail and drafts.
 func (s *Source) Append(ctx context.Context, mailbox string, flags []model.Flag, date time.Time, raw []byte) (uint32, error) {
 	var uid uint32
 	err := s.withConn(ctx, func(c *conn) error {
@@ -100,7 +100,7 @@ func (s *Source) Append(ctx context.Context, mailbox string, flags []model.Flag,
 
 // FindByMessageID reports whether mailbox holds a message with the given
 // Message-ID (with or without angle brackets), via UID SEARCH HEADER.
-// The drafts engineer uses it to settle unknown send outcomes.
+// The drafts engine uses it to settle unknown send outcomes.
 func (s *Source) FindByMessageID(ctx context.Context, mailbox, messageID string) (bool, error) {
 	id := strings.TrimSpace(messageID)
 	if id == "" {
