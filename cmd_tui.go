@@ -12,6 +12,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
+	"mailsift/internal/app/event"
 	"mailsift/mailsrc"
 	"mailsift/mailsrc/rfc822"
 	"mailsift/mirror"
@@ -46,8 +47,8 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := make(chan any, 64)
-	send := func(ev any) {
+	events := make(chan event.Event, 64)
+	send := func(ev event.Event) {
 		select {
 		case events <- ev:
 		case <-ctx.Done():
@@ -105,7 +106,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		acct := &cfg.Accounts[i]
 		src, err := mirror.Open(acct, mirror.Options{Logger: log})
 		if err != nil {
-			send(ui.ErrorMsg{Err: err})
+			send(event.Failure{Err: err})
 			continue
 		}
 		if r, ok := src.(mailsrc.RawReader); ok {
@@ -137,7 +138,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) int {
 		defer wg.Done()
 		defer closeDrafts() // after the outbox stopped using the connections
 		if err := eng.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			send(ui.ErrorMsg{Err: fmt.Errorf("outbox: %w", err)})
+			send(event.Failure{Err: fmt.Errorf("outbox: %w", err)})
 		}
 	}()
 	go func() {
@@ -226,13 +227,13 @@ func retriage(ctx context.Context, st *store.Store, id int64, wake func()) error
 
 // forwardSync turns mirror events into UI events and wakes triage after
 // each sync pass.
-func forwardSync(ctx context.Context, in <-chan mirror.Event, send func(any), wakeTriage func(), network bool) {
+func forwardSync(ctx context.Context, in <-chan mirror.Event, send func(event.Event), wakeTriage func(), network bool) {
 	last := time.Time{}
 	for ev := range in {
 		switch {
 		case ev.Err != nil:
-			send(ui.ErrorMsg{Err: fmt.Errorf("%w (retrying in %s)", ev.Err, ev.RetryIn.Round(time.Second))})
-			send(ui.ConnMsg{State: ui.ConnOffline})
+			send(event.Failure{Err: fmt.Errorf("%w (retrying in %s)", ev.Err, ev.RetryIn.Round(time.Second))})
+			send(event.Conn{Account: ev.Account, State: event.ConnOffline})
 		case ev.Progress != nil:
 			p := ev.Progress
 			// Throttle progress to ~10 updates a second; phase changes always go.
@@ -240,19 +241,19 @@ func forwardSync(ctx context.Context, in <-chan mirror.Event, send func(any), wa
 				continue
 			}
 			last = time.Now()
-			send(ui.SyncProgressMsg{Account: p.Account, Mailbox: p.Mailbox, Phase: p.Phase, Done: p.Done, Total: p.Total})
+			send(event.SyncProgress{Account: p.Account, Mailbox: p.Mailbox, Phase: p.Phase, Done: p.Done, Total: p.Total})
 		case ev.Synced:
-			send(ui.SyncProgressMsg{Account: ev.Account, Phase: "done"})
+			send(event.SyncProgress{Account: ev.Account, Phase: "done"})
 			if network {
-				send(ui.ConnMsg{State: ui.ConnOnline})
+				send(event.Conn{Account: ev.Account, State: event.ConnOnline})
 			} else {
-				send(ui.ConnMsg{State: "local"})
+				send(event.Conn{Account: ev.Account, State: event.ConnLocal})
 			}
-			send(ui.ThreadsChangedMsg{})
+			send(event.ThreadsChanged{})
 			wakeTriage()
 		case ev.Watching:
 			if network {
-				send(ui.ConnMsg{State: ui.ConnIdle})
+				send(event.Conn{Account: ev.Account, State: event.ConnIdle})
 			}
 		}
 		if ctx.Err() != nil {
@@ -262,18 +263,18 @@ func forwardSync(ctx context.Context, in <-chan mirror.Event, send func(any), wa
 }
 
 // forwardTriage turns worker events into UI events.
-func forwardTriage(ctx context.Context, in <-chan triage.Event, send func(any), modelName, host string) {
+func forwardTriage(ctx context.Context, in <-chan triage.Event, send func(event.Event), modelName, host string) {
 	last := time.Time{}
 	reason := "Ollama not reachable at " + host
 	for ev := range in {
-		msg := ui.TriageProgressMsg{Done: ev.Done, Total: ev.Total, Model: ev.Model}
+		msg := event.TriageProgress{Done: ev.Done, Total: ev.Total, Model: ev.Model}
 		if ev.Offline {
 			if ev.Err != nil {
 				reason = ev.Err.Error()
 			}
 			msg.Offline = reason
 		} else if ev.Err != nil {
-			send(ui.ErrorMsg{Err: fmt.Errorf("triage: %w", ev.Err)})
+			send(event.Failure{Err: fmt.Errorf("triage: %w", ev.Err)})
 		}
 		if msg.Model == "" && !ev.Offline {
 			msg.Model = modelName
@@ -373,7 +374,7 @@ type outboxReader interface {
 // It lists only unfinished items, reads the ones that left that list, and
 // probes ids past the last one known for items that were queued and
 // finished between two looks.
-func watchOutbox(ctx context.Context, st outboxReader, send func(any), every time.Duration) {
+func watchOutbox(ctx context.Context, st outboxReader, send func(event.Event), every time.Duration) {
 	open := []store.OutboxState{store.OutboxQueued, store.OutboxSending, store.OutboxFailed, store.OutboxUnknown}
 	seen := map[int64]store.OutboxState{}
 	next := int64(1) // ids below were all looked at
@@ -383,7 +384,7 @@ func watchOutbox(ctx context.Context, st outboxReader, send func(any), every tim
 	report := func(it *store.OutboxItem) {
 		switch it.State {
 		case store.OutboxSent, store.OutboxFailed, store.OutboxUnknown:
-			send(ui.OutboxEvent{ID: it.ID, State: it.State, MessageID: it.MessageID, Err: it.LastError, NextAttempt: it.NextAttemptAt})
+			send(event.Outbox{ID: it.ID, State: it.State, MessageID: it.MessageID, Err: it.LastError, NextAttempt: it.NextAttemptAt})
 		}
 	}
 	for {

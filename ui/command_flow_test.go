@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 func (d *driver) command(line string) {
@@ -17,9 +15,8 @@ func (d *driver) command(line string) {
 }
 
 func TestCommandListAndSelectionIndex(t *testing.T) {
-	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
-	var replied []int64
-	d := newDriver(t, Options{Store: s, Reply: func(id int64, all bool) tea.Cmd { replied = append(replied, id); return nil }}, 100, 30)
+	e := newDraftEnv(t, 100, 30, nil)
+	d, s := e.driver, e.st
 	d.command("list from:bob")
 	if d.m.screen != stateList {
 		t.Fatalf("not on the list screen; error %q", d.m.errText)
@@ -48,9 +45,10 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 	}
 	d.keys("esc")
 	d.command("reply 2")
-	if len(replied) != 1 || replied[0] != d.m.lastList[1].ThreadID {
-		t.Errorf(":reply 2 replied to %v, want [%d]", replied, d.m.lastList[1].ThreadID)
+	if want := d.m.lastList[1].ThreadID; d.m.screen != stateDraft || d.m.drafts.d == nil || d.m.drafts.d.ThreadID != want {
+		t.Errorf(":reply 2 did not open the reply to thread %d (screen %d):\n%s", want, d.m.screen, d.view())
 	}
+	d.keys("esc")
 	d.command("unread 3")
 	ts, _ := s.ThreadSummaryByID(context.Background(), third.ThreadID)
 	if ts.Unread == 0 {

@@ -420,9 +420,8 @@ func reloadCmd(ctx context.Context, b Backend, req reloadReq) tea.Cmd {
 	}
 }
 
-// locate finds a thread's section and index. It asks the backend when it
-// can, else looks near the old position and then pages through the
-// thread's section.
+// locate finds a thread's section and index: it looks near the old
+// position, then searches the thread's section.
 func locate(ctx context.Context, b Backend, id int64, oldSec, oldIdx int) (sec, idx int, ok bool) {
 	ts, err := b.ThreadSummaryByID(ctx, id)
 	if err != nil {
@@ -431,11 +430,6 @@ func locate(ctx context.Context, b Backend, id int64, oldSec, oldIdx int) (sec, 
 	sec = sectionIndex(ts.Section)
 	if sec < 0 {
 		return 0, 0, false
-	}
-	if p, ok := b.(threadPositioner); ok {
-		if i, err := p.ThreadPosition(ctx, ts.Section, id); err == nil {
-			return sec, i, true
-		}
 	}
 	find := func(off, limit int) (int, bool) {
 		rows, err := b.ListThreads(ctx, ts.Section, off, limit)

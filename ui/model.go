@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/internal/app/event"
 	"mailsift/internal/termsafe"
 	"mailsift/model/contract"
 	"mailsift/store"
@@ -76,12 +77,12 @@ type Model struct {
 	promptKind promptKind
 
 	// status bar
-	conn    ConnState
-	sync    SyncProgressMsg
+	conn    event.ConnState
+	sync    event.SyncProgress
 	syncing bool
 	// syncShown is when sync progress last reloaded the inbox.
 	syncShown  time.Time
-	triage     TriageProgressMsg
+	triage     event.TriageProgress
 	hasTriage  bool
 	errText    string
 	note       string
@@ -93,6 +94,9 @@ type Model struct {
 func New(opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -107,7 +111,7 @@ func New(opts Options) Model {
 		},
 		help:   help.New(),
 		inbox:  newInbox(),
-		conn:   ConnOffline,
+		conn:   event.ConnOffline,
 		note:   opts.Hint,
 		width:  80,
 		height: 24,
@@ -133,17 +137,17 @@ func (m Model) Init() tea.Cmd {
 // ctx is the context IO commands run under. The program's own context
 // (tea.WithContext) cancels the program itself; per-request contexts
 // (search) derive from this one.
-func (m *Model) ctx() context.Context { return context.Background() }
+func (m *Model) ctx() context.Context { return m.opts.Context }
 
 // eventMsg wraps one item from Options.Events.
-type eventMsg struct{ ev any }
+type eventMsg struct{ ev event.Event }
 
 // eventsClosedMsg says the host closed Options.Events.
 type eventsClosedMsg struct{}
 
 // waitForEvent waits for the next host event; Update re-arms it after
 // each one (a stream is a channel plus a wait command).
-func waitForEvent(ch <-chan any) tea.Cmd {
+func waitForEvent(ch <-chan event.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
@@ -214,7 +218,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.handleEvent(msg.ev), waitForEvent(m.opts.Events))
 	case eventsClosedMsg:
 		return nil
-	case SyncProgressMsg, TriageProgressMsg, ConnMsg, ThreadsChangedMsg, ErrorMsg:
+	case event.Event: // sent directly (tea.Program.Send) rather than on Options.Events
 		return m.handleEvent(msg)
 	case inboxReloadedMsg:
 		m.reloading = false
@@ -310,9 +314,9 @@ func (m *Model) setError(err error) {
 }
 
 // handleEvent applies one host event.
-func (m *Model) handleEvent(ev any) tea.Cmd {
+func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 	switch ev := ev.(type) {
-	case SyncProgressMsg:
+	case event.SyncProgress:
 		m.sync = ev
 		m.syncing = ev.Phase != "done"
 		// Stored mail shows as it arrives: a reload at most every
@@ -323,21 +327,19 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 			m.syncShown = now
 			return m.startReload()
 		}
-	case TriageProgressMsg:
+	case event.TriageProgress:
 		m.triage, m.hasTriage = ev, true
 		return tea.Batch(m.startReload(), m.refreshOpenThread())
-	case ConnMsg:
+	case event.Conn:
 		m.conn = ev.State
-	case ThreadsChangedMsg:
+	case event.ThreadsChanged:
 		return tea.Batch(m.startReload(), m.refreshOpenThread())
-	case ErrorMsg:
+	case event.Failure:
 		if ev.Err != nil {
 			m.setError(ev.Err)
 		}
-	case OutboxEvent:
+	case event.Outbox:
 		return m.handleOutboxEvent(ev)
-	case error:
-		m.setError(ev)
 	}
 	return nil
 }
@@ -565,14 +567,11 @@ func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 
 // reply hands a thread to the host's draft flow.
 func (m *Model) reply(id int64, all bool) tea.Cmd {
-	if m.opts.Drafts != nil {
-		return m.openDraft(id, all)
-	}
-	if m.opts.Reply == nil {
+	if m.opts.Drafts == nil {
 		m.note = "replies are not available yet"
 		return nil
 	}
-	return m.opts.Reply(id, all)
+	return m.openDraft(id, all)
 }
 
 // openThread switches to the thread view and loads the thread.

@@ -7,30 +7,18 @@ import (
 	"mime"
 	"net/mail"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/internal/app/event"
 	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
-// OutboxEvent reports that an outbox item changed state (the host's send
-// engine: sent, failed, unknown). It is sent on Options.Events.
-type OutboxEvent struct {
-	ID        int64
-	State     store.OutboxState
-	MessageID string
-	// Err is the last error of a failed or unknown item.
-	Err string
-	// NextAttempt is when a failed item is retried (zero: it is not).
-	NextAttempt time.Time
-}
-
 // handleOutboxEvent shows an outbox change in the status bar (and
 // refreshes the outbox screen when it is open).
-func (m *Model) handleOutboxEvent(ev OutboxEvent) tea.Cmd {
+func (m *Model) handleOutboxEvent(ev event.Outbox) tea.Cmd {
 	f := &m.drafts
 	if ev.ID == f.undoID && ev.State != store.OutboxQueued {
 		f.undoID = 0
