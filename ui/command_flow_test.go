@@ -19,7 +19,7 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 	d, s := e.driver, e.st
 	d.command("list from:bob")
 	if d.m.screen != stateList {
-		t.Fatalf("not on the list screen; error %q", d.m.errText)
+		t.Fatalf("not on the list screen; error %q", d.m.c.errText)
 	}
 	v := d.view()
 	// Newest first: lunch (Bob started it, 2h), budget (3h), report (8d).
@@ -45,7 +45,7 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 	}
 	d.keys("esc")
 	d.command("reply 2")
-	if want := d.m.lastList[1].ThreadID; d.m.screen != stateDraft || d.m.drafts.d == nil || d.m.drafts.d.ThreadID != want {
+	if want := d.m.lastList[1].ThreadID; d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != want {
 		t.Errorf(":reply 2 did not open the reply to thread %d (screen %d):\n%s", want, d.m.screen, d.view())
 	}
 	d.keys("esc")
@@ -60,8 +60,8 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 		t.Errorf(":read 3 left the thread unread")
 	}
 	d.command("open 9")
-	if !strings.Contains(d.m.errText, "rows 1–3") {
-		t.Errorf(":open 9 error = %q", d.m.errText)
+	if !strings.Contains(d.m.c.errText, "rows 1–3") {
+		t.Errorf(":open 9 error = %q", d.m.c.errText)
 	}
 }
 
@@ -70,7 +70,7 @@ func TestCommandDisambiguation(t *testing.T) {
 	d := newDriver(t, Options{Store: s}, 100, 30)
 	d.command("open from bob")
 	if d.m.screen != stateList || !d.m.list.disambiguating() {
-		t.Fatalf("several matches did not ask: screen %d, error %q", d.m.screen, d.m.errText)
+		t.Fatalf("several matches did not ask: screen %d, error %q", d.m.screen, d.m.c.errText)
 	}
 	if n := len(d.m.list.items); n != 3 {
 		t.Fatalf("%d candidates, want 3", n)
@@ -94,8 +94,8 @@ func TestCommandDisambiguation(t *testing.T) {
 	}
 	d.keys("esc")
 	d.command("open from nobody-at-all")
-	if d.m.screen == stateThread || !strings.Contains(d.m.errText, "no thread matches") {
-		t.Errorf("no match: screen %d error %q", d.m.screen, d.m.errText)
+	if d.m.screen == stateThread || !strings.Contains(d.m.c.errText, "no thread matches") {
+		t.Errorf("no match: screen %d error %q", d.m.screen, d.m.c.errText)
 	}
 	d.command("open from carol")
 	if d.m.screen != stateThread || d.m.thread.id != threadID(t, s, "outage@x") {
@@ -111,8 +111,8 @@ func TestCommandErrorsShown(t *testing.T) {
 		t.Errorf("unknown command not reported:\n%s", d.view())
 	}
 	d.command("open 1")
-	if !strings.Contains(d.m.errText, "run :list first") {
-		t.Errorf(":open 1 without list: %q", d.m.errText)
+	if !strings.Contains(d.m.c.errText, "run :list first") {
+		t.Errorf(":open 1 without list: %q", d.m.c.errText)
 	}
 }
 

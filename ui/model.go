@@ -26,26 +26,22 @@ import (
 type state int
 
 const (
-	stateInbox state = iota
+	// stateStay is no screen: what common.next holds when no child asked
+	// for another screen.
+	stateStay state = iota - 1
+	stateInbox
 	stateThread
 	stateList   // a numbered :list result or a disambiguation
 	stateSearch // search as you type
 	stateHelp
 	statePrompt // the : command line or the save prompt (an overlay)
 
-	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go).
+	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go),
+	// child models with their own update and View.
 	stateDraft
 	stateConfirm
 	stateOutbox // the outbox and audit trail (ui/outboxview.go)
 )
-
-// common is shared by every screen: styles, keys, clock, logger.
-type common struct {
-	st     styles
-	keys   KeyMap
-	now    func() time.Time
-	logger *slog.Logger
-}
 
 // promptKind says what the bottom-line input is for.
 type promptKind int
@@ -59,8 +55,7 @@ const (
 // Model is the root Bubble Tea model of the TUI.
 type Model struct {
 	opts   Options
-	c      common
-	help   help.Model
+	c      *common // shared with the children
 	width  int
 	height int
 
@@ -70,8 +65,11 @@ type Model struct {
 	thread     threadView
 	list       listView
 	search     searchView
-	lastList   []ListItem // the last :list result, for :open N (selectionIndex)
-	drafts     draftFlow  // draft review, confirm screen, undo window
+	lastList   []ListItem   // the last :list result, for :open N (selectionIndex)
+	draft      draftModel   // the draft review
+	confirm    confirmModel // the confirm screen
+	outbox     outboxModel  // the outbox screen
+	undo       sendWindow   // the undo window of the last confirmed send
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -84,8 +82,6 @@ type Model struct {
 	syncShown  time.Time
 	triage     event.TriageProgress
 	hasTriage  bool
-	errText    string
-	note       string
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
 }
@@ -101,20 +97,27 @@ func New(opts Options) Model {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := Model{
-		opts: opts,
-		c: common{
-			st:     newStyles(),
-			keys:   DefaultKeyMap(),
-			now:    opts.Now,
-			logger: opts.Logger,
-		},
+	c := &common{
+		ctx:    opts.Context,
+		st:     newStyles(),
+		keys:   DefaultKeyMap(),
 		help:   help.New(),
-		inbox:  newInbox(),
-		conn:   event.ConnOffline,
+		now:    opts.Now,
+		logger: opts.Logger,
 		note:   opts.Hint,
-		width:  80,
-		height: 24,
+		next:   stateStay,
+	}
+	m := Model{
+		opts:    opts,
+		c:       c,
+		screen:  stateInbox,
+		inbox:   newInbox(),
+		draft:   newDraftModel(c, opts.Drafts, opts.Store),
+		confirm: newConfirmModel(c, opts.Drafts),
+		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
+		conn:    event.ConnOffline,
+		width:   80,
+		height:  24,
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
@@ -137,7 +140,7 @@ func (m Model) Init() tea.Cmd {
 // ctx is the context IO commands run under. The program's own context
 // (tea.WithContext) cancels the program itself; per-request contexts
 // (search) derive from this one.
-func (m *Model) ctx() context.Context { return m.opts.Context }
+func (m *Model) ctx() context.Context { return m.c.ctx }
 
 // eventMsg wraps one item from Options.Events.
 type eventMsg struct{ ev event.Event }
@@ -181,13 +184,14 @@ func (m *Model) bodyHeight() int { return max(1, m.height-2) }
 // layout sizes the children after a resize.
 func (m *Model) layout() {
 	h := m.bodyHeight()
+	m.c.width, m.c.height = m.width, h
 	m.inbox.height = h
 	m.inbox.scroll()
-	m.thread.resize(&m.c, m.width, h)
+	m.thread.resize(m.c, m.width, h)
 	m.list.height = h
 	m.search.resize(m.width, h)
 	m.prompt.Width = max(10, m.width-4)
-	m.help.Width = m.width
+	m.c.help.Width = m.width
 }
 
 // setKeys enables the bindings of the current screen.
@@ -196,8 +200,23 @@ func (m *Model) setKeys() {
 	if m.promptKind != promptNone {
 		st = statePrompt
 	}
-	m.c.keys.setState(st, m.errText != "", len(m.thread.attachments) > 0)
-	m.setDraftKeys(st)
+	k := &m.c.keys
+	k.setState(st, m.c.errText != "", len(m.thread.attachments) > 0)
+	for _, b := range draftKeys(k) {
+		b.SetEnabled(false)
+	}
+	undo := m.undo.open(m.c.now())
+	switch st {
+	case stateInbox, stateThread:
+		k.Undo.SetEnabled(undo)
+		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+	case stateDraft:
+		m.draft.setKeys(undo)
+	case stateConfirm:
+		m.confirm.setKeys()
+	case stateOutbox:
+		m.outbox.setKeys(undo)
+	}
 }
 
 // Update routes messages: host events and IO results first, then keys to
@@ -220,10 +239,24 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case event.Event: // sent directly (tea.Program.Send) rather than on Options.Events
 		return m.handleEvent(msg)
+	case draftMsg:
+		return m.handleDraftMsg(msg)
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return m.handleResult(msg)
+}
+
+// handleResult applies the result of an inbox, thread, search or command
+// IO command.
+func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
 	case inboxReloadedMsg:
 		m.reloading = false
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		}
 		if msg.counts != nil {
 			m.inbox.applyReload(msg)
@@ -237,7 +270,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		}
 		m.inbox.applyPages(msg)
 		return m.loadMissing()
@@ -249,14 +282,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			unread := m.thread.summary.Unread
 			m.thread.summary = msg.summary
 			m.thread.summary.Unread = unread
-			m.thread.render(&m.c)
+			m.thread.render(m.c)
 		}
 		return nil
 	case storeChangedMsg:
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		} else if msg.note != "" {
-			m.note = msg.note
+			m.c.note = msg.note
 		}
 		cmds := []tea.Cmd{m.startReload()}
 		if m.screen == stateThread && m.thread.id != 0 && msg.threadID == m.thread.id {
@@ -265,9 +298,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case attachmentSavedMsg:
 		if msg.err != nil {
-			m.setError(msg.err)
+			m.c.setError(msg.err)
 		} else {
-			m.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
+			m.c.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
 		}
 		return nil
 	case searchTickMsg:
@@ -277,22 +310,98 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
-	case draftMsg:
-		return m.handleDraftMsg(msg)
 	case noteMsg:
-		m.note = string(msg)
+		m.c.note = string(msg)
 		return nil
 	case errMsg:
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		}
 		return nil
-	case tea.MouseMsg:
-		return m.handleMouse(msg)
-	case tea.KeyMsg:
-		return m.handleKey(msg)
 	}
 	return nil
+}
+
+// handleDraftMsg hands a message of the send flow to its owner, whichever
+// screen is showing: a save or a late approval still lands.
+func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
+	switch msg.(type) {
+	case approvalMsg, confirmSpinMsg:
+		return m.handleConfirm(msg)
+	case confirmedMsg, undoneMsg, undoTickMsg:
+		return m.handleSendMsg(msg)
+	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
+		return m.handleOutbox(msg)
+	}
+	return m.handleDraft(msg)
+}
+
+// handleDraft hands a message to the draft review.
+func (m *Model) handleDraft(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.draft, cmd = m.draft.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleConfirm hands a message to the confirm screen.
+func (m *Model) handleConfirm(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.confirm, cmd = m.confirm.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleOutbox hands a message to the outbox screen.
+func (m *Model) handleOutbox(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.outbox, cmd = m.outbox.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// follow applies the screen change a child asked for in its update.
+func (m *Model) follow() tea.Cmd {
+	to := m.c.next
+	m.c.next = stateStay
+	if to == stateStay {
+		return nil
+	}
+	if m.screen == stateConfirm {
+		m.confirm.leave()
+		if to != stateDraft { // y queued the draft
+			m.draft.sent()
+		}
+	}
+	m.screen = to
+	if to == stateConfirm {
+		d, save := m.draft.handOff()
+		var cmd tea.Cmd
+		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
+		return cmd
+	}
+	return nil
+}
+
+// openDraft shows the review for a thread and starts drafting (or
+// resuming) its reply.
+func (m *Model) openDraft(threadID int64, all bool) tea.Cmd {
+	returnTo := stateInbox
+	if m.screen == stateThread {
+		returnTo = stateThread
+	}
+	var cmd tea.Cmd
+	m.draft, cmd = m.draft.open(threadID, all, returnTo)
+	m.screen = stateDraft
+	return cmd
+}
+
+// openOutbox shows the outbox screen (or reloads it).
+func (m *Model) openOutbox() tea.Cmd {
+	if m.screen == stateOutbox {
+		return m.outbox.load()
+	}
+	var cmd tea.Cmd
+	m.outbox, cmd = m.outbox.open(m.screen)
+	m.screen = stateOutbox
+	return cmd
 }
 
 // noteMsg sets the status line's note.
@@ -306,11 +415,6 @@ type storeChangedMsg struct {
 	threadID int64
 	note     string
 	err      error
-}
-
-func (m *Model) setError(err error) {
-	m.errText = termsafe.SanitizeLine(err.Error())
-	m.c.logger.Error("ui", "err", err)
 }
 
 // handleEvent applies one host event.
@@ -336,7 +440,7 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 		return tea.Batch(m.startReload(), m.refreshOpenThread())
 	case event.Failure:
 		if ev.Err != nil {
-			m.setError(ev.Err)
+			m.c.setError(ev.Err)
 		}
 	case event.Outbox:
 		return m.handleOutboxEvent(ev)
@@ -420,7 +524,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.drafts.editing)
+		(m.screen == stateDraft && m.draft.editing)
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
@@ -444,24 +548,26 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handlePrompt(msg)
 	}
 	if key.Matches(msg, k.DismissError) {
-		m.errText = ""
+		m.c.errText = ""
 		return nil
 	}
-	if cmd, ok := m.handleDraftRouting(msg); ok {
-		return cmd
+	switch {
+	case key.Matches(msg, k.Undo):
+		return m.undoSend()
+	case key.Matches(msg, k.Outbox):
+		return m.openOutbox()
 	}
 	switch m.screen {
+	case stateDraft:
+		return m.handleDraft(msg)
+	case stateConfirm:
+		return m.handleConfirm(msg)
+	case stateOutbox:
+		return m.handleOutbox(msg)
 	case stateSearch:
 		return m.search.handleKey(m, msg)
 	case stateHelp:
-		if key.Matches(msg, k.Back, k.Help) {
-			m.screen = m.helpReturn
-			return nil
-		}
-		if key.Matches(msg, k.Quit) {
-			return tea.Quit
-		}
-		return nil
+		return m.handleHelpKey(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -482,6 +588,18 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleThreadKey(msg)
 	case stateList:
 		return m.handleListKey(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleHelpKey(msg tea.KeyMsg) tea.Cmd {
+	k := &m.c.keys
+	if key.Matches(msg, k.Back, k.Help) {
+		m.screen = m.helpReturn
+		return nil
+	}
+	if key.Matches(msg, k.Quit) {
+		return tea.Quit
 	}
 	return nil
 }
@@ -549,7 +667,7 @@ func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 		}
 	case key.Matches(msg, k.Retriage):
 		if m.opts.Retriage == nil {
-			m.note = "re-triage is not available"
+			m.c.note = "re-triage is not available"
 			return nil
 		}
 		retriage := m.opts.Retriage
@@ -568,7 +686,7 @@ func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 // reply hands a thread to the host's draft flow.
 func (m *Model) reply(id int64, all bool) tea.Cmd {
 	if m.opts.Drafts == nil {
-		m.note = "replies are not available yet"
+		m.c.note = "replies are not available yet"
 		return nil
 	}
 	return m.openDraft(id, all)
@@ -593,7 +711,7 @@ func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		m.setError(msg.err)
+		m.c.setError(msg.err)
 		m.screen = stateInbox
 		return nil
 	}
@@ -602,7 +720,7 @@ func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
 	if first {
 		m.thread.vp.GotoTop()
 	}
-	m.thread.render(&m.c)
+	m.thread.render(m.c)
 	// Opening marks the thread read; reloads (after m, an override) do not.
 	if first && msg.summary.Unread > 0 {
 		m.thread.summary.Unread = 0
@@ -642,7 +760,7 @@ func (m *Model) handleThreadKey(msg tea.KeyMsg) tea.Cmd {
 		tv.vp.GotoBottom()
 	case key.Matches(msg, k.Fold):
 		tv.unfolded = !tv.unfolded
-		tv.render(&m.c)
+		tv.render(m.c)
 	case key.Matches(msg, k.Save):
 		if len(tv.attachments) == 0 {
 			return nil
@@ -720,19 +838,23 @@ func (m Model) View() string {
 	var body string
 	switch m.screen {
 	case stateInbox:
-		body = m.inbox.view(&m.c, m.width)
+		body = m.inbox.view(m.c, m.width)
 	case stateThread:
 		body = padLines(m.thread.vp.View(), m.bodyHeight())
 	case stateList:
-		body = m.list.view(&m.c, m.width)
+		body = m.list.view(m.c, m.width)
 	case stateSearch:
-		body = m.search.view(&m.c, m.width)
+		body = m.search.view(m.c, m.width)
 	case stateHelp:
 		keys := m.c.keys
-		keys.setState(m.helpReturn, m.errText != "", len(m.thread.attachments) > 0)
-		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
-	case stateDraft, stateConfirm, stateOutbox:
-		body = m.draftView()
+		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
+	case stateDraft:
+		body = m.draft.View()
+	case stateConfirm:
+		body = m.confirm.View()
+	case stateOutbox:
+		body = m.outbox.View()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")
@@ -774,8 +896,12 @@ func (m *Model) titleLine() string {
 		where = "Search"
 	case stateHelp:
 		where = "Help"
-	case stateDraft, stateConfirm, stateOutbox:
-		where = m.draftTitle()
+	case stateDraft:
+		where = "Reply"
+	case stateConfirm:
+		where = "Confirm send"
+	case stateOutbox:
+		where = "Outbox"
 	}
 	total := 0
 	for _, n := range m.inbox.counts {
@@ -822,10 +948,10 @@ func (m *Model) statusLine() string {
 	left := " " + strings.Join(parts, " · ")
 	var right string
 	switch {
-	case m.errText != "":
-		right = m.c.st.statusErr.Render("! "+m.errText+" (x)") + m.c.st.status.Render(" ")
-	case m.note != "":
-		right = m.c.st.statusNote.Render(m.note) + m.c.st.status.Render(" ")
+	case m.c.errText != "":
+		right = m.c.st.statusErr.Render("! "+m.c.errText+" (x)") + m.c.st.status.Render(" ")
+	case m.c.note != "":
+		right = m.c.st.statusNote.Render(m.c.note) + m.c.st.status.Render(" ")
 	default:
 		right = m.c.st.status.Render("? help ")
 	}

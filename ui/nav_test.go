@@ -177,11 +177,11 @@ func TestReplyHookAndRetriage(t *testing.T) {
 		}}, 100, 30)
 	id := threadID(t, s, "outage@x")
 	d.keys("g", "r")
-	if d.m.screen != stateDraft || d.m.drafts.d == nil || d.m.drafts.d.ThreadID != id || d.m.drafts.d.ReplyAll {
+	if d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != id || d.m.draft.d.ReplyAll {
 		t.Fatalf("r did not open the reply to thread %d:\n%s", id, d.view())
 	}
 	d.keys("esc", "R")
-	if d.m.screen != stateDraft || d.m.drafts.d == nil || d.m.drafts.d.ThreadID != id || !d.m.drafts.d.ReplyAll {
+	if d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != id || !d.m.draft.d.ReplyAll {
 		t.Fatalf("R did not open the reply to all of thread %d:\n%s", id, d.view())
 	}
 	d.keys("esc", "t")
