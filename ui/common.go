@@ -30,10 +30,17 @@ type common struct {
 	note    string // the status line's note
 	errText string // the status line's error, until dismissed
 
-	// next is the screen a child asked for in its last update (stateStay:
-	// none). The root applies it before the next message, so a key typed
-	// next already reaches the new screen.
-	next state
+	// next is the screen a child asked for in its last update (to is
+	// stateStay: none). The root applies it before the next message, so a
+	// key typed next already reaches the new screen.
+	next nav
+}
+
+// nav is a screen change a child asks the root for.
+type nav struct {
+	to     state
+	thread int64 // the thread to open (stateThread) or reply to (stateDraft); 0: none
+	all    bool  // reply to all (stateDraft)
 }
 
 // setError shows err in the status line (until dismissed) and logs it.
@@ -43,4 +50,10 @@ func (c *common) setError(err error) {
 }
 
 // show asks the root for another screen.
-func (c *common) show(s state) { c.next = s }
+func (c *common) show(s state) { c.next = nav{to: s} }
+
+// open asks the root to open a thread.
+func (c *common) open(id int64) { c.next = nav{to: stateThread, thread: id} }
+
+// reply asks the root for the draft review of a reply to a thread.
+func (c *common) reply(id int64, all bool) { c.next = nav{to: stateDraft, thread: id, all: all} }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -54,6 +55,10 @@ type pageKey struct {
 // The cursor is tracked by thread ID so that background reloads (triage
 // moving threads between sections) keep it on the same thread.
 type inbox struct {
+	c    *common
+	b    Backend
+	acts actions
+
 	counts []int // per allSections index
 	loaded bool
 	cache  map[pageKey][]store.ThreadSummary
@@ -68,8 +73,11 @@ type inbox struct {
 	navSeq               int // bumped on every cursor move, to spot stale reloads
 }
 
-func newInbox() inbox {
+func newInbox(c *common, b Backend, acts actions) inbox {
 	return inbox{
+		c:       c,
+		b:       b,
+		acts:    acts,
 		counts:  make([]int, len(allSections)),
 		cache:   map[pageKey][]store.ThreadSummary{},
 		loading: map[pageKey]bool{},
@@ -536,7 +544,72 @@ func (in *inbox) applyPages(msg pagesLoadedMsg) {
 }
 
 // view renders the visible rows.
-func (in *inbox) view(c *common, width int) string {
+// update applies a message of the inbox screen (a key while it shows).
+func (in inbox) update(msg tea.Msg) (inbox, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd = in.handleKey(msg)
+	case pagesLoadedMsg:
+		if err := quiet(msg.err); err != nil {
+			in.c.setError(err)
+		}
+		in.applyPages(msg)
+		cmd = in.loadMissing()
+	}
+	return in, cmd
+}
+
+func (in *inbox) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &in.c.keys
+	half := max(1, in.height/2)
+	switch {
+	case key.Matches(msg, k.Down):
+		in.move(1)
+	case key.Matches(msg, k.Up):
+		in.move(-1)
+	case key.Matches(msg, k.HalfDown):
+		in.move(half)
+	case key.Matches(msg, k.HalfUp):
+		in.move(-half)
+	case key.Matches(msg, k.Top):
+		in.first()
+	case key.Matches(msg, k.Bottom):
+		in.last()
+	case key.Matches(msg, k.NextSection):
+		in.nextSection(1)
+	case key.Matches(msg, k.PrevSection):
+		in.nextSection(-1)
+	case key.Matches(msg, k.Open):
+		if ts, ok := in.current(); ok {
+			in.c.open(ts.ID)
+		}
+		return nil
+	default:
+		ts, ok := in.current()
+		if !ok {
+			return nil
+		}
+		return in.acts.threadKey(msg, ts.ID, ts.Unread > 0)
+	}
+	return in.loadMissing()
+}
+
+// loadMissing requests the pages the window needs.
+func (in *inbox) loadMissing() tea.Cmd {
+	if !in.loaded {
+		return nil
+	}
+	keys := in.missingPages()
+	if len(keys) == 0 {
+		return nil
+	}
+	return loadPagesCmd(in.c.ctx, in.b, in.gen, keys)
+}
+
+// View draws the visible rows of the sections.
+func (in inbox) View() string {
+	c, width := in.c, in.c.width
 	if !in.loaded {
 		return padLines(c.st.dim.Render("loading…"), in.height)
 	}

@@ -18,8 +18,6 @@ import (
 
 	"mailsift/internal/app/event"
 	"mailsift/internal/termsafe"
-	"mailsift/model/contract"
-	"mailsift/store"
 )
 
 // state is the screen the root model routes keys to.
@@ -60,11 +58,11 @@ type Model struct {
 	height int
 
 	screen     state
-	helpReturn state // screen to go back to from help
-	inbox      inbox
-	thread     threadView
-	list       listView
-	search     searchView
+	helpReturn state        // screen to go back to from help
+	inbox      inbox        // the inbox screen
+	thread     threadModel  // the thread view
+	list       listView     // a :list result or a disambiguation
+	search     searchModel  // search as you type
 	lastList   []ListItem   // the last :list result, for :open N (selectionIndex)
 	draft      draftModel   // the draft review
 	confirm    confirmModel // the confirm screen
@@ -105,13 +103,16 @@ func New(opts Options) Model {
 		now:    opts.Now,
 		logger: opts.Logger,
 		note:   opts.Hint,
-		next:   stateStay,
+		next:   nav{to: stateStay},
 	}
+	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
 		opts:    opts,
 		c:       c,
 		screen:  stateInbox,
-		inbox:   newInbox(),
+		inbox:   newInbox(c, opts.Store, acts),
+		thread:  newThreadModel(c, opts.Store, acts),
+		search:  newSearchModel(c, opts.Store),
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
 		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
@@ -122,7 +123,6 @@ func New(opts Options) Model {
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
-	m.search = newSearchView()
 	m.layout()
 	m.setKeys()
 	return m
@@ -187,9 +187,9 @@ func (m *Model) layout() {
 	m.c.width, m.c.height = m.width, h
 	m.inbox.height = h
 	m.inbox.scroll()
-	m.thread.resize(m.c, m.width, h)
+	m.thread.setSize(m.width, h)
 	m.list.height = h
-	m.search.resize(m.width, h)
+	m.search.setSize(m.width, h)
 	m.prompt.Width = max(10, m.width-4)
 	m.c.help.Width = m.width
 }
@@ -269,22 +269,12 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.loadMissing())
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
-		if err := quiet(msg.err); err != nil {
-			m.c.setError(err)
+		return m.handleInbox(msg)
+	case threadLoadedMsg, summaryRefreshedMsg:
+		if m.screen != stateThread {
+			return nil
 		}
-		m.inbox.applyPages(msg)
-		return m.loadMissing()
-	case threadLoadedMsg:
-		return m.handleThreadLoaded(msg)
-	case summaryRefreshedMsg:
-		if msg.err == nil && m.screen == stateThread && msg.id == m.thread.id && m.thread.thread != nil &&
-			triageChanged(m.thread.summary, msg.summary) {
-			unread := m.thread.summary.Unread
-			m.thread.summary = msg.summary
-			m.thread.summary.Unread = unread
-			m.thread.render(m.c)
-		}
-		return nil
+		return m.handleThread(msg)
 	case storeChangedMsg:
 		if err := quiet(msg.err); err != nil {
 			m.c.setError(err)
@@ -293,7 +283,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		cmds := []tea.Cmd{m.startReload()}
 		if m.screen == stateThread && m.thread.id != 0 && msg.threadID == m.thread.id {
-			cmds = append(cmds, loadThreadCmd(m.ctx(), m.opts.Store, m.thread.id))
+			cmds = append(cmds, m.thread.reload())
 		}
 		return tea.Batch(cmds...)
 	case attachmentSavedMsg:
@@ -303,11 +293,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.c.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
 		}
 		return nil
-	case searchTickMsg:
-		return m.search.tick(m, msg)
-	case searchResultsMsg:
-		m.search.results(m, msg)
-		return nil
+	case searchTickMsg, searchResultsMsg:
+		return m.handleSearch(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
 	case noteMsg:
@@ -357,25 +344,50 @@ func (m *Model) handleOutbox(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.follow())
 }
 
+// handleInbox hands a message to the inbox screen.
+func (m *Model) handleInbox(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.inbox, cmd = m.inbox.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleSearch hands a message to the search screen.
+func (m *Model) handleSearch(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.search, cmd = m.search.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
 // follow applies the screen change a child asked for in its update.
 func (m *Model) follow() tea.Cmd {
-	to := m.c.next
-	m.c.next = stateStay
-	if to == stateStay {
+	n := m.c.next
+	m.c.next = nav{to: stateStay}
+	if n.to == stateStay {
 		return nil
 	}
 	if m.screen == stateConfirm {
 		m.confirm.leave()
-		if to != stateDraft { // y queued the draft
+		if n.to != stateDraft { // y queued the draft
 			m.draft.sent()
 		}
 	}
-	m.screen = to
-	if to == stateConfirm {
+	switch {
+	case n.to == stateThread && n.thread != 0:
+		return m.openThread(n.thread)
+	case n.to == stateDraft && n.thread != 0:
+		return m.openDraft(n.thread, n.all)
+	}
+	m.screen = n.to
+	switch n.to {
+	case stateConfirm:
 		d, save := m.draft.handOff()
 		var cmd tea.Cmd
 		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
 		return cmd
+	case stateSearch:
+		return m.search.open()
+	case stateInbox:
+		return m.loadMissing()
 	}
 	return nil
 }
@@ -448,45 +460,15 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 	return nil
 }
 
-// summaryRefreshedMsg carries the open thread's current inbox row.
-type summaryRefreshedMsg struct {
-	id      int64
-	summary store.ThreadSummary
-	err     error
-}
-
-// refreshOpenThread re-reads the open thread's row, so a triage result
-// arriving while the user reads it updates the header.
-func (m *Model) refreshOpenThread() tea.Cmd {
-	if m.screen != stateThread || m.thread.thread == nil {
-		return nil
-	}
-	b, ctx, id := m.opts.Store, m.ctx(), m.thread.id
-	return func() tea.Msg {
-		ts, err := b.ThreadSummaryByID(ctx, id)
-		return summaryRefreshedMsg{id: id, summary: ts, err: err}
-	}
-}
-
-// triageChanged reports whether the header of a thread would change.
-func triageChanged(a, b store.ThreadSummary) bool {
-	if a.Section != b.Section || a.Override != b.Override || (a.Triage == nil) != (b.Triage == nil) {
-		return true
-	}
-	return a.Triage != nil && (a.Triage.CacheKey != b.Triage.CacheKey || !a.Triage.CreatedAt.Equal(b.Triage.CreatedAt) ||
-		a.Triage.ContentHash != b.Triage.ContentHash)
-}
-
 // loadMissing requests the inbox pages the window needs.
-func (m *Model) loadMissing() tea.Cmd {
-	if !m.inbox.loaded {
+func (m *Model) loadMissing() tea.Cmd { return m.inbox.loadMissing() }
+
+// refreshOpenThread re-reads the open thread's row (triage results).
+func (m *Model) refreshOpenThread() tea.Cmd {
+	if m.screen != stateThread {
 		return nil
 	}
-	keys := m.inbox.missingPages()
-	if len(keys) == 0 {
-		return nil
-	}
-	return loadPagesCmd(m.ctx(), m.opts.Store, m.inbox.gen, keys)
+	return m.thread.refresh()
 }
 
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
@@ -507,11 +489,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		m.inbox.move(delta)
 		return m.loadMissing()
 	case stateThread:
-		if delta < 0 {
-			m.thread.vp.ScrollUp(-delta)
-		} else {
-			m.thread.vp.ScrollDown(delta)
-		}
+		m.thread.scroll(delta)
 	case stateList:
 		m.list.move(delta)
 	case stateSearch:
@@ -565,7 +543,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case stateOutbox:
 		return m.handleOutbox(msg)
 	case stateSearch:
-		return m.search.handleKey(m, msg)
+		return m.handleSearch(msg)
 	case stateHelp:
 		return m.handleHelpKey(msg)
 	}
@@ -577,15 +555,15 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Search):
 		m.screen = stateSearch
-		return m.search.open(m)
+		return m.search.open()
 	case key.Matches(msg, k.Command):
 		return m.openPrompt(promptCommand, ":", "")
 	}
 	switch m.screen {
 	case stateInbox:
-		return m.handleInboxKey(msg)
+		return m.handleInbox(msg)
 	case stateThread:
-		return m.handleThreadKey(msg)
+		return m.handleThread(msg)
 	case stateList:
 		return m.handleListKey(msg)
 	}
@@ -604,86 +582,7 @@ func (m *Model) handleHelpKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) handleInboxKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
-	in := &m.inbox
-	half := max(1, in.height/2)
-	switch {
-	case key.Matches(msg, k.Down):
-		in.move(1)
-	case key.Matches(msg, k.Up):
-		in.move(-1)
-	case key.Matches(msg, k.HalfDown):
-		in.move(half)
-	case key.Matches(msg, k.HalfUp):
-		in.move(-half)
-	case key.Matches(msg, k.Top):
-		in.first()
-	case key.Matches(msg, k.Bottom):
-		in.last()
-	case key.Matches(msg, k.NextSection):
-		in.nextSection(1)
-	case key.Matches(msg, k.PrevSection):
-		in.nextSection(-1)
-	case key.Matches(msg, k.Open):
-		if ts, ok := in.current(); ok {
-			return m.openThread(ts.ID)
-		}
-		return nil
-	default:
-		ts, ok := in.current()
-		if !ok {
-			return nil
-		}
-		return m.threadAction(msg, ts.ID, ts.Unread > 0)
-	}
-	return m.loadMissing()
-}
-
-// threadAction handles the keys that act on one thread in the inbox and
-// the thread view: read state, bucket overrides, re-triage, reply.
-func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
-	k := &m.c.keys
-	b := m.opts.Store
-	ctx := m.ctx()
-	switch {
-	case key.Matches(msg, k.ToggleRead):
-		return func() tea.Msg {
-			err := b.MarkThreadSeen(ctx, id, unread)
-			note := "marked read"
-			if !unread {
-				note = "marked unread"
-			}
-			return storeChangedMsg{threadID: id, note: note, err: err}
-		}
-	case key.Matches(msg, k.Urgent, k.Actionable, k.Informational, k.LowPriority):
-		cat := map[string]string{"1": contract.CategoryUrgent, "2": contract.CategoryActionable, "3": contract.CategoryInformational, "4": contract.CategoryLowPriority}[msg.String()]
-		return func() tea.Msg {
-			err := b.SetOverride(ctx, id, cat)
-			if err != nil {
-				err = fmt.Errorf("move to %s: %w", cat, err)
-			}
-			return storeChangedMsg{threadID: id, note: "moved to " + cat + " (kept over re-triage)", err: err}
-		}
-	case key.Matches(msg, k.Retriage):
-		if m.opts.Retriage == nil {
-			m.c.note = "re-triage is not available"
-			return nil
-		}
-		retriage := m.opts.Retriage
-		return func() tea.Msg {
-			if err := retriage(ctx, id); err != nil {
-				return errMsg{fmt.Errorf("re-triage: %w", err)}
-			}
-			return noteMsg("re-triage queued")
-		}
-	case key.Matches(msg, k.Reply, k.ReplyAll):
-		return m.reply(id, key.Matches(msg, k.ReplyAll))
-	}
-	return nil
-}
-
-// reply hands a thread to the host's draft flow.
+// reply hands a thread to the draft review.
 func (m *Model) reply(id int64, all bool) tea.Cmd {
 	if m.opts.Drafts == nil {
 		m.c.note = "replies are not available yet"
@@ -694,91 +593,26 @@ func (m *Model) reply(id int64, all bool) tea.Cmd {
 
 // openThread switches to the thread view and loads the thread.
 func (m *Model) openThread(id int64) tea.Cmd {
-	m.thread.returnTo = stateInbox
+	returnTo := stateInbox
 	if m.screen == stateList || m.screen == stateSearch {
-		m.thread.returnTo = m.screen
+		returnTo = m.screen
 	}
-	m.thread.id = id
-	m.thread.thread = nil
-	m.thread.attachments = nil
-	m.thread.vp.SetContent("loading…")
+	var cmd tea.Cmd
+	m.thread, cmd = m.thread.open(id, returnTo)
 	m.screen = stateThread
-	return loadThreadCmd(m.ctx(), m.opts.Store, id)
+	return cmd
 }
 
-func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
-	if msg.id != m.thread.id || m.screen != stateThread {
-		return nil
-	}
-	if msg.err != nil {
-		m.c.setError(msg.err)
-		m.screen = stateInbox
-		return nil
-	}
-	first := m.thread.thread == nil
-	m.thread.setThread(msg)
-	if first {
-		m.thread.vp.GotoTop()
-	}
-	m.thread.render(m.c)
-	// Opening marks the thread read; reloads (after m, an override) do not.
-	if first && msg.summary.Unread > 0 {
-		m.thread.summary.Unread = 0
-		b, ctx, id := m.opts.Store, m.ctx(), msg.id
-		return func() tea.Msg {
-			err := b.MarkThreadSeen(ctx, id, true)
-			if err != nil {
-				err = fmt.Errorf("mark read: %w", err)
-			}
-			return storeChangedMsg{err: err}
-		}
-	}
-	return nil
-}
-
-func (m *Model) handleThreadKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
-	tv := &m.thread
-	switch {
-	case key.Matches(msg, k.Back):
-		m.screen = m.thread.returnTo
-		if m.screen == stateSearch {
-			return m.search.open(m)
-		}
-		return m.loadMissing()
-	case key.Matches(msg, k.Down):
-		tv.vp.ScrollDown(1)
-	case key.Matches(msg, k.Up):
-		tv.vp.ScrollUp(1)
-	case key.Matches(msg, k.HalfDown):
-		tv.vp.HalfPageDown()
-	case key.Matches(msg, k.HalfUp):
-		tv.vp.HalfPageUp()
-	case key.Matches(msg, k.Top):
-		tv.vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		tv.vp.GotoBottom()
-	case key.Matches(msg, k.Fold):
-		tv.unfolded = !tv.unfolded
-		tv.render(m.c)
-	case key.Matches(msg, k.Save):
-		if len(tv.attachments) == 0 {
-			return nil
-		}
-		tv.saveIdx = 0
+// handleThread hands a message to the thread view; the save key opens
+// the root's prompt over it.
+func (m *Model) handleThread(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.c.keys.Save) && len(m.thread.attachments) > 0 {
+		m.thread.saveIdx = 0
 		return m.openSavePrompt()
-	default:
-		if tv.thread == nil {
-			return nil
-		}
-		if key.Matches(msg, k.ToggleRead) {
-			// In the open thread, m marks it unread (it was read on opening).
-			unread := tv.summary.Unread > 0
-			return m.threadAction(msg, tv.id, unread)
-		}
-		return m.threadAction(msg, tv.id, false)
 	}
-	return nil
+	var cmd tea.Cmd
+	m.thread, cmd = m.thread.update(msg)
+	return tea.Batch(cmd, m.follow())
 }
 
 // openPrompt shows the bottom-line input.
@@ -838,13 +672,13 @@ func (m Model) View() string {
 	var body string
 	switch m.screen {
 	case stateInbox:
-		body = m.inbox.view(m.c, m.width)
+		body = m.inbox.View()
 	case stateThread:
-		body = padLines(m.thread.vp.View(), m.bodyHeight())
+		body = m.thread.View()
 	case stateList:
 		body = m.list.view(m.c, m.width)
 	case stateSearch:
-		body = m.search.view(m.c, m.width)
+		body = m.search.View()
 	case stateHelp:
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
