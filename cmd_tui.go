@@ -52,7 +52,8 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		Store:     sess.Mail,
 		Account:   accountLabel(cfg),
 		Principal: a.Principal(),
-		Events:    uiEvents(ctx, sess.Events()),
+		Context:   ctx,
+		Events:    sess.Events(),
 		Logger:    log,
 		Retriage:  sess.Retriage,
 		Drafts:    sess.Drafts,
@@ -73,45 +74,6 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	return nil
-}
-
-// uiEvents hands the session's events to the UI in the UI's own message
-// types.
-func uiEvents(ctx context.Context, in <-chan event.Event) <-chan any {
-	out := make(chan any, 64)
-	go func() {
-		for {
-			var ev event.Event
-			select {
-			case <-ctx.Done():
-				return
-			case ev = <-in:
-			}
-			var msg any
-			switch e := ev.(type) {
-			case event.SyncProgress:
-				msg = ui.SyncProgressMsg{Account: e.Account, Mailbox: e.Mailbox, Phase: e.Phase, Done: e.Done, Total: e.Total}
-			case event.Conn:
-				msg = ui.ConnMsg{State: ui.ConnState(e.State)}
-			case event.TriageProgress:
-				msg = ui.TriageProgressMsg{Done: e.Done, Total: e.Total, Model: e.Model, Offline: e.Offline}
-			case event.ThreadsChanged:
-				msg = ui.ThreadsChangedMsg{IDs: e.IDs}
-			case event.Outbox:
-				msg = ui.OutboxEvent{ID: e.ID, State: e.State, MessageID: e.MessageID, Err: e.Err, NextAttempt: e.NextAttempt}
-			case event.Failure:
-				msg = ui.ErrorMsg{Err: e.Err}
-			default:
-				continue
-			}
-			select {
-			case out <- msg:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // accountLabel names the account(s) in the status bar.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 func (d *driver) command(line string) {
@@ -17,12 +15,11 @@ func (d *driver) command(line string) {
 }
 
 func TestCommandListAndSelectionIndex(t *testing.T) {
-	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
-	var replied []int64
-	d := newDriver(t, Options{Store: s, Reply: func(id int64, all bool) tea.Cmd { replied = append(replied, id); return nil }}, 100, 30)
+	e := newDraftEnv(t, 100, 30, nil)
+	d, s := e.driver, e.st
 	d.command("list from:bob")
 	if d.m.screen != stateList {
-		t.Fatalf("not on the list screen; error %q", d.m.errText)
+		t.Fatalf("not on the list screen; error %q", d.m.c.errText)
 	}
 	v := d.view()
 	// Newest first: lunch (Bob started it, 2h), budget (3h), report (8d).
@@ -48,9 +45,10 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 	}
 	d.keys("esc")
 	d.command("reply 2")
-	if len(replied) != 1 || replied[0] != d.m.lastList[1].ThreadID {
-		t.Errorf(":reply 2 replied to %v, want [%d]", replied, d.m.lastList[1].ThreadID)
+	if want := d.m.lastList[1].ThreadID; d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != want {
+		t.Errorf(":reply 2 did not open the reply to thread %d (screen %d):\n%s", want, d.m.screen, d.view())
 	}
+	d.keys("esc")
 	d.command("unread 3")
 	ts, _ := s.ThreadSummaryByID(context.Background(), third.ThreadID)
 	if ts.Unread == 0 {
@@ -62,8 +60,8 @@ func TestCommandListAndSelectionIndex(t *testing.T) {
 		t.Errorf(":read 3 left the thread unread")
 	}
 	d.command("open 9")
-	if !strings.Contains(d.m.errText, "rows 1–3") {
-		t.Errorf(":open 9 error = %q", d.m.errText)
+	if !strings.Contains(d.m.c.errText, "rows 1–3") {
+		t.Errorf(":open 9 error = %q", d.m.c.errText)
 	}
 }
 
@@ -72,7 +70,7 @@ func TestCommandDisambiguation(t *testing.T) {
 	d := newDriver(t, Options{Store: s}, 100, 30)
 	d.command("open from bob")
 	if d.m.screen != stateList || !d.m.list.disambiguating() {
-		t.Fatalf("several matches did not ask: screen %d, error %q", d.m.screen, d.m.errText)
+		t.Fatalf("several matches did not ask: screen %d, error %q", d.m.screen, d.m.c.errText)
 	}
 	if n := len(d.m.list.items); n != 3 {
 		t.Fatalf("%d candidates, want 3", n)
@@ -96,8 +94,8 @@ func TestCommandDisambiguation(t *testing.T) {
 	}
 	d.keys("esc")
 	d.command("open from nobody-at-all")
-	if d.m.screen == stateThread || !strings.Contains(d.m.errText, "no thread matches") {
-		t.Errorf("no match: screen %d error %q", d.m.screen, d.m.errText)
+	if d.m.screen == stateThread || !strings.Contains(d.m.c.errText, "no thread matches") {
+		t.Errorf("no match: screen %d error %q", d.m.screen, d.m.c.errText)
 	}
 	d.command("open from carol")
 	if d.m.screen != stateThread || d.m.thread.id != threadID(t, s, "outage@x") {
@@ -113,8 +111,8 @@ func TestCommandErrorsShown(t *testing.T) {
 		t.Errorf("unknown command not reported:\n%s", d.view())
 	}
 	d.command("open 1")
-	if !strings.Contains(d.m.errText, "run :list first") {
-		t.Errorf(":open 1 without list: %q", d.m.errText)
+	if !strings.Contains(d.m.c.errText, "run :list first") {
+		t.Errorf(":open 1 without list: %q", d.m.c.errText)
 	}
 }
 

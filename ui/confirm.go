@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -15,18 +16,27 @@ import (
 	"mailsift/store"
 )
 
-// confirmView is the confirm screen: the exact message of one pending
+// confirmModel is the confirm screen: the exact message of one pending
 // approval. y sends it; any other key goes back and denies the approval.
-type confirmView struct {
-	seq     int // bumped whenever the screen is left: late approvals are denied
-	loading bool
-	a       *store.Approval
-	err     error
-	bcc     []string
-	via     string
-	sends   bool   // the transport delivers
-	reason  string // why it does not
-	undo    time.Duration
+type confirmModel struct {
+	c  *common
+	dr Drafter
+
+	returnTo state // where the screen leaves for once y sent the message
+	seq      int   // bumped whenever the screen is left: late approvals are denied
+	loading  bool
+	spin     spinner.Model
+	a        *store.Approval
+	err      error
+	bcc      []string
+	via      string
+	sends    bool   // the transport delivers
+	reason   string // why it does not
+	undo     time.Duration
+}
+
+func newConfirmModel(c *common, dr Drafter) confirmModel {
+	return confirmModel{c: c, dr: dr}
 }
 
 type (
@@ -46,7 +56,8 @@ type (
 		id  int64
 		err error
 	}
-	undoTickMsg struct{ id int64 }
+	undoTickMsg    struct{ id int64 }
+	confirmSpinMsg struct{ inner tea.Msg }
 )
 
 func (approvalMsg) isDraftMsg()  {}
@@ -54,42 +65,55 @@ func (confirmedMsg) isDraftMsg() {}
 func (undoneMsg) isDraftMsg()    {}
 func (undoTickMsg) isDraftMsg()  {}
 
+func (confirmSpinMsg) isDraftMsg() {}
+
 // sendable reports whether y may send: a pending approval is on screen,
 // whole.
-func (cv *confirmView) sendable(m *Model) bool {
+func (cv *confirmModel) sendable() bool {
 	if cv.loading || cv.err != nil || cv.a == nil || cv.a.Status != store.ApprovalPending {
 		return false
 	}
-	_, _, fits := m.confirmLines()
+	_, _, fits := cv.lines()
 	return fits
 }
 
-// openConfirm saves pending edits and asks the engine for the approval of
-// the exact message, in a command.
-func (m *Model) openConfirm() tea.Cmd {
-	f := &m.drafts
-	dr := m.opts.Drafts
-	via, sends, reason := dr.Delivery(f.d.Account)
+// setKeys enables y while a valid approval is on screen; it runs after
+// KeyMap.setState.
+func (cv *confirmModel) setKeys() {
+	// Every key but y goes back, so nothing else may intercept it.
+	cv.c.keys.DismissError.SetEnabled(false)
+	cv.c.keys.Send.SetEnabled(cv.sendable())
+}
+
+// open shows the screen for draft d (saved first when save is set) and
+// asks the engine for the approval of the exact message, in a command.
+func (cv confirmModel) open(d store.Draft, save bool, returnTo state) (confirmModel, tea.Cmd) {
+	dr := cv.dr
+	via, sends, reason := dr.Delivery(d.Account)
 	var bcc []string
-	for _, a := range f.d.Bcc {
+	for _, a := range d.Bcc {
 		bcc = append(bcc, a.Email)
 	}
-	f.confirm = confirmView{seq: f.confirm.seq + 1, loading: true, via: via, sends: sends, reason: reason,
-		undo: dr.UndoWindow(), bcc: bcc}
-	m.screen = stateConfirm
-	save := f.dirty || f.saving
-	f.dirty = false
-	cp, ctx, seq := *f.d, m.ctx(), f.confirm.seq
+	cv = confirmModel{c: cv.c, dr: dr, returnTo: returnTo, seq: cv.seq + 1, loading: true,
+		spin: spinner.New(spinner.WithSpinner(spinner.Line)),
+		via:  via, sends: sends, reason: reason, undo: dr.UndoWindow(), bcc: bcc}
+	ctx, seq := cv.c.ctx, cv.seq
 	approve := func() tea.Msg {
 		if save {
-			if err := dr.SaveDraft(ctx, &cp); err != nil {
+			if err := dr.SaveDraft(ctx, &d); err != nil {
 				return approvalMsg{seq: seq, err: fmt.Errorf("save before confirming: %w", err)}
 			}
 		}
-		a, err := dr.Approve(ctx, cp.ID, 0)
+		a, err := dr.Approve(ctx, d.ID, 0)
 		return approvalMsg{seq: seq, a: a, err: err}
 	}
-	return tea.Batch(approve, f.spinTick())
+	return cv, tea.Batch(approve, cv.spinTick())
+}
+
+// spinTick wraps the spinner's tick so it reaches the confirm screen.
+func (cv *confirmModel) spinTick() tea.Cmd {
+	tick := cv.spin.Tick
+	return func() tea.Msg { return confirmSpinMsg{inner: tick()} }
 }
 
 // denyCmd records that the user went back without sending.
@@ -102,16 +126,45 @@ func denyCmd(ctx context.Context, dr Drafter, id, reason string) tea.Cmd {
 	}
 }
 
-func (m *Model) handleConfirmKey(msg tea.KeyMsg) tea.Cmd {
-	f := &m.drafts
-	cv := &f.confirm
-	if key.Matches(msg, m.c.keys.Send) && cv.sendable(m) {
+// update applies a message of the confirm screen (a key while it shows).
+func (cv confirmModel) update(msg tea.Msg) (confirmModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd := cv.handleKey(msg)
+		return cv, cmd
+	case confirmSpinMsg:
+		if !cv.loading {
+			return cv, nil
+		}
+		var cmd tea.Cmd
+		cv.spin, cmd = cv.spin.Update(msg.inner)
+		if cmd == nil {
+			return cv, nil
+		}
+		return cv, func() tea.Msg { return confirmSpinMsg{inner: cmd()} }
+	case approvalMsg:
+		if msg.seq != cv.seq {
+			if msg.a != nil { // the user left before it arrived
+				return cv, denyCmd(cv.c.ctx, cv.dr, msg.a.ID, "left the confirm screen before it was shown")
+			}
+			return cv, nil
+		}
+		cv.loading, cv.a, cv.err = false, msg.a, msg.err
+	}
+	return cv, nil
+}
+
+// leave is called when the root shows another screen: an approval that
+// arrives later is denied.
+func (cv *confirmModel) leave() { cv.seq++ }
+
+func (cv *confirmModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, cv.c.keys.Send) && cv.sendable() {
 		a := cv.a
 		cv.a, cv.seq = nil, cv.seq+1 // one y, one confirmation
-		m.screen = f.returnTo
-		m.note = "queuing…"
-		f.d = nil
-		dr, ctx := m.opts.Drafts, m.ctx()
+		cv.c.show(cv.returnTo)
+		cv.c.note = "queuing…"
+		dr, ctx := cv.dr, cv.c.ctx
 		undo, sends, reason := cv.undo, cv.sends, cv.reason
 		return func() tea.Msg {
 			item, err := dr.Confirm(ctx, a.ID)
@@ -121,77 +174,80 @@ func (m *Model) handleConfirmKey(msg tea.KeyMsg) tea.Cmd {
 	// Any other key: back to the review, nothing sent.
 	a := cv.a
 	cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
-	m.screen = stateDraft
-	m.note = "not sent: back to the draft"
+	cv.c.show(stateDraft)
+	cv.c.note = "not sent: back to the draft"
 	if a != nil && a.Status == store.ApprovalPending {
-		return denyCmd(m.ctx(), m.opts.Drafts, a.ID, "went back with "+termsafe.SanitizeLine(msg.String()))
+		return denyCmd(cv.c.ctx, cv.dr, a.ID, "went back with "+termsafe.SanitizeLine(msg.String()))
 	}
 	return nil
 }
 
-func (m *Model) handleConfirmMsg(msg draftMsg) tea.Cmd {
-	f := &m.drafts
-	cv := &f.confirm
+// sendWindow is the undo window of the last confirmed send, which
+// outlives the draft screens: u cancels the send until it ends.
+type sendWindow struct {
+	id    int64 // the outbox item (0: none)
+	until time.Time
+	note  string // the countdown note last shown
+}
+
+// open reports whether the window is open at now.
+func (w sendWindow) open(now time.Time) bool { return w.id != 0 && now.Before(w.until) }
+
+// handleSendMsg applies the results of y and u and the undo window's ticks.
+func (m *Model) handleSendMsg(msg draftMsg) tea.Cmd {
+	w := &m.undo
+	c := m.c
 	switch msg := msg.(type) {
-	case approvalMsg:
-		if msg.seq != cv.seq || m.screen != stateConfirm {
-			if msg.a != nil { // the user left before it arrived
-				return denyCmd(m.ctx(), m.opts.Drafts, msg.a.ID, "left the confirm screen before it was shown")
-			}
-			return nil
-		}
-		cv.loading, cv.a, cv.err = false, msg.a, msg.err
-		return nil
 	case confirmedMsg:
 		if msg.err != nil {
-			m.note = ""
-			m.setError(fmt.Errorf("not sent: %w", msg.err))
+			c.note = ""
+			c.setError(fmt.Errorf("not sent: %w", msg.err))
 			return nil
 		}
-		f.undoID, f.undoUntil = msg.item.ID, m.c.now().Add(msg.undo)
+		w.id, w.until = msg.item.ID, c.now().Add(msg.undo)
 		if msg.undo <= 0 {
-			f.undoID = 0
+			w.id = 0
 		}
 		switch {
 		case !msg.sends:
-			m.note = termsafe.SanitizeLine(msg.reason) + "; the message stays in the outbox"
-			if f.undoID != 0 {
-				m.note += " (u to undo)"
+			c.note = termsafe.SanitizeLine(msg.reason) + "; the message stays in the outbox"
+			if w.id != 0 {
+				c.note += " (u to undo)"
 			}
-			f.undoNote = m.note
-		case f.undoID == 0:
-			m.note = "queued: sending now"
+			w.note = c.note
+		case w.id == 0:
+			c.note = "queued: sending now"
 		default:
-			m.note = m.undoText()
-			f.undoNote = m.note
+			c.note = m.undoText()
+			w.note = c.note
 		}
-		if f.undoID == 0 {
+		if w.id == 0 {
 			return nil
 		}
-		return f.undoTick(f.undoID)
+		return m.undoTick()
 	case undoTickMsg:
-		if msg.id != f.undoID {
+		if msg.id != w.id {
 			return nil
 		}
-		ours := m.note == f.undoNote
-		if !m.c.now().Before(f.undoUntil) {
-			f.undoID = 0
-			if ours && strings.HasPrefix(m.note, "queued: sending in") {
-				m.note = "queued: sending…"
+		ours := c.note == w.note && strings.HasPrefix(c.note, "queued: sending in")
+		if !c.now().Before(w.until) {
+			w.id = 0
+			if ours {
+				c.note = "queued: sending…"
 			}
 			return nil
 		}
-		if ours && strings.HasPrefix(m.note, "queued: sending in") {
-			m.note = m.undoText()
-			f.undoNote = m.note
+		if ours {
+			c.note = m.undoText()
+			w.note = c.note
 		}
-		return f.undoTick(msg.id)
+		return m.undoTick()
 	case undoneMsg:
 		if msg.err != nil {
-			m.setError(fmt.Errorf("undo: %w (it may have left already: see mailsift outbox)", msg.err))
+			c.setError(fmt.Errorf("undo: %w (it may have left already: see mailsift outbox)", msg.err))
 			return nil
 		}
-		m.note = "send cancelled; the draft is open again (r to edit)"
+		c.note = "send cancelled; the draft is open again (r to edit)"
 		return storeChangedCmd()
 	}
 	return nil
@@ -199,35 +255,43 @@ func (m *Model) handleConfirmMsg(msg draftMsg) tea.Cmd {
 
 // undoText is the status note during the undo window.
 func (m *Model) undoText() string {
-	left := m.drafts.undoUntil.Sub(m.c.now())
+	left := m.undo.until.Sub(m.c.now())
 	secs := int((left + time.Second - 1) / time.Second)
 	return fmt.Sprintf("queued: sending in %d s — u to undo", secs)
 }
 
-func (f *draftFlow) undoTick(id int64) tea.Cmd {
-	if f.manualTicks {
+// undoTick schedules the next look at the undo window: in a second while
+// the status line counts the seconds down, else when the window ends (the
+// u key turns off then), so nothing ticks that nobody sees.
+func (m *Model) undoTick() tea.Cmd {
+	w := m.undo
+	if m.c.manualTicks {
 		return nil
 	}
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return undoTickMsg{id: id} })
+	d := time.Second
+	if m.c.note != w.note || !strings.HasPrefix(w.note, "queued: sending in") {
+		d = max(w.until.Sub(m.c.now()), time.Millisecond)
+	}
+	id := w.id
+	return tea.Tick(d, func(time.Time) tea.Msg { return undoTickMsg{id: id} })
 }
 
 // undoSend cancels the last confirmed send within its undo window.
 func (m *Model) undoSend() tea.Cmd {
-	f := &m.drafts
-	if f.undoID == 0 || !m.c.now().Before(f.undoUntil) {
+	w := &m.undo
+	if !w.open(m.c.now()) {
 		return nil
 	}
-	id, dr, ctx := f.undoID, m.opts.Drafts, m.ctx()
-	f.undoID = 0
-	m.note = "cancelling…"
+	id, dr, ctx := w.id, m.opts.Drafts, m.ctx()
+	w.id = 0
+	m.c.note = "cancelling…"
 	return func() tea.Msg { return undoneMsg{id: id, err: dr.Cancel(ctx, id)} }
 }
 
 // confirmLines renders the confirm screen: the fixed lines, the message
 // lines, and whether everything fits on the screen.
-func (m *Model) confirmLines() (head, msgLines []string, fits bool) {
-	c := &m.c
-	cv := &m.drafts.confirm
+func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
+	c := cv.c
 	a := cv.a
 	label := func(s string) string { return c.st.label.Render(fmt.Sprintf("%-9s ", s)) }
 	head = append(head, c.st.header.Render("Confirm send")+c.st.dim.Render(" · exactly the message below leaves, to the envelope recipients"))
@@ -248,7 +312,7 @@ func (m *Model) confirmLines() (head, msgLines []string, fits bool) {
 		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo))
 	raw := strings.TrimSuffix(strings.ReplaceAll(a.What.Message, "\r\n", "\n"), "\n")
 	raw = strings.ReplaceAll(termsafe.Sanitize(raw), "\t", "    ")
-	w := max(10, m.width-2)
+	w := max(10, c.width-2)
 	for _, l := range strings.Split(raw, "\n") {
 		for i, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
 			gutter := "│ "
@@ -259,29 +323,28 @@ func (m *Model) confirmLines() (head, msgLines []string, fits bool) {
 		}
 	}
 	// head + 2 rules + message + hint line
-	fits = len(head)+2+len(msgLines)+1 <= m.bodyHeight()
+	fits = len(head)+2+len(msgLines)+1 <= c.height
 	return head, msgLines, fits
 }
 
-// confirmView draws the confirm screen.
-func (m *Model) confirmView() string {
-	c := &m.c
-	cv := &m.drafts.confirm
-	h := m.bodyHeight()
+// View draws the confirm screen.
+func (cv confirmModel) View() string {
+	c := cv.c
+	h := c.height
 	back := c.st.dim.Render("any key: back to the draft")
 	switch {
 	case cv.loading:
-		return padLines(m.drafts.spin.View()+" preparing the exact message…\n\n"+back, h)
+		return padLines(cv.spin.View()+" preparing the exact message…\n\n"+back, h)
 	case cv.err != nil:
 		return padLines(c.st.danger.Render("cannot send: "+termsafe.SanitizeLine(cv.err.Error()))+"\n\n"+back, h)
 	case cv.a == nil:
 		return padLines(back, h)
 	}
-	head, msgLines, fits := m.confirmLines()
+	head, msgLines, fits := cv.lines()
 	rule := func(s string) string {
-		return c.st.dim.Render(s + strings.Repeat("─", max(0, m.width-ansi.StringWidth(s))))
+		return c.st.dim.Render(s + strings.Repeat("─", max(0, c.width-ansi.StringWidth(s))))
 	}
-	hint := m.help.ShortHelpView([]key.Binding{c.keys.Send}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
+	hint := c.help.ShortHelpView([]key.Binding{c.keys.Send}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
 	if !fits {
 		room := max(0, h-len(head)-2-2)
 		hidden := len(msgLines) - room

@@ -18,7 +18,7 @@ import (
 func (e *draftEnv) toConfirm() *store.Approval {
 	e.t.Helper()
 	e.keys("s")
-	cv := e.m.drafts.confirm
+	cv := e.m.confirm
 	if e.m.screen != stateConfirm || cv.a == nil {
 		e.t.Fatalf("s did not show the confirm screen with an approval (err %v):\n%s", cv.err, e.view())
 	}
@@ -99,7 +99,7 @@ func TestUndoWithinTheWindowCancels(t *testing.T) {
 	}
 	// The draft is open again and r resumes it.
 	e.keys("r")
-	if e.m.drafts.d == nil || e.m.drafts.d.ID != a.DraftID {
+	if e.m.draft.d == nil || e.m.draft.d.ID != a.DraftID {
 		t.Fatalf("r after undo should resume draft %s", a.DraftID)
 	}
 	if e.m.c.keys.Undo.Enabled() {
@@ -255,7 +255,7 @@ func TestUndoWindowEnds(t *testing.T) {
 	e.replyToLunch("r")
 	e.toConfirm()
 	e.keys("y")
-	id := e.m.drafts.undoID
+	id := e.m.undo.id
 	if id == 0 {
 		t.Fatal("no undo pending after y")
 	}

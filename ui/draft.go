@@ -59,9 +59,13 @@ const (
 	autosaveEvery = 40
 )
 
-// draftFlow is the state of the draft review and confirm screens, and of
-// the undo window of the last confirmed send (which outlives them).
-type draftFlow struct {
+// draftModel is the draft review: the reply being written, its
+// recipients and risk flags, the inline editor and the autosave.
+type draftModel struct {
+	c  *common
+	dr Drafter
+	b  Backend
+
 	returnTo state // where esc leaves the review for
 	threadID int64
 	replyAll bool // what r/R asked for
@@ -85,22 +89,15 @@ type draftFlow struct {
 	tickArmed  bool // an autosave tick is on its way
 	pushAfter  bool // push to the server's Drafts folder after the next save
 	askDiscard bool
-
-	confirm confirmView
-
-	undoID    int64
-	undoUntil time.Time
-	undoNote  string
-
-	// manualTicks stops the autosave and undo timers (tests that drive
-	// Update synchronously deliver those ticks themselves).
-	manualTicks bool
-
-	outbox outboxScreen
 }
 
-// draftMsg marks the messages of the draft screens; Model.update hands
-// them all to handleDraftMsg.
+func newDraftModel(c *common, dr Drafter, b Backend) draftModel {
+	return draftModel{c: c, dr: dr, b: b}
+}
+
+// draftMsg marks the messages of the draft review, the confirm screen,
+// the undo window and the outbox; Model.update hands each to its owner,
+// whichever screen is showing.
 type draftMsg interface{ isDraftMsg() }
 
 type (
@@ -139,75 +136,64 @@ func (draftSpinMsg) isDraftMsg()      {}
 func (editorReadyMsg) isDraftMsg()    {}
 func (editorDoneMsg) isDraftMsg()     {}
 
-// setDraftKeys enables the draft bindings for the current screen; it runs
-// after KeyMap.setState, which leaves every other binding off on these
-// screens.
-func (m *Model) setDraftKeys(st state) {
-	k := &m.c.keys
-	f := &m.drafts
-	for _, b := range []*key.Binding{&k.Edit, &k.EditExternal, &k.EditDone, &k.ToggleAll, &k.ToConfirm,
-		&k.Discard, &k.DiscardYes, &k.Send, &k.Undo, &k.Outbox, &k.CancelSend} {
-		b.SetEnabled(false)
-	}
-	on := func(bs ...*key.Binding) {
-		for _, b := range bs {
+// draftKeys are the bindings only the draft screens and the outbox turn on.
+func draftKeys(k *KeyMap) []*key.Binding {
+	return []*key.Binding{&k.Edit, &k.EditExternal, &k.EditDone, &k.ToggleAll, &k.ToConfirm,
+		&k.Discard, &k.DiscardYes, &k.Send, &k.Undo, &k.Outbox, &k.CancelSend}
+}
+
+// setKeys enables the review's bindings; it runs after KeyMap.setState,
+// which leaves every other binding off on this screen. undo says whether
+// a send can still be undone.
+func (f *draftModel) setKeys(undo bool) {
+	k := &f.c.keys
+	ready := f.d != nil && !f.loading
+	switch {
+	case f.editing:
+		k.EditDone.SetEnabled(true)
+		k.DismissError.SetEnabled(false) // x is text here
+	case f.askDiscard:
+		k.DiscardYes.SetEnabled(true)
+		k.DismissError.SetEnabled(false)
+	case ready:
+		for _, b := range []*key.Binding{&k.Edit, &k.EditExternal, &k.ToggleAll, &k.ToConfirm, &k.Discard, &k.Back,
+			&k.Up, &k.Down, &k.HalfDown, &k.HalfUp} {
 			b.SetEnabled(true)
 		}
-	}
-	undo := f.undoID != 0 && m.c.now().Before(f.undoUntil)
-	switch st {
-	case stateInbox, stateThread:
 		k.Undo.SetEnabled(undo)
-		k.Outbox.SetEnabled(m.opts.Drafts != nil)
-	case stateOutbox:
-		on(&k.Up, &k.Down, &k.Back, &k.Outbox)
-		k.CancelSend.SetEnabled(f.outbox.cancellable())
-		k.Undo.SetEnabled(undo)
-	case stateDraft:
-		ready := f.d != nil && !f.loading
-		switch {
-		case f.editing:
-			on(&k.EditDone)
-			k.DismissError.SetEnabled(false) // x is text here
-		case f.askDiscard:
-			on(&k.DiscardYes)
-			k.DismissError.SetEnabled(false)
-		case ready:
-			on(&k.Edit, &k.EditExternal, &k.ToggleAll, &k.ToConfirm, &k.Discard, &k.Back,
-				&k.Up, &k.Down, &k.HalfDown, &k.HalfUp)
-			k.Undo.SetEnabled(undo)
-		default:
-			on(&k.Back)
-		}
-	case stateConfirm:
-		// Every key but y goes back, so nothing else may intercept it.
-		k.DismissError.SetEnabled(false)
-		k.Send.SetEnabled(f.confirm.sendable(m))
+	default:
+		k.Back.SetEnabled(true)
 	}
 }
 
-// openDraft shows the review screen for a thread and starts drafting (or
-// resuming) its reply in a command.
-func (m *Model) openDraft(threadID int64, all bool) tea.Cmd {
-	f := &m.drafts
-	f.returnTo = stateInbox
-	if m.screen == stateThread {
-		f.returnTo = stateThread
-	}
+// open shows the review for a thread and starts drafting (or resuming)
+// its reply in a command.
+func (f draftModel) open(threadID int64, all bool, returnTo state) (draftModel, tea.Cmd) {
+	f.returnTo = returnTo
 	f.threadID, f.replyAll = threadID, all
 	f.loading, f.loadErr, f.d, f.thread, f.resumed = true, nil, nil, nil, false
 	f.editing, f.askDiscard, f.dirty, f.saving, f.unsaved, f.tickArmed = false, false, false, false, 0, false
 	f.loadSeq++
 	f.spin = spinner.New(spinner.WithSpinner(spinner.Line))
-	m.screen = stateDraft
-	return tea.Batch(loadDraftCmd(m.ctx(), m.opts.Drafts, m.opts.Store, f.loadSeq, threadID, all), f.spinTick())
+	return f, tea.Batch(loadDraftCmd(f.c.ctx, f.dr, f.b, f.loadSeq, threadID, all), f.spinTick())
 }
 
-// spinTick wraps the spinner's tick so it reaches handleDraftMsg.
-func (f *draftFlow) spinTick() tea.Cmd {
+// spinTick wraps the spinner's tick so it reaches the review.
+func (f *draftModel) spinTick() tea.Cmd {
 	tick := f.spin.Tick
 	return func() tea.Msg { return draftSpinMsg{inner: tick()} }
 }
+
+// handOff gives the confirm screen the draft as it is now, and whether it
+// must be saved first (edits not yet saved, or a save still running).
+func (f *draftModel) handOff() (store.Draft, bool) {
+	save := f.dirty || f.saving
+	f.dirty = false
+	return *f.d, save
+}
+
+// sent forgets the draft the confirm screen queued.
+func (f *draftModel) sent() { f.d = nil }
 
 // loadDraftCmd drafts or resumes the reply and loads the thread (for
 // the cited messages).
@@ -244,8 +230,7 @@ func saveDraftCmd(ctx context.Context, dr Drafter, d store.Draft, push bool) tea
 
 // startSave hands the current draft to a save, unless one is running (it
 // is started again when that one ends).
-func (m *Model) startSave(push bool) tea.Cmd {
-	f := &m.drafts
+func (f *draftModel) startSave(push bool) tea.Cmd {
 	if push {
 		f.pushAfter = true
 	}
@@ -254,41 +239,47 @@ func (m *Model) startSave(push bool) tea.Cmd {
 	}
 	f.saving, f.dirty, f.unsaved = true, false, 0
 	push, f.pushAfter = f.pushAfter, false
-	return saveDraftCmd(m.ctx(), m.opts.Drafts, *f.d, push)
+	return saveDraftCmd(f.c.ctx, f.dr, *f.d, push)
 }
 
-func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
-	f := &m.drafts
+// update applies a message of the review (a key while it shows).
+func (f draftModel) update(msg tea.Msg) (draftModel, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd := f.handleKey(msg)
+		return f, cmd
+	case tea.WindowSizeMsg:
+		f.setSize()
+		return f, nil
 	case draftSpinMsg:
-		if !f.loading && !f.confirm.loading {
-			return nil
+		if !f.loading {
+			return f, nil
 		}
 		var cmd tea.Cmd
 		f.spin, cmd = f.spin.Update(msg.inner)
 		if cmd == nil {
-			return nil
+			return f, nil
 		}
-		return func() tea.Msg { return draftSpinMsg{inner: cmd()} }
+		return f, func() tea.Msg { return draftSpinMsg{inner: cmd()} }
 	case draftLoadedMsg:
 		if msg.seq != f.loadSeq {
-			return nil // the user left meanwhile; the draft stays saved
+			return f, nil // the user left meanwhile; the draft stays saved
 		}
 		f.loading = false
 		if msg.err != nil {
 			f.loadErr = msg.err
-			m.setError(msg.err)
-			return nil
+			f.c.setError(msg.err)
+			return f, nil
 		}
 		f.d, f.thread, f.resumed = msg.draft, msg.thread, msg.resumed
-		f.vp = viewport.New(m.width, 1)
-		return nil
+		f.vp = viewport.New(f.c.width, 1)
+		return f, nil
 	case draftSavedMsg:
 		f.saving = false
 		if msg.err != nil {
-			m.setError(msg.err)
+			f.c.setError(msg.err)
 			f.dirty = true
-			return nil
+			return f, nil
 		}
 		if f.d != nil && msg.draft != nil && msg.draft.ID == f.d.ID {
 			// The server-side fields; text typed since stays.
@@ -299,65 +290,61 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 			}
 		}
 		if msg.pushErr != nil {
-			m.note = termsafe.SanitizeLine("saved here; Drafts folder not updated: " + msg.pushErr.Error())
+			f.c.note = termsafe.SanitizeLine("saved here; Drafts folder not updated: " + msg.pushErr.Error())
 		}
 		if f.dirty || f.pushAfter {
-			return m.startSave(false)
+			return f, f.startSave(false)
 		}
-		return nil
+		return f, nil
 	case autosaveTickMsg:
 		f.tickArmed = false
 		if !f.dirty {
-			return nil
+			return f, nil
 		}
 		if !f.saving && (msg.seq == f.editSeq || f.unsaved >= autosaveEvery) {
-			return m.startSave(false)
+			return f, f.startSave(false)
 		}
-		return f.armAutosave() // still typing (or saving): look again later
+		return f, f.armAutosave() // still typing (or saving): look again later
 	case draftDiscardedMsg:
 		if msg.err != nil {
-			m.setError(fmt.Errorf("discard: %w", msg.err))
-			return nil
+			f.c.setError(fmt.Errorf("discard: %w", msg.err))
+			return f, nil
 		}
-		m.note = "draft discarded"
-		m.screen = f.returnTo
+		f.c.note = "draft discarded"
+		f.c.show(f.returnTo)
 		f.d = nil
-		return storeChangedCmd()
+		return f, storeChangedCmd()
 	case editorReadyMsg:
 		if msg.err != nil {
-			m.setError(msg.err)
-			return nil
+			f.c.setError(msg.err)
+			return f, nil
 		}
 		c := exec.Command(msg.argv[0], append(msg.argv[1:], msg.path)...) //nolint:gosec // the user's own $EDITOR
-		return tea.ExecProcess(c, editorDone(msg.path, msg.argv[0]))
+		return f, tea.ExecProcess(c, editorDone(msg.path, msg.argv[0]))
 	case editorDoneMsg:
 		if msg.err != nil {
-			m.setError(msg.err)
-			return nil
+			f.c.setError(msg.err)
+			return f, nil
 		}
 		if f.d == nil {
-			return nil
+			return f, nil
 		}
 		body := strings.TrimSuffix(strings.ReplaceAll(msg.body, "\r\n", "\n"), "\n")
 		if body != f.d.Body {
 			f.d.Body = body
 			f.dirty = true
 		}
-		return m.startSave(true)
-	case approvalMsg, confirmedMsg, undoneMsg, undoTickMsg:
-		return m.handleConfirmMsg(msg)
-	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
-		return m.handleOutboxMsg(msg)
+		return f, f.startSave(true)
 	}
-	return nil
+	return f, nil
 }
 
 // armAutosave schedules the autosave debounce tick: it saves when no key
 // was typed since it was armed, or once autosaveEvery keys are unsaved.
-func (f *draftFlow) armAutosave() tea.Cmd {
+func (f *draftModel) armAutosave() tea.Cmd {
 	f.tickArmed = true
 	seq := f.editSeq
-	if f.manualTicks {
+	if f.c.manualTicks {
 		return nil
 	}
 	return tea.Tick(autosaveIdle, func(time.Time) tea.Msg { return autosaveTickMsg{seq: seq} })
@@ -408,35 +395,14 @@ func writeEditorFileCmd(body string) tea.Cmd {
 	}
 }
 
-// handleDraftRouting is the key hook of the draft screens: the review,
-// the confirm screen, and u (undo) on the inbox and thread screens.
-func (m *Model) handleDraftRouting(msg tea.KeyMsg) (tea.Cmd, bool) {
-	switch m.screen {
-	case stateDraft:
-		return m.handleDraftKey(msg), true
-	case stateConfirm:
-		return m.handleConfirmKey(msg), true
-	case stateOutbox:
-		return m.handleOutboxKey(msg), true
-	}
-	if key.Matches(msg, m.c.keys.Undo) {
-		return m.undoSend(), true
-	}
-	if key.Matches(msg, m.c.keys.Outbox) {
-		return m.openOutbox(), true
-	}
-	return nil, false
-}
-
-func (m *Model) handleDraftKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
-	f := &m.drafts
+func (f *draftModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &f.c.keys
 	if f.editing {
-		m.sizeDraft() // the terminal may have been resized
+		f.setSize() // the terminal may have been resized
 		if key.Matches(msg, k.EditDone) {
 			f.editing = false
 			f.ta.Blur()
-			return m.startSave(true)
+			return f.startSave(true)
 		}
 		var cmd tea.Cmd
 		f.ta, cmd = f.ta.Update(msg)
@@ -454,37 +420,34 @@ func (m *Model) handleDraftKey(msg tea.KeyMsg) tea.Cmd {
 	if f.askDiscard {
 		f.askDiscard = false
 		if key.Matches(msg, k.DiscardYes) {
-			id, dr, ctx := f.d.ID, m.opts.Drafts, m.ctx()
+			id, dr, ctx := f.d.ID, f.dr, f.c.ctx
 			return func() tea.Msg { return draftDiscardedMsg{err: dr.Discard(ctx, id)} }
 		}
-		m.note = "draft kept"
+		f.c.note = "draft kept"
 		return nil
-	}
-	if key.Matches(msg, k.Undo) {
-		return m.undoSend()
 	}
 	switch {
 	case key.Matches(msg, k.Back):
-		m.screen = f.returnTo
+		f.c.show(f.returnTo)
 		f.loadSeq++ // a draft still being made is ignored when it arrives
 		if f.d != nil {
-			m.note = "draft saved; r resumes it"
+			f.c.note = "draft saved; r resumes it"
 		}
-		return tea.Batch(m.startSave(false), storeChangedCmd())
+		return tea.Batch(f.startSave(false), storeChangedCmd())
 	case key.Matches(msg, k.Edit):
 		f.ta = newDraftTextarea(f.d.Body)
 		f.editing = true
-		m.sizeDraft()
+		f.setSize()
 		return f.ta.Focus()
 	case key.Matches(msg, k.EditExternal):
 		return writeEditorFileCmd(f.d.Body)
 	case key.Matches(msg, k.ToggleAll):
 		if f.saving {
-			m.note = "saving…; press a again"
+			f.c.note = "saving…; press a again"
 			return nil
 		}
 		f.saving = true
-		cp, dr, ctx := *f.d, m.opts.Drafts, m.ctx()
+		cp, dr, ctx := *f.d, f.dr, f.c.ctx
 		return func() tea.Msg {
 			if err := dr.SetReplyAll(ctx, &cp, !cp.ReplyAll); err != nil {
 				return draftSavedMsg{err: fmt.Errorf("recipients: %w", err)}
@@ -495,10 +458,11 @@ func (m *Model) handleDraftKey(msg tea.KeyMsg) tea.Cmd {
 		f.askDiscard = true
 		return nil
 	case key.Matches(msg, k.ToConfirm):
-		return m.openConfirm()
+		f.c.show(stateConfirm)
+		return nil
 	}
-	m.sizeDraft()
-	f.vp.SetContent(m.draftBody())
+	f.setSize()
+	f.vp.SetContent(f.body())
 	switch {
 	case key.Matches(msg, k.Down):
 		f.vp.ScrollDown(1)
@@ -524,9 +488,8 @@ func newDraftTextarea(body string) textarea.Model {
 }
 
 // draftHeader renders the review's fixed lines above the body.
-func (m *Model) draftHeader() []string {
-	c := &m.c
-	f := &m.drafts
+func (f *draftModel) header() []string {
+	c := f.c
 	d := f.d
 	label := func(s string) string { return c.st.label.Render(fmt.Sprintf("%-8s ", s)) }
 	mode := "reply to sender"
@@ -539,7 +502,7 @@ func (m *Model) draftHeader() []string {
 	}
 	lines := []string{top}
 	from := draftAddrs([]model.Address{d.From})
-	if name, delivers, reason := m.opts.Drafts.Delivery(d.Account); name != "" || !delivers {
+	if name, delivers, reason := f.dr.Delivery(d.Account); name != "" || !delivers {
 		via := name
 		if !delivers {
 			via = reason
@@ -563,7 +526,7 @@ func (m *Model) draftHeader() []string {
 	} else {
 		lines = append(lines, label("Risk:")+c.st.dim.Render("none found"))
 	}
-	if cites := m.citedLines(); len(cites) > 0 {
+	if cites := f.citedLines(); len(cites) > 0 {
 		for i, cl := range cites {
 			l := label("")
 			if i == 0 {
@@ -576,21 +539,20 @@ func (m *Model) draftHeader() []string {
 }
 
 // citedLines describes the cited messages (sender, subject) from the thread.
-func (m *Model) citedLines() []string {
-	f := &m.drafts
+func (f *draftModel) citedLines() []string {
 	var out []string
 	for _, id := range f.d.CitedMessageIDs {
 		desc := "<" + termsafe.SanitizeLine(id) + ">"
 		if f.thread != nil {
 			for _, msg := range f.thread.Messages {
 				if strings.Trim(msg.MessageID, "<>") == id {
-					desc = termsafe.SanitizeLine(displayName(msg.From)) + " · " + termsafe.SanitizeLine(msg.Subject) + " · " + m.c.st.dim.Render(desc)
+					desc = termsafe.SanitizeLine(displayName(msg.From)) + " · " + termsafe.SanitizeLine(msg.Subject) + " · " + f.c.st.dim.Render(desc)
 				}
 			}
 		}
 		out = append(out, desc)
 		if len(out) == 3 && len(f.d.CitedMessageIDs) > 3 {
-			out = append(out, m.c.st.dim.Render(fmt.Sprintf("… and %d more", len(f.d.CitedMessageIDs)-3)))
+			out = append(out, f.c.st.dim.Render(fmt.Sprintf("… and %d more", len(f.d.CitedMessageIDs)-3)))
 			break
 		}
 	}
@@ -645,74 +607,55 @@ func riskText(code string) string {
 	return termsafe.SanitizeLine(code)
 }
 
-// sizeDraft sizes the body viewport and the editor to the room left
-// under the header.
-func (m *Model) sizeDraft() {
-	f := &m.drafts
+// setSize sizes the body viewport and the editor to the room left under
+// the header.
+func (f *draftModel) setSize() {
 	if f.d == nil {
 		return
 	}
-	h := max(1, m.bodyHeight()-len(m.draftHeader())-2)
-	f.vp.Width, f.vp.Height = m.width, h
+	h := max(1, f.c.height-len(f.header())-2)
+	f.vp.Width, f.vp.Height = f.c.width, h
 	if f.editing {
-		f.ta.SetWidth(max(10, m.width))
+		f.ta.SetWidth(max(10, f.c.width))
 		f.ta.SetHeight(h)
 	}
 }
 
-// draftView draws the review screen (or the confirm screen).
-func (m *Model) draftView() string {
-	switch m.screen {
-	case stateConfirm:
-		return m.confirmView()
-	case stateOutbox:
-		return m.outboxView()
-	}
-	c := &m.c
-	f := &m.drafts
-	h := m.bodyHeight()
+// View draws the review screen.
+func (f draftModel) View() string {
+	c := f.c
+	h := c.height
 	switch {
 	case f.loadErr != nil:
 		return padLines(c.st.danger.Render(termsafe.SanitizeLine(f.loadErr.Error()))+"\n\n"+c.st.dim.Render("esc back"), h)
 	case f.loading || f.d == nil:
 		return padLines(f.spin.View()+" drafting a reply…", h)
 	}
-	m.sizeDraft()
-	head := m.draftHeader()
+	f.setSize()
+	head := f.header()
 	var body string
 	if f.editing {
 		body = f.ta.View()
 	} else {
-		f.vp.SetContent(m.draftBody())
+		f.vp.SetContent(f.body())
 		body = f.vp.View()
 	}
-	rule := c.st.dim.Render(strings.Repeat("─", max(1, m.width)))
+	rule := c.st.dim.Render(strings.Repeat("─", max(1, c.width)))
 	var hints string
 	switch {
 	case f.askDiscard:
-		hints = c.st.danger.Render("discard this draft? ") + m.help.ShortHelpView([]key.Binding{c.keys.DiscardYes}) + c.st.dim.Render(" · any other key keeps it")
+		hints = c.st.danger.Render("discard this draft? ") + c.help.ShortHelpView([]key.Binding{c.keys.DiscardYes}) + c.st.dim.Render(" · any other key keeps it")
 	case f.editing:
-		hints = m.help.ShortHelpView([]key.Binding{c.keys.EditDone}) + c.st.dim.Render(" · autosaved")
+		hints = c.help.ShortHelpView([]key.Binding{c.keys.EditDone}) + c.st.dim.Render(" · autosaved")
 	default:
 		k := c.keys
-		hints = m.help.ShortHelpView([]key.Binding{k.Edit, k.EditExternal, k.ToConfirm, k.ToggleAll, k.Discard, k.Back, k.Undo})
+		hints = c.help.ShortHelpView([]key.Binding{k.Edit, k.EditExternal, k.ToConfirm, k.ToggleAll, k.Discard, k.Back, k.Undo})
 	}
 	out := strings.Join(head, "\n") + "\n" + rule + "\n" + padLines(body, f.vp.Height) + "\n" + hints
 	return padLines(out, h)
 }
 
-// draftBody is the body as drawn: sanitized and wrapped to the width.
-func (m *Model) draftBody() string {
-	return ansi.Wrap(strings.ReplaceAll(termsafe.Sanitize(m.drafts.d.Body), "\t", "    "), max(10, m.width), "")
-}
-
-// draftTitle names the draft screens in the title line.
-func (m *Model) draftTitle() string {
-	switch m.screen {
-	case stateConfirm:
-		return "Confirm send"
-	case stateOutbox:
-		return "Outbox"
-	}
-	return "Reply"
+// body is the body as drawn: sanitized and wrapped to the width.
+func (f *draftModel) body() string {
+	return ansi.Wrap(strings.ReplaceAll(termsafe.Sanitize(f.d.Body), "\t", "    "), max(10, f.c.width), "")
 }

@@ -51,7 +51,7 @@ func newDraftEnv(t *testing.T, w, h int, transport drafts.Transport) *draftEnv {
 	eng := drafts.New(st, drafts.Options{Principal: me, UndoWindow: 10 * time.Second,
 		Accounts: []drafts.Account{{Name: "test", From: me, Transport: transport}}})
 	d := newDriver(t, Options{Store: st, Drafts: eng, Principal: me}, w, h)
-	d.m.drafts.manualTicks = true // the tests deliver timer ticks themselves
+	d.m.c.manualTicks = true // the tests deliver timer ticks themselves
 	return &draftEnv{driver: d, st: st, eng: eng, tr: tr}
 }
 
@@ -63,7 +63,7 @@ func (e *draftEnv) replyToLunch(key string) {
 		e.t.Fatalf("did not open the lunch thread:\n%s", e.view())
 	}
 	e.keys(key)
-	if e.m.screen != stateDraft || e.m.drafts.d == nil {
+	if e.m.screen != stateDraft || e.m.draft.d == nil {
 		e.t.Fatalf("%s did not open the draft review:\n%s", key, e.view())
 	}
 }
@@ -123,7 +123,7 @@ func TestReplyAllToggleRecomputesRecipients(t *testing.T) {
 	tid := threadID(t, st, "team@x")
 	eng := drafts.New(st, drafts.Options{Principal: me, Accounts: []drafts.Account{{Name: "test", From: me, Transport: &countingTransport{}}}})
 	d := newDriver(t, Options{Store: st, Drafts: eng}, 100, 30)
-	d.m.drafts.manualTicks = true
+	d.m.c.manualTicks = true
 	d.run(d.m.openThread(tid))
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.keys("r")
@@ -142,29 +142,29 @@ func TestReplyAllToggleRecomputesRecipients(t *testing.T) {
 	}
 	// R on a resumed reply draft switches it to reply-all too.
 	d.keys("a", "esc", "R")
-	if !d.m.drafts.d.ReplyAll || !d.m.drafts.resumed {
-		t.Fatalf("R should resume the draft as reply-all: %+v", d.m.drafts.d)
+	if !d.m.draft.d.ReplyAll || !d.m.draft.resumed {
+		t.Fatalf("R should resume the draft as reply-all: %+v", d.m.draft.d)
 	}
 }
 
 func TestInlineEditIsSavedToTheStore(t *testing.T) {
 	e := newDraftEnv(t, 100, 30, nil)
 	e.replyToLunch("r")
-	id := e.m.drafts.d.ID
+	id := e.m.draft.d.ID
 	e.keys("e")
-	if !e.m.drafts.editing {
+	if !e.m.draft.editing {
 		t.Fatal("e did not open the editor")
 	}
 	e.send(keyCtrlEnd()) // to the end of the body
 	e.typeText("PS: xyzzy bring $50")
 	// Autosave while typing (the debounce tick, as the runtime delivers it).
-	e.send(autosaveTickMsg{seq: e.m.drafts.editSeq})
+	e.send(autosaveTickMsg{seq: e.m.draft.editSeq})
 	if got := reopenDraft(t, e.st.Path(), id).Body; !strings.Contains(got, "PS: xyzzy bring $50") {
 		t.Fatalf("autosave did not store the typed text; stored body:\n%s", got)
 	}
 	e.typeText("!")
 	e.keys("esc") // leaves the editor and saves
-	if e.m.drafts.editing || e.m.screen != stateDraft {
+	if e.m.draft.editing || e.m.screen != stateDraft {
 		t.Fatal("esc should leave the editor, staying on the review")
 	}
 	got := reopenDraft(t, e.st.Path(), id)
@@ -181,7 +181,7 @@ func TestInlineEditIsSavedToTheStore(t *testing.T) {
 		t.Fatalf("esc from the review should return to the thread, got screen %d", e.m.screen)
 	}
 	e.keys("r")
-	if e.m.drafts.d == nil || e.m.drafts.d.ID != id || !strings.Contains(e.view(), "resumed your unsent draft") {
+	if e.m.draft.d == nil || e.m.draft.d.ID != id || !strings.Contains(e.view(), "resumed your unsent draft") {
 		t.Fatalf("r did not resume draft %s:\n%s", id, e.view())
 	}
 	if n := len(e.openDrafts(threadID(t, e.st, "lunch1@x"))); n != 1 {
@@ -218,7 +218,7 @@ func contains(list []string, s string) bool {
 func TestDiscardAsksFirst(t *testing.T) {
 	e := newDraftEnv(t, 100, 30, nil)
 	e.replyToLunch("r")
-	id := e.m.drafts.d.ID
+	id := e.m.draft.d.ID
 	e.keys("d")
 	if !strings.Contains(e.view(), "discard this draft?") {
 		t.Fatalf("d should ask:\n%s", e.view())
@@ -247,8 +247,8 @@ func TestRiskFlagsShownForPhishingThread(t *testing.T) {
 	if !strings.Contains(v, "! replying to a PHISHING thread") {
 		t.Fatalf("review of a reply to a phishing thread lacks the flag:\n%s", v)
 	}
-	if !contains(e.m.drafts.d.RiskFlags, drafts.RiskPhishingThread) {
-		t.Fatalf("draft flags %v", e.m.drafts.d.RiskFlags)
+	if !contains(e.m.draft.d.RiskFlags, drafts.RiskPhishingThread) {
+		t.Fatalf("draft flags %v", e.m.draft.d.RiskFlags)
 	}
 	// esc returns to the inbox it came from.
 	e.keys("esc")
@@ -280,7 +280,7 @@ func TestSendKeysDisabledOutsideConfirm(t *testing.T) {
 func TestExternalEditorRoundTrip(t *testing.T) {
 	e := newDraftEnv(t, 100, 30, nil)
 	e.replyToLunch("r")
-	id := e.m.drafts.d.ID
+	id := e.m.draft.d.ID
 	script := filepath.Join(t.TempDir(), "ed.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf 'Edited in the editor.\\n' > \"$1\"\n"), 0o700); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,28 +15,6 @@ import (
 	"mailsift/internal/testserver/dovecot"
 	"mailsift/internal/testserver/postfix"
 )
-
-// imapSubjectCount logs in as user and counts the messages in mailbox
-// whose Subject contains subject (-1 when the mailbox cannot be selected).
-func imapSubjectCount(t *testing.T, addr, user, pass, mailbox, subject string) int {
-	t.Helper()
-	c, err := imapclient.DialInsecure(addr, nil)
-	if err != nil {
-		t.Fatalf("imap dial %s: %v", addr, err)
-	}
-	defer c.Close()
-	if err := c.Login(user, pass).Wait(); err != nil {
-		t.Fatalf("imap login %s: %v", user, err)
-	}
-	if _, err := c.Select(mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		return -1
-	}
-	data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Subject", Value: subject}}}, nil).Wait()
-	if err != nil {
-		t.Fatalf("imap search: %v", err)
-	}
-	return len(data.AllUIDs())
-}
 
 // TestTmuxSendEndToEnd drives the real binary in tmux against a private
 // Dovecot (IMAP, LMTP) and Postfix: open a thread, r, s, y, and the reply
@@ -124,40 +101,15 @@ undo_seconds = 1
 		t.Fatal(err)
 	}
 
-	session := "mailsift-send-" + filepath.Base(dir)
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
 	script := "env -u NO_COLOR MAILSIFT_PASSWORD=alice-pw XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg") +
 		" OLLAMA_HOST=http://127.0.0.1:9 EDITOR=true " + bin + " --config " + cfgPath + " --data-dir " + filepath.Join(dir, "data") +
 		"; sleep 60"
-	run("new-session", "-d", "-s", session, "-x", "120", "-y", "45", script)
-	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
-	capture := func() string { return run("capture-pane", "-p", "-t", session) }
+	p := newTmuxPane(t, tmux, "mailsift-send-"+filepath.Base(dir), 120, 45, script)
 	waitFor := func(what string, subs ...string) string {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		var screen string
-		for time.Now().Before(deadline) {
-			screen = capture()
-			ok := true
-			for _, s := range subs {
-				ok = ok && strings.Contains(screen, s)
-			}
-			if ok {
-				return screen
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s; screen:\n%s\npostfix log:\n%s", what, screen, pf.Log())
-		return ""
+		return p.waitFor(what, 30*time.Second, hasAll(subs...), func() string { return "\npostfix log:\n" + pf.Log() })
 	}
-	keys := func(ks ...string) { run(append([]string{"send-keys", "-t", session}, ks...)...) }
+	keys := p.keys
 
 	waitFor("the synced message", "Lunch on Friday?")
 	keys("/")
@@ -172,22 +124,72 @@ undo_seconds = 1
 	waitFor("the confirm screen", "send this message", "RCPT TO bob@mailsift.test", "│ Subject: Re: Lunch on Friday?")
 	keys("y")
 	waitFor("the sent note", "sent <")
+	// The outbox holds one item, sent after one attempt: nothing will send
+	// it again, so the copies counted below are all there will be.
+	keys("O")
+	waitFor("the outbox", "Outbox (1)", "> sent ", "· 1 attempt")
 
-	deadline := time.Now().Add(30 * time.Second)
-	inbox, sent := 0, 0
-	for time.Now().Before(deadline) {
-		inbox = imapSubjectCount(t, dv.Addr, "bob", "bob-pw", "INBOX", "Re: Lunch on Friday?")
-		sent = imapSubjectCount(t, dv.Addr, "alice", "alice-pw", "Sent", "Re: Lunch on Friday?")
-		if inbox > 0 && sent > 0 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	time.Sleep(2 * time.Second) // a second copy would arrive in this time
-	inbox = imapSubjectCount(t, dv.Addr, "bob", "bob-pw", "INBOX", "Re: Lunch on Friday?")
-	sent = imapSubjectCount(t, dv.Addr, "alice", "alice-pw", "Sent", "Re: Lunch on Friday?")
+	inbox := imapWaitSubject(t, dv.Addr, "bob", "bob-pw", "INBOX", "Re: Lunch on Friday?", 30*time.Second)
+	sent := imapWaitSubject(t, dv.Addr, "alice", "alice-pw", "Sent", "Re: Lunch on Friday?", 30*time.Second)
 	if inbox != 1 || sent != 1 {
-		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\nscreen:\n%s\npostfix log:\n%s", inbox, sent, capture(), pf.Log())
+		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\nscreen:\n%s\npostfix log:\n%s", inbox, sent, p.capture(), pf.Log())
 	}
 	keys("q")
+}
+
+// imapWaitSubject waits until mailbox holds a message whose Subject
+// contains subject and returns how many do. It waits on the server's
+// EXISTS notifications (IDLE), not on a delay; it fails after timeout.
+func imapWaitSubject(t *testing.T, addr, user, pass, mailbox, subject string, timeout time.Duration) int {
+	t.Helper()
+	arrived := make(chan struct{}, 1)
+	c, err := imapclient.DialInsecure(addr, &imapclient.Options{
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
+			Mailbox: func(data *imapclient.UnilateralDataMailbox) {
+				if data.NumMessages != nil {
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
+				}
+			},
+		},
+	})
+	if err != nil {
+		t.Fatalf("imap dial %s: %v", addr, err)
+	}
+	defer c.Close()
+	if err := c.Login(user, pass).Wait(); err != nil {
+		t.Fatalf("imap login %s: %v", user, err)
+	}
+	if _, err := c.Select(mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		t.Fatalf("imap select %s: %v", mailbox, err)
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Subject", Value: subject}}}, nil).Wait()
+		if err != nil {
+			t.Fatalf("imap search: %v", err)
+		}
+		if n := len(data.AllUIDs()); n > 0 {
+			return n
+		}
+		idle, err := c.Idle()
+		if err != nil {
+			t.Fatalf("imap idle: %v", err)
+		}
+		select {
+		case <-arrived:
+		case <-deadline.C:
+			idle.Close()
+			t.Fatalf("no message %q in %s's %s after %v", subject, user, mailbox, timeout)
+		}
+		if err := idle.Close(); err != nil {
+			t.Fatalf("imap idle: %v", err)
+		}
+		if err := idle.Wait(); err != nil {
+			t.Fatalf("imap idle: %v", err)
+		}
+	}
 }

@@ -33,52 +33,21 @@ func TestTmuxEndToEnd(t *testing.T) {
 	}
 	data := filepath.Join(dir, "data")
 	exitFile := filepath.Join(dir, "exit")
-	session := "mailsift-e2e-" + filepath.Base(dir)
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	// The shell records the exit code so the test can assert a clean exit.
+	// The shell records the exit code so the test can assert a clean exit,
+	// and prints it, so the test sees when it is there.
 	// Empty config paths keep the user's real config and Ollama out of it.
 	script := "env -u NO_COLOR XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg") + " OLLAMA_HOST=http://127.0.0.1:9 " +
-		bin + " --demo --data-dir " + data + "; echo $? > " + exitFile + "; sleep 60"
-	run("new-session", "-d", "-s", session, "-x", "120", "-y", "40", script)
-	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
-
-	capture := func() string { return run("capture-pane", "-p", "-t", session) }
+		bin + " --demo --data-dir " + data + "; code=$?; echo $code > " + exitFile + "; echo mailsift exited with $code; sleep 60"
+	p := newTmuxPane(t, tmux, "mailsift-e2e-"+filepath.Base(dir), 120, 40, script)
 	waitFor := func(what string, cond func(string) bool) string {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var screen string
-		for time.Now().Before(deadline) {
-			screen = capture()
-			if cond(screen) {
-				return screen
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s; screen:\n%s", what, screen)
-		return ""
+		return p.waitFor(what, 20*time.Second, cond, nil)
 	}
-	has := func(subs ...string) func(string) bool {
-		return func(s string) bool {
-			for _, sub := range subs {
-				if !strings.Contains(s, sub) {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	keys := func(ks ...string) { run(append([]string{"send-keys", "-t", session}, ks...)...) }
+	keys := p.keys
 
 	// Deterministic offline triage (no Ollama on port 9) fills the four buckets.
 	screen := waitFor("the four bucket headers", func(s string) bool {
-		return has("Urgent (", "Actionable (", "Informational (", "Low priority (")(s) &&
+		return hasAll("Urgent (", "Actionable (", "Informational (", "Low priority (")(s) &&
 			!strings.Contains(s, "Not yet triaged") && !strings.Contains(s, " 0 threads") &&
 			!strings.Contains(s, "(0)")
 	})
@@ -102,30 +71,24 @@ func TestTmuxEndToEnd(t *testing.T) {
 
 	// Search and open a known demo thread.
 	keys("/")
-	waitFor("search prompt", has("type to search"))
+	waitFor("search prompt", hasAll("type to search"))
 	keys("-l", "Escalation")
-	waitFor("search results", has("results for Escalation", "Ben Carter"))
+	waitFor("search results", hasAll("results for Escalation", "Ben Carter"))
 	keys("Enter")
-	waitFor("thread view", has("Bucket:", "Our nightly data export from Northwind has failed"))
+	waitFor("thread view", hasAll("Bucket:", "Our nightly data export from Northwind has failed"))
 	keys("Escape")
-	waitFor("search results again", has("results for Escalation"))
+	waitFor("search results again", hasAll("results for Escalation"))
 	keys("Escape")
-	waitFor("inbox again", has("Urgent (", "Actionable ("))
+	waitFor("inbox again", hasAll("Urgent (", "Actionable ("))
 
 	keys("q")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := os.ReadFile(exitFile)
-		if err == nil {
-			if code := string(bytes.TrimSpace(b)); code != "0" {
-				t.Fatalf("mailsift exited with %s; screen:\n%s", code, capture())
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mailsift did not exit after q; screen:\n%s", capture())
-		}
-		time.Sleep(100 * time.Millisecond)
+	waitFor("mailsift to exit", hasAll("mailsift exited with"))
+	b, err := os.ReadFile(exitFile)
+	if err != nil {
+		t.Fatalf("exit code not recorded: %v", err)
+	}
+	if code := string(bytes.TrimSpace(b)); code != "0" {
+		t.Fatalf("mailsift exited with %s; screen:\n%s", code, p.capture())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/internal/app/event"
 	"mailsift/model"
 )
 
@@ -14,10 +15,10 @@ import (
 // applied and the wait command re-arms for the next.
 func TestEventStream(t *testing.T) {
 	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
-	events := make(chan any, 4)
-	events <- SyncProgressMsg{Account: "test", Mailbox: "Archive", Phase: "bodies", Done: 3, Total: 9}
-	events <- ConnMsg{State: ConnIdle}
-	events <- ErrorMsg{Err: errors.New("imap: connection reset")}
+	events := make(chan event.Event, 4)
+	events <- event.SyncProgress{Account: "test", Mailbox: "Archive", Phase: "bodies", Done: 3, Total: 9}
+	events <- event.Conn{State: event.ConnIdle}
+	events <- event.Failure{Err: errors.New("imap: connection reset")}
 	close(events)
 	d := newDriver(t, Options{Store: s, Events: events}, 120, 30)
 	v := d.view()
@@ -44,7 +45,7 @@ func TestSyncProgressShowsNewMail(t *testing.T) {
 		}
 	}
 	progress := func(done int) {
-		d.send(SyncProgressMsg{Account: "test", Mailbox: "INBOX", Phase: "messages", Done: done, Total: 1250})
+		d.send(event.SyncProgress{Account: "test", Mailbox: "INBOX", Phase: "messages", Done: done, Total: 1250})
 	}
 	add("first@x", "Freshly synced first")
 	progress(137)

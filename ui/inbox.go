@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -54,6 +55,10 @@ type pageKey struct {
 // The cursor is tracked by thread ID so that background reloads (triage
 // moving threads between sections) keep it on the same thread.
 type inbox struct {
+	c    *common
+	b    Backend
+	acts actions
+
 	counts []int // per allSections index
 	loaded bool
 	cache  map[pageKey][]store.ThreadSummary
@@ -68,8 +73,11 @@ type inbox struct {
 	navSeq               int // bumped on every cursor move, to spot stale reloads
 }
 
-func newInbox() inbox {
+func newInbox(c *common, b Backend, acts actions) inbox {
 	return inbox{
+		c:       c,
+		b:       b,
+		acts:    acts,
 		counts:  make([]int, len(allSections)),
 		cache:   map[pageKey][]store.ThreadSummary{},
 		loading: map[pageKey]bool{},
@@ -420,9 +428,8 @@ func reloadCmd(ctx context.Context, b Backend, req reloadReq) tea.Cmd {
 	}
 }
 
-// locate finds a thread's section and index. It asks the backend when it
-// can, else looks near the old position and then pages through the
-// thread's section.
+// locate finds a thread's section and index: it looks near the old
+// position, then searches the thread's section.
 func locate(ctx context.Context, b Backend, id int64, oldSec, oldIdx int) (sec, idx int, ok bool) {
 	ts, err := b.ThreadSummaryByID(ctx, id)
 	if err != nil {
@@ -431,11 +438,6 @@ func locate(ctx context.Context, b Backend, id int64, oldSec, oldIdx int) (sec, 
 	sec = sectionIndex(ts.Section)
 	if sec < 0 {
 		return 0, 0, false
-	}
-	if p, ok := b.(threadPositioner); ok {
-		if i, err := p.ThreadPosition(ctx, ts.Section, id); err == nil {
-			return sec, i, true
-		}
 	}
 	find := func(off, limit int) (int, bool) {
 		rows, err := b.ListThreads(ctx, ts.Section, off, limit)
@@ -542,7 +544,72 @@ func (in *inbox) applyPages(msg pagesLoadedMsg) {
 }
 
 // view renders the visible rows.
-func (in *inbox) view(c *common, width int) string {
+// update applies a message of the inbox screen (a key while it shows).
+func (in inbox) update(msg tea.Msg) (inbox, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd = in.handleKey(msg)
+	case pagesLoadedMsg:
+		if err := quiet(msg.err); err != nil {
+			in.c.setError(err)
+		}
+		in.applyPages(msg)
+		cmd = in.loadMissing()
+	}
+	return in, cmd
+}
+
+func (in *inbox) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &in.c.keys
+	half := max(1, in.height/2)
+	switch {
+	case key.Matches(msg, k.Down):
+		in.move(1)
+	case key.Matches(msg, k.Up):
+		in.move(-1)
+	case key.Matches(msg, k.HalfDown):
+		in.move(half)
+	case key.Matches(msg, k.HalfUp):
+		in.move(-half)
+	case key.Matches(msg, k.Top):
+		in.first()
+	case key.Matches(msg, k.Bottom):
+		in.last()
+	case key.Matches(msg, k.NextSection):
+		in.nextSection(1)
+	case key.Matches(msg, k.PrevSection):
+		in.nextSection(-1)
+	case key.Matches(msg, k.Open):
+		if ts, ok := in.current(); ok {
+			in.c.open(ts.ID)
+		}
+		return nil
+	default:
+		ts, ok := in.current()
+		if !ok {
+			return nil
+		}
+		return in.acts.threadKey(msg, ts.ID, ts.Unread > 0)
+	}
+	return in.loadMissing()
+}
+
+// loadMissing requests the pages the window needs.
+func (in *inbox) loadMissing() tea.Cmd {
+	if !in.loaded {
+		return nil
+	}
+	keys := in.missingPages()
+	if len(keys) == 0 {
+		return nil
+	}
+	return loadPagesCmd(in.c.ctx, in.b, in.gen, keys)
+}
+
+// View draws the visible rows of the sections.
+func (in inbox) View() string {
+	c, width := in.c, in.c.width
 	if !in.loaded {
 		return padLines(c.st.dim.Render("loading…"), in.height)
 	}

@@ -31,7 +31,8 @@ type KeyMap struct {
 	Quit             key.Binding
 	ForceQuit        key.Binding
 
-	// Draft review and confirm screens (enabled by setDraftKeys).
+	// Draft review, confirm and outbox screens (enabled by Model.setKeys
+	// and the screens' own setKeys).
 	Edit, EditExternal, EditDone key.Binding
 	ToggleAll, ToConfirm         key.Binding
 	Discard, DiscardYes          key.Binding

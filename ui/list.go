@@ -141,13 +141,13 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	}
 	c, err := ParseCommand(line)
 	if err != nil {
-		m.setError(err)
+		m.c.setError(err)
 		return nil
 	}
 	if c.Index > 0 {
 		id, err := ResolveIndex(c.Index, m.lastList)
 		if err != nil {
-			m.setError(err)
+			m.c.setError(err)
 			return nil
 		}
 		return m.apply(c, id)
@@ -193,7 +193,7 @@ func findThreads(ctx context.Context, b Backend, f Filters) ([]ListItem, error) 
 
 func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
 	if err := quiet(msg.err); err != nil {
-		m.setError(fmt.Errorf(":%s: %w", msg.cmd.Op, err))
+		m.c.setError(fmt.Errorf(":%s: %w", msg.cmd.Op, err))
 		return nil
 	}
 	if msg.cmd.Op == OpList {
@@ -201,13 +201,13 @@ func (m *Model) handleCommandResult(msg commandResultMsg) tea.Cmd {
 		m.list = listView{title: "List", items: msg.items, height: m.bodyHeight(), pending: Command{Op: OpList}}
 		m.screen = stateList
 		if len(msg.items) == 0 {
-			m.note = "no threads match"
+			m.c.note = "no threads match"
 		}
 		return nil
 	}
 	r, err := Pick(msg.items, msg.cmd.Latest)
 	if errors.Is(err, ErrNoMatch) {
-		m.setError(fmt.Errorf(":%s: no thread matches %s", msg.cmd.Op, describe(msg.cmd.Filters)))
+		m.c.setError(fmt.Errorf(":%s: no thread matches %s", msg.cmd.Op, describe(msg.cmd.Filters)))
 		return nil
 	}
 	if r.Candidates != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/internal/app/event"
 	"mailsift/model/contract"
 	"mailsift/store"
 )
@@ -31,7 +32,7 @@ func TestLocateMovedThreadDeepInSection(t *testing.T) {
 		t.Fatalf("cursor on %q in %q", d.current(), d.currentSection())
 	}
 	saveTriage(t, s, "m351@x", store.TriageRecord{Source: "ollama", Model: "m", Result: contract.Result{Category: contract.CategoryActionable, Summary: "s"}})
-	d.send(ThreadsChangedMsg{})
+	d.send(event.ThreadsChanged{})
 	if d.current() != "subject 351" || d.currentSection() != "Actionable" {
 		t.Fatalf("after triage cursor on %q in %q, want subject 351 in Actionable", d.current(), d.currentSection())
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,78 +12,61 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
-	"mailsift/internal/termsafe"
-	"mailsift/model/contract"
-	"mailsift/store"
+	"mailsift/internal/app/event"
 )
 
 // state is the screen the root model routes keys to.
 type state int
 
 const (
-	stateInbox state = iota
+	// stateStay is no screen: what common.next holds when no child asked
+	// for another screen.
+	stateStay state = iota - 1
+	stateInbox
 	stateThread
 	stateList   // a numbered :list result or a disambiguation
 	stateSearch // search as you type
 	stateHelp
 	statePrompt // the : command line or the save prompt (an overlay)
 
-	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go).
+	// The draft review (ui/draft.go) and the confirm screen (ui/confirm.go),
+	// child models with their own update and View.
 	stateDraft
 	stateConfirm
 	stateOutbox // the outbox and audit trail (ui/outboxview.go)
 )
 
-// common is shared by every screen: styles, keys, clock, logger.
-type common struct {
-	st     styles
-	keys   KeyMap
-	now    func() time.Time
-	logger *slog.Logger
-}
-
-// promptKind says what the bottom-line input is for.
-type promptKind int
-
-const (
-	promptNone promptKind = iota
-	promptCommand
-	promptSave
-)
-
 // Model is the root Bubble Tea model of the TUI.
 type Model struct {
 	opts   Options
-	c      common
-	help   help.Model
+	c      *common // shared with the children
 	width  int
 	height int
 
 	screen     state
-	helpReturn state // screen to go back to from help
-	inbox      inbox
-	thread     threadView
-	list       listView
-	search     searchView
-	lastList   []ListItem // the last :list result, for :open N (selectionIndex)
-	drafts     draftFlow  // draft review, confirm screen, undo window
+	helpReturn state        // screen to go back to from help
+	inbox      inbox        // the inbox screen
+	thread     threadModel  // the thread view
+	list       listView     // a :list result or a disambiguation
+	search     searchModel  // search as you type
+	lastList   []ListItem   // the last :list result, for :open N (selectionIndex)
+	draft      draftModel   // the draft review
+	confirm    confirmModel // the confirm screen
+	outbox     outboxModel  // the outbox screen
+	undo       sendWindow   // the undo window of the last confirmed send
 
 	prompt     textinput.Model
 	promptKind promptKind
 
 	// status bar
-	conn    ConnState
-	sync    SyncProgressMsg
+	conn    event.ConnState
+	sync    event.SyncProgress
 	syncing bool
 	// syncShown is when sync progress last reloaded the inbox.
 	syncShown  time.Time
-	triage     TriageProgressMsg
+	triage     event.TriageProgress
 	hasTriage  bool
-	errText    string
-	note       string
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
 }
@@ -94,28 +76,40 @@ func New(opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := Model{
-		opts: opts,
-		c: common{
-			st:     newStyles(),
-			keys:   DefaultKeyMap(),
-			now:    opts.Now,
-			logger: opts.Logger,
-		},
+	c := &common{
+		ctx:    opts.Context,
+		st:     newStyles(),
+		keys:   DefaultKeyMap(),
 		help:   help.New(),
-		inbox:  newInbox(),
-		conn:   ConnOffline,
+		now:    opts.Now,
+		logger: opts.Logger,
 		note:   opts.Hint,
-		width:  80,
-		height: 24,
+		next:   nav{to: stateStay},
+	}
+	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
+	m := Model{
+		opts:    opts,
+		c:       c,
+		screen:  stateInbox,
+		inbox:   newInbox(c, opts.Store, acts),
+		thread:  newThreadModel(c, opts.Store, acts),
+		search:  newSearchModel(c, opts.Store),
+		draft:   newDraftModel(c, opts.Drafts, opts.Store),
+		confirm: newConfirmModel(c, opts.Drafts),
+		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
+		conn:    event.ConnOffline,
+		width:   80,
+		height:  24,
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
-	m.search = newSearchView()
 	m.layout()
 	m.setKeys()
 	return m
@@ -133,17 +127,17 @@ func (m Model) Init() tea.Cmd {
 // ctx is the context IO commands run under. The program's own context
 // (tea.WithContext) cancels the program itself; per-request contexts
 // (search) derive from this one.
-func (m *Model) ctx() context.Context { return context.Background() }
+func (m *Model) ctx() context.Context { return m.c.ctx }
 
 // eventMsg wraps one item from Options.Events.
-type eventMsg struct{ ev any }
+type eventMsg struct{ ev event.Event }
 
 // eventsClosedMsg says the host closed Options.Events.
 type eventsClosedMsg struct{}
 
 // waitForEvent waits for the next host event; Update re-arms it after
 // each one (a stream is a channel plus a wait command).
-func waitForEvent(ch <-chan any) tea.Cmd {
+func waitForEvent(ch <-chan event.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
@@ -177,13 +171,14 @@ func (m *Model) bodyHeight() int { return max(1, m.height-2) }
 // layout sizes the children after a resize.
 func (m *Model) layout() {
 	h := m.bodyHeight()
+	m.c.width, m.c.height = m.width, h
 	m.inbox.height = h
 	m.inbox.scroll()
-	m.thread.resize(&m.c, m.width, h)
+	m.thread.setSize(m.width, h)
 	m.list.height = h
-	m.search.resize(m.width, h)
+	m.search.setSize(m.width, h)
 	m.prompt.Width = max(10, m.width-4)
-	m.help.Width = m.width
+	m.c.help.Width = m.width
 }
 
 // setKeys enables the bindings of the current screen.
@@ -192,8 +187,23 @@ func (m *Model) setKeys() {
 	if m.promptKind != promptNone {
 		st = statePrompt
 	}
-	m.c.keys.setState(st, m.errText != "", len(m.thread.attachments) > 0)
-	m.setDraftKeys(st)
+	k := &m.c.keys
+	k.setState(st, m.c.errText != "", len(m.thread.attachments) > 0)
+	for _, b := range draftKeys(k) {
+		b.SetEnabled(false)
+	}
+	undo := m.undo.open(m.c.now())
+	switch st {
+	case stateInbox, stateThread:
+		k.Undo.SetEnabled(undo)
+		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+	case stateDraft:
+		m.draft.setKeys(undo)
+	case stateConfirm:
+		m.confirm.setKeys()
+	case stateOutbox:
+		m.outbox.setKeys(undo)
+	}
 }
 
 // Update routes messages: host events and IO results first, then keys to
@@ -214,12 +224,26 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.handleEvent(msg.ev), waitForEvent(m.opts.Events))
 	case eventsClosedMsg:
 		return nil
-	case SyncProgressMsg, TriageProgressMsg, ConnMsg, ThreadsChangedMsg, ErrorMsg:
+	case event.Event: // sent directly (tea.Program.Send) rather than on Options.Events
 		return m.handleEvent(msg)
+	case draftMsg:
+		return m.handleDraftMsg(msg)
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return m.handleResult(msg)
+}
+
+// handleResult applies the result of an inbox, thread, search or command
+// IO command.
+func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
 	case inboxReloadedMsg:
 		m.reloading = false
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		}
 		if msg.counts != nil {
 			m.inbox.applyReload(msg)
@@ -232,63 +256,151 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.loadMissing())
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
-		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+		return m.handleInbox(msg)
+	case threadLoadedMsg, summaryRefreshedMsg:
+		if m.screen != stateThread {
+			return nil
 		}
-		m.inbox.applyPages(msg)
-		return m.loadMissing()
-	case threadLoadedMsg:
-		return m.handleThreadLoaded(msg)
-	case summaryRefreshedMsg:
-		if msg.err == nil && m.screen == stateThread && msg.id == m.thread.id && m.thread.thread != nil &&
-			triageChanged(m.thread.summary, msg.summary) {
-			unread := m.thread.summary.Unread
-			m.thread.summary = msg.summary
-			m.thread.summary.Unread = unread
-			m.thread.render(&m.c)
-		}
-		return nil
+		return m.handleThread(msg)
 	case storeChangedMsg:
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		} else if msg.note != "" {
-			m.note = msg.note
+			m.c.note = msg.note
 		}
 		cmds := []tea.Cmd{m.startReload()}
 		if m.screen == stateThread && m.thread.id != 0 && msg.threadID == m.thread.id {
-			cmds = append(cmds, loadThreadCmd(m.ctx(), m.opts.Store, m.thread.id))
+			cmds = append(cmds, m.thread.reload())
 		}
 		return tea.Batch(cmds...)
 	case attachmentSavedMsg:
 		if msg.err != nil {
-			m.setError(msg.err)
+			m.c.setError(msg.err)
 		} else {
-			m.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
+			m.c.note = fmt.Sprintf("saved %s (%s)", msg.path, humanSize(int64(msg.size)))
 		}
 		return nil
-	case searchTickMsg:
-		return m.search.tick(m, msg)
-	case searchResultsMsg:
-		m.search.results(m, msg)
-		return nil
+	case searchTickMsg, searchResultsMsg:
+		return m.handleSearch(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
-	case draftMsg:
-		return m.handleDraftMsg(msg)
 	case noteMsg:
-		m.note = string(msg)
+		m.c.note = string(msg)
 		return nil
 	case errMsg:
 		if err := quiet(msg.err); err != nil {
-			m.setError(err)
+			m.c.setError(err)
 		}
 		return nil
-	case tea.MouseMsg:
-		return m.handleMouse(msg)
-	case tea.KeyMsg:
-		return m.handleKey(msg)
 	}
 	return nil
+}
+
+// handleDraftMsg hands a message of the send flow to its owner, whichever
+// screen is showing: a save or a late approval still lands.
+func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
+	switch msg.(type) {
+	case approvalMsg, confirmSpinMsg:
+		return m.handleConfirm(msg)
+	case confirmedMsg, undoneMsg, undoTickMsg:
+		return m.handleSendMsg(msg)
+	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
+		return m.handleOutbox(msg)
+	}
+	return m.handleDraft(msg)
+}
+
+// handleDraft hands a message to the draft review.
+func (m *Model) handleDraft(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.draft, cmd = m.draft.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleConfirm hands a message to the confirm screen.
+func (m *Model) handleConfirm(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.confirm, cmd = m.confirm.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleOutbox hands a message to the outbox screen.
+func (m *Model) handleOutbox(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.outbox, cmd = m.outbox.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleInbox hands a message to the inbox screen.
+func (m *Model) handleInbox(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.inbox, cmd = m.inbox.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// handleSearch hands a message to the search screen.
+func (m *Model) handleSearch(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.search, cmd = m.search.update(msg)
+	return tea.Batch(cmd, m.follow())
+}
+
+// follow applies the screen change a child asked for in its update.
+func (m *Model) follow() tea.Cmd {
+	n := m.c.next
+	m.c.next = nav{to: stateStay}
+	if n.to == stateStay {
+		return nil
+	}
+	if m.screen == stateConfirm {
+		m.confirm.leave()
+		if n.to != stateDraft { // y queued the draft
+			m.draft.sent()
+		}
+	}
+	switch {
+	case n.to == stateThread && n.thread != 0:
+		return m.openThread(n.thread)
+	case n.to == stateDraft && n.thread != 0:
+		return m.openDraft(n.thread, n.all)
+	}
+	m.screen = n.to
+	switch n.to {
+	case stateConfirm:
+		d, save := m.draft.handOff()
+		var cmd tea.Cmd
+		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
+		return cmd
+	case stateSearch:
+		return m.search.open()
+	case stateInbox:
+		return m.loadMissing()
+	}
+	return nil
+}
+
+// openDraft shows the review for a thread and starts drafting (or
+// resuming) its reply.
+func (m *Model) openDraft(threadID int64, all bool) tea.Cmd {
+	returnTo := stateInbox
+	if m.screen == stateThread {
+		returnTo = stateThread
+	}
+	var cmd tea.Cmd
+	m.draft, cmd = m.draft.open(threadID, all, returnTo)
+	m.screen = stateDraft
+	return cmd
+}
+
+// openOutbox shows the outbox screen (or reloads it).
+func (m *Model) openOutbox() tea.Cmd {
+	if m.screen == stateOutbox {
+		return m.outbox.load()
+	}
+	var cmd tea.Cmd
+	m.outbox, cmd = m.outbox.open(m.screen)
+	m.screen = stateOutbox
+	return cmd
 }
 
 // noteMsg sets the status line's note.
@@ -304,15 +416,10 @@ type storeChangedMsg struct {
 	err      error
 }
 
-func (m *Model) setError(err error) {
-	m.errText = termsafe.SanitizeLine(err.Error())
-	m.c.logger.Error("ui", "err", err)
-}
-
 // handleEvent applies one host event.
-func (m *Model) handleEvent(ev any) tea.Cmd {
+func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 	switch ev := ev.(type) {
-	case SyncProgressMsg:
+	case event.SyncProgress:
 		m.sync = ev
 		m.syncing = ev.Phase != "done"
 		// Stored mail shows as it arrives: a reload at most every
@@ -323,64 +430,32 @@ func (m *Model) handleEvent(ev any) tea.Cmd {
 			m.syncShown = now
 			return m.startReload()
 		}
-	case TriageProgressMsg:
+	case event.TriageProgress:
 		m.triage, m.hasTriage = ev, true
 		return tea.Batch(m.startReload(), m.refreshOpenThread())
-	case ConnMsg:
+	case event.Conn:
 		m.conn = ev.State
-	case ThreadsChangedMsg:
+	case event.ThreadsChanged:
 		return tea.Batch(m.startReload(), m.refreshOpenThread())
-	case ErrorMsg:
+	case event.Failure:
 		if ev.Err != nil {
-			m.setError(ev.Err)
+			m.c.setError(ev.Err)
 		}
-	case OutboxEvent:
+	case event.Outbox:
 		return m.handleOutboxEvent(ev)
-	case error:
-		m.setError(ev)
 	}
 	return nil
 }
 
-// summaryRefreshedMsg carries the open thread's current inbox row.
-type summaryRefreshedMsg struct {
-	id      int64
-	summary store.ThreadSummary
-	err     error
-}
-
-// refreshOpenThread re-reads the open thread's row, so a triage result
-// arriving while the user reads it updates the header.
-func (m *Model) refreshOpenThread() tea.Cmd {
-	if m.screen != stateThread || m.thread.thread == nil {
-		return nil
-	}
-	b, ctx, id := m.opts.Store, m.ctx(), m.thread.id
-	return func() tea.Msg {
-		ts, err := b.ThreadSummaryByID(ctx, id)
-		return summaryRefreshedMsg{id: id, summary: ts, err: err}
-	}
-}
-
-// triageChanged reports whether the header of a thread would change.
-func triageChanged(a, b store.ThreadSummary) bool {
-	if a.Section != b.Section || a.Override != b.Override || (a.Triage == nil) != (b.Triage == nil) {
-		return true
-	}
-	return a.Triage != nil && (a.Triage.CacheKey != b.Triage.CacheKey || !a.Triage.CreatedAt.Equal(b.Triage.CreatedAt) ||
-		a.Triage.ContentHash != b.Triage.ContentHash)
-}
-
 // loadMissing requests the inbox pages the window needs.
-func (m *Model) loadMissing() tea.Cmd {
-	if !m.inbox.loaded {
+func (m *Model) loadMissing() tea.Cmd { return m.inbox.loadMissing() }
+
+// refreshOpenThread re-reads the open thread's row (triage results).
+func (m *Model) refreshOpenThread() tea.Cmd {
+	if m.screen != stateThread {
 		return nil
 	}
-	keys := m.inbox.missingPages()
-	if len(keys) == 0 {
-		return nil
-	}
-	return loadPagesCmd(m.ctx(), m.opts.Store, m.inbox.gen, keys)
+	return m.thread.refresh()
 }
 
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
@@ -401,11 +476,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 		m.inbox.move(delta)
 		return m.loadMissing()
 	case stateThread:
-		if delta < 0 {
-			m.thread.vp.ScrollUp(-delta)
-		} else {
-			m.thread.vp.ScrollDown(delta)
-		}
+		m.thread.scroll(delta)
 	case stateList:
 		m.list.move(delta)
 	case stateSearch:
@@ -418,7 +489,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.drafts.editing)
+		(m.screen == stateDraft && m.draft.editing)
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
@@ -442,24 +513,26 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handlePrompt(msg)
 	}
 	if key.Matches(msg, k.DismissError) {
-		m.errText = ""
+		m.c.errText = ""
 		return nil
 	}
-	if cmd, ok := m.handleDraftRouting(msg); ok {
-		return cmd
+	switch {
+	case key.Matches(msg, k.Undo):
+		return m.undoSend()
+	case key.Matches(msg, k.Outbox):
+		return m.openOutbox()
 	}
 	switch m.screen {
+	case stateDraft:
+		return m.handleDraft(msg)
+	case stateConfirm:
+		return m.handleConfirm(msg)
+	case stateOutbox:
+		return m.handleOutbox(msg)
 	case stateSearch:
-		return m.search.handleKey(m, msg)
+		return m.handleSearch(msg)
 	case stateHelp:
-		if key.Matches(msg, k.Back, k.Help) {
-			m.screen = m.helpReturn
-			return nil
-		}
-		if key.Matches(msg, k.Quit) {
-			return tea.Quit
-		}
-		return nil
+		return m.handleHelpKey(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -469,251 +542,64 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Search):
 		m.screen = stateSearch
-		return m.search.open(m)
+		return m.search.open()
 	case key.Matches(msg, k.Command):
 		return m.openPrompt(promptCommand, ":", "")
 	}
 	switch m.screen {
 	case stateInbox:
-		return m.handleInboxKey(msg)
+		return m.handleInbox(msg)
 	case stateThread:
-		return m.handleThreadKey(msg)
+		return m.handleThread(msg)
 	case stateList:
 		return m.handleListKey(msg)
 	}
 	return nil
 }
 
-func (m *Model) handleInboxKey(msg tea.KeyMsg) tea.Cmd {
+func (m *Model) handleHelpKey(msg tea.KeyMsg) tea.Cmd {
 	k := &m.c.keys
-	in := &m.inbox
-	half := max(1, in.height/2)
-	switch {
-	case key.Matches(msg, k.Down):
-		in.move(1)
-	case key.Matches(msg, k.Up):
-		in.move(-1)
-	case key.Matches(msg, k.HalfDown):
-		in.move(half)
-	case key.Matches(msg, k.HalfUp):
-		in.move(-half)
-	case key.Matches(msg, k.Top):
-		in.first()
-	case key.Matches(msg, k.Bottom):
-		in.last()
-	case key.Matches(msg, k.NextSection):
-		in.nextSection(1)
-	case key.Matches(msg, k.PrevSection):
-		in.nextSection(-1)
-	case key.Matches(msg, k.Open):
-		if ts, ok := in.current(); ok {
-			return m.openThread(ts.ID)
-		}
+	if key.Matches(msg, k.Back, k.Help) {
+		m.screen = m.helpReturn
 		return nil
-	default:
-		ts, ok := in.current()
-		if !ok {
-			return nil
-		}
-		return m.threadAction(msg, ts.ID, ts.Unread > 0)
 	}
-	return m.loadMissing()
-}
-
-// threadAction handles the keys that act on one thread in the inbox and
-// the thread view: read state, bucket overrides, re-triage, reply.
-func (m *Model) threadAction(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
-	k := &m.c.keys
-	b := m.opts.Store
-	ctx := m.ctx()
-	switch {
-	case key.Matches(msg, k.ToggleRead):
-		return func() tea.Msg {
-			err := b.MarkThreadSeen(ctx, id, unread)
-			note := "marked read"
-			if !unread {
-				note = "marked unread"
-			}
-			return storeChangedMsg{threadID: id, note: note, err: err}
-		}
-	case key.Matches(msg, k.Urgent, k.Actionable, k.Informational, k.LowPriority):
-		cat := map[string]string{"1": contract.CategoryUrgent, "2": contract.CategoryActionable, "3": contract.CategoryInformational, "4": contract.CategoryLowPriority}[msg.String()]
-		return func() tea.Msg {
-			err := b.SetOverride(ctx, id, cat)
-			if err != nil {
-				err = fmt.Errorf("move to %s: %w", cat, err)
-			}
-			return storeChangedMsg{threadID: id, note: "moved to " + cat + " (kept over re-triage)", err: err}
-		}
-	case key.Matches(msg, k.Retriage):
-		if m.opts.Retriage == nil {
-			m.note = "re-triage is not available"
-			return nil
-		}
-		retriage := m.opts.Retriage
-		return func() tea.Msg {
-			if err := retriage(ctx, id); err != nil {
-				return errMsg{fmt.Errorf("re-triage: %w", err)}
-			}
-			return noteMsg("re-triage queued")
-		}
-	case key.Matches(msg, k.Reply, k.ReplyAll):
-		return m.reply(id, key.Matches(msg, k.ReplyAll))
+	if key.Matches(msg, k.Quit) {
+		return tea.Quit
 	}
 	return nil
 }
 
-// reply hands a thread to the host's draft flow.
+// reply hands a thread to the draft review.
 func (m *Model) reply(id int64, all bool) tea.Cmd {
-	if m.opts.Drafts != nil {
-		return m.openDraft(id, all)
-	}
-	if m.opts.Reply == nil {
-		m.note = "replies are not available yet"
+	if m.opts.Drafts == nil {
+		m.c.note = "replies are not available yet"
 		return nil
 	}
-	return m.opts.Reply(id, all)
+	return m.openDraft(id, all)
 }
 
 // openThread switches to the thread view and loads the thread.
 func (m *Model) openThread(id int64) tea.Cmd {
-	m.thread.returnTo = stateInbox
+	returnTo := stateInbox
 	if m.screen == stateList || m.screen == stateSearch {
-		m.thread.returnTo = m.screen
-	}
-	m.thread.id = id
-	m.thread.thread = nil
-	m.thread.attachments = nil
-	m.thread.vp.SetContent("loading…")
-	m.screen = stateThread
-	return loadThreadCmd(m.ctx(), m.opts.Store, id)
-}
-
-func (m *Model) handleThreadLoaded(msg threadLoadedMsg) tea.Cmd {
-	if msg.id != m.thread.id || m.screen != stateThread {
-		return nil
-	}
-	if msg.err != nil {
-		m.setError(msg.err)
-		m.screen = stateInbox
-		return nil
-	}
-	first := m.thread.thread == nil
-	m.thread.setThread(msg)
-	if first {
-		m.thread.vp.GotoTop()
-	}
-	m.thread.render(&m.c)
-	// Opening marks the thread read; reloads (after m, an override) do not.
-	if first && msg.summary.Unread > 0 {
-		m.thread.summary.Unread = 0
-		b, ctx, id := m.opts.Store, m.ctx(), msg.id
-		return func() tea.Msg {
-			err := b.MarkThreadSeen(ctx, id, true)
-			if err != nil {
-				err = fmt.Errorf("mark read: %w", err)
-			}
-			return storeChangedMsg{err: err}
-		}
-	}
-	return nil
-}
-
-func (m *Model) handleThreadKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
-	tv := &m.thread
-	switch {
-	case key.Matches(msg, k.Back):
-		m.screen = m.thread.returnTo
-		if m.screen == stateSearch {
-			return m.search.open(m)
-		}
-		return m.loadMissing()
-	case key.Matches(msg, k.Down):
-		tv.vp.ScrollDown(1)
-	case key.Matches(msg, k.Up):
-		tv.vp.ScrollUp(1)
-	case key.Matches(msg, k.HalfDown):
-		tv.vp.HalfPageDown()
-	case key.Matches(msg, k.HalfUp):
-		tv.vp.HalfPageUp()
-	case key.Matches(msg, k.Top):
-		tv.vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		tv.vp.GotoBottom()
-	case key.Matches(msg, k.Fold):
-		tv.unfolded = !tv.unfolded
-		tv.render(&m.c)
-	case key.Matches(msg, k.Save):
-		if len(tv.attachments) == 0 {
-			return nil
-		}
-		tv.saveIdx = 0
-		return m.openSavePrompt()
-	default:
-		if tv.thread == nil {
-			return nil
-		}
-		if key.Matches(msg, k.ToggleRead) {
-			// In the open thread, m marks it unread (it was read on opening).
-			unread := tv.summary.Unread > 0
-			return m.threadAction(msg, tv.id, unread)
-		}
-		return m.threadAction(msg, tv.id, false)
-	}
-	return nil
-}
-
-// openPrompt shows the bottom-line input.
-func (m *Model) openPrompt(kind promptKind, prompt, value string) tea.Cmd {
-	m.promptKind = kind
-	m.prompt.Prompt = prompt
-	m.prompt.SetValue(value)
-	m.prompt.CursorEnd()
-	return m.prompt.Focus()
-}
-
-func (m *Model) openSavePrompt() tea.Cmd {
-	tv := &m.thread
-	a := tv.attachments[tv.saveIdx]
-	label := fmt.Sprintf("save %d/%d (tab: next) to: ", tv.saveIdx+1, len(tv.attachments))
-	return m.openPrompt(promptSave, label, filepath.Join(m.opts.SaveDir, safeFilename(a.att.Filename)))
-}
-
-func (m *Model) closePrompt() {
-	m.promptKind = promptNone
-	m.prompt.Blur()
-	m.prompt.SetValue("")
-}
-
-func (m *Model) handlePrompt(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc:
-		m.closePrompt()
-		return nil
-	case tea.KeyTab:
-		if m.promptKind == promptSave {
-			m.thread.saveIdx = (m.thread.saveIdx + 1) % len(m.thread.attachments)
-			return m.openSavePrompt()
-		}
-	case tea.KeyEnter:
-		kind, value := m.promptKind, strings.TrimSpace(m.prompt.Value())
-		m.closePrompt()
-		switch kind {
-		case promptCommand:
-			return m.runCommand(value)
-		case promptSave:
-			if value == "" {
-				return nil
-			}
-			ref := m.thread.attachments[m.thread.saveIdx]
-			return saveAttachmentCmd(m.ctx(), m.opts.Store, ref, value)
-		}
-		return nil
+		returnTo = m.screen
 	}
 	var cmd tea.Cmd
-	m.prompt, cmd = m.prompt.Update(msg)
+	m.thread, cmd = m.thread.open(id, returnTo)
+	m.screen = stateThread
 	return cmd
+}
+
+// handleThread hands a message to the thread view; the save key opens
+// the root's prompt over it.
+func (m *Model) handleThread(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.c.keys.Save) && len(m.thread.attachments) > 0 {
+		m.thread.saveIdx = 0
+		return m.openSavePrompt()
+	}
+	var cmd tea.Cmd
+	m.thread, cmd = m.thread.update(msg)
+	return tea.Batch(cmd, m.follow())
 }
 
 // View draws the title line, the active screen and the status bar.
@@ -721,19 +607,23 @@ func (m Model) View() string {
 	var body string
 	switch m.screen {
 	case stateInbox:
-		body = m.inbox.view(&m.c, m.width)
+		body = m.inbox.View()
 	case stateThread:
-		body = padLines(m.thread.vp.View(), m.bodyHeight())
+		body = m.thread.View()
 	case stateList:
-		body = m.list.view(&m.c, m.width)
+		body = m.list.view(m.c, m.width)
 	case stateSearch:
-		body = m.search.view(&m.c, m.width)
+		body = m.search.View()
 	case stateHelp:
 		keys := m.c.keys
-		keys.setState(m.helpReturn, m.errText != "", len(m.thread.attachments) > 0)
-		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
-	case stateDraft, stateConfirm, stateOutbox:
-		body = m.draftView()
+		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
+	case stateDraft:
+		body = m.draft.View()
+	case stateConfirm:
+		body = m.confirm.View()
+	case stateOutbox:
+		body = m.outbox.View()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")
@@ -742,116 +632,3 @@ func (m Model) View() string {
 	}
 	return clampWidth(m.titleLine()+"\n"+body+"\n"+m.statusLine(), m.width)
 }
-
-// clampWidth cuts lines wider than w (very narrow terminals), so the
-// frame never wraps and scrolls the screen.
-func clampWidth(s string, w int) string {
-	if w <= 0 {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	changed := false
-	for i, l := range lines {
-		if len(l) > w && ansi.StringWidth(l) > w {
-			lines[i] = ansi.Truncate(l, w, "")
-			changed = true
-		}
-	}
-	if !changed {
-		return s
-	}
-	return strings.Join(lines, "\n")
-}
-
-// titleLine shows where the user is.
-func (m *Model) titleLine() string {
-	where := "Inbox"
-	switch m.screen {
-	case stateThread:
-		where = "Thread"
-	case stateList:
-		where = m.list.title
-	case stateSearch:
-		where = "Search"
-	case stateHelp:
-		where = "Help"
-	case stateDraft, stateConfirm, stateOutbox:
-		where = m.draftTitle()
-	}
-	total := 0
-	for _, n := range m.inbox.counts {
-		total += n
-	}
-	right := m.c.st.dim.Render(fmt.Sprintf("%d thread%s", total, plural(total)))
-	left := m.c.st.title.Render("mailsift") + " · " + where
-	return joinLR(left, right, m.width)
-}
-
-// statusLine shows account, connection, sync and triage progress, and
-// the last error (until dismissed) or note.
-func (m *Model) statusLine() string {
-	parts := []string{termsafe.SanitizeLine(m.opts.Account), string(m.conn)}
-	if m.syncing {
-		s := "syncing"
-		if m.sync.Mailbox != "" {
-			s += " " + termsafe.SanitizeLine(m.sync.Mailbox)
-		}
-		if m.sync.Total > 0 {
-			s += fmt.Sprintf(" %d/%d", m.sync.Done, m.sync.Total)
-		}
-		parts = append(parts, s)
-	}
-	if m.hasTriage {
-		t := m.triage
-		switch {
-		case t.Offline != "":
-			s := "offline triage: " + strings.TrimPrefix(termsafe.SanitizeLine(t.Offline), "offline triage: ")
-			if t.Total > 0 && t.Done < t.Total {
-				s += fmt.Sprintf(" (%d/%d)", t.Done, t.Total)
-			}
-			parts = append(parts, s)
-		case t.Total > 0 && t.Done < t.Total:
-			s := fmt.Sprintf("triaging %d/%d", t.Done, t.Total)
-			if t.Model != "" {
-				s += " · " + termsafe.SanitizeLine(t.Model)
-			}
-			parts = append(parts, s)
-		case t.Model != "":
-			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
-		}
-	}
-	left := " " + strings.Join(parts, " · ")
-	var right string
-	switch {
-	case m.errText != "":
-		right = m.c.st.statusErr.Render("! "+m.errText+" (x)") + m.c.st.status.Render(" ")
-	case m.note != "":
-		right = m.c.st.statusNote.Render(m.note) + m.c.st.status.Render(" ")
-	default:
-		right = m.c.st.status.Render("? help ")
-	}
-	return joinLRStyled(m.c.st.status, left, right, m.width)
-}
-
-// joinLR puts left and right on one line of width w.
-func joinLR(left, right string, w int) string {
-	lw, rw := lipWidth(left), lipWidth(right)
-	if lw+rw+1 > w {
-		if rw >= w {
-			return fit(right, w)
-		}
-		left = fit(left, w-rw-1)
-		lw = w - rw - 1
-	}
-	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
-}
-
-// joinLRStyled is joinLR with the bar style on the left part and padding.
-func joinLRStyled(bar lipgloss.Style, left, right string, w int) string {
-	rw := lipWidth(right)
-	room := max(0, w-rw)
-	left = fit(left, room)
-	return bar.Render(left) + right
-}
-
-func lipWidth(s string) int { return ansi.StringWidth(s) }

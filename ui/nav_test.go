@@ -5,9 +5,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/drafts"
+	"mailsift/internal/app/event"
 	"mailsift/model/contract"
 	"mailsift/store"
 )
@@ -84,7 +87,7 @@ func TestCursorFollowsThreadMovedByTriage(t *testing.T) {
 	// Triage arrives in the background: the thread moves to Urgent.
 	saveTriage(t, s, "lunch1@x", store.TriageRecord{Source: "ollama", Model: "m",
 		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "Lunch."}})
-	d.send(ThreadsChangedMsg{})
+	d.send(event.ThreadsChanged{})
 	if got, sec := d.current(), d.currentSection(); got != "Lunch tomorrow?" || sec != "Urgent" {
 		t.Fatalf("after triage cursor on %q in %q, want the lunch thread in Urgent", got, sec)
 	}
@@ -94,7 +97,7 @@ func TestCursorFollowsThreadMovedByTriage(t *testing.T) {
 	// Another thread moving elsewhere does not move the cursor off it.
 	saveTriage(t, s, "report@x", store.TriageRecord{Source: "ollama", Model: "m",
 		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "Report."}})
-	d.send(TriageProgressMsg{Done: 2, Total: 2, Model: "m"})
+	d.send(event.TriageProgress{Done: 2, Total: 2, Model: "m"})
 	if got := d.current(); got != "Lunch tomorrow?" {
 		t.Fatalf("after second triage cursor on %q, want Lunch tomorrow?", got)
 	}
@@ -123,7 +126,7 @@ func TestOverrideKey(t *testing.T) {
 	// Re-triage does not undo it.
 	saveTriage(t, s, "outage@x", store.TriageRecord{Source: "ollama", Model: "m2",
 		Result: contract.Result{Category: contract.CategoryUrgent, Summary: "again"}})
-	d.send(ThreadsChangedMsg{})
+	d.send(event.ThreadsChanged{})
 	if sec := d.currentSection(); sec != "Actionable" {
 		t.Errorf("after re-triage the overridden thread is in %q", sec)
 	}
@@ -164,23 +167,24 @@ func TestReplyHookAndRetriage(t *testing.T) {
 	if !strings.Contains(d.view(), "replies are not available yet") {
 		t.Errorf("r without hook:\n%s", d.view())
 	}
-	type replied struct {
-		id  int64
-		all bool
-	}
-	var got []replied
 	var retriaged []int64
-	d = newDriver(t, Options{Store: s,
-		Reply: func(id int64, all bool) tea.Cmd { got = append(got, replied{id, all}); return nil },
+	eng := drafts.New(s, drafts.Options{Principal: me, UndoWindow: 10 * time.Second,
+		Accounts: []drafts.Account{{Name: "test", From: me, Transport: &countingTransport{}}}})
+	d = newDriver(t, Options{Store: s, Drafts: eng, Principal: me,
 		Retriage: func(ctx context.Context, id int64) error {
 			retriaged = append(retriaged, id)
 			return nil
 		}}, 100, 30)
-	d.keys("g", "r", "R", "t")
 	id := threadID(t, s, "outage@x")
-	if len(got) != 2 || got[0] != (replied{id, false}) || got[1] != (replied{id, true}) {
-		t.Errorf("Reply calls = %+v, want thread %d not-all then all", got, id)
+	d.keys("g", "r")
+	if d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != id || d.m.draft.d.ReplyAll {
+		t.Fatalf("r did not open the reply to thread %d:\n%s", id, d.view())
 	}
+	d.keys("esc", "R")
+	if d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != id || !d.m.draft.d.ReplyAll {
+		t.Fatalf("R did not open the reply to all of thread %d:\n%s", id, d.view())
+	}
+	d.keys("esc", "t")
 	if len(retriaged) != 1 || retriaged[0] != id {
 		t.Errorf("Retriage calls = %v, want [%d]", retriaged, id)
 	}
@@ -189,7 +193,7 @@ func TestReplyHookAndRetriage(t *testing.T) {
 func TestErrorShownUntilDismissed(t *testing.T) {
 	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
 	d := newDriver(t, Options{Store: s}, 100, 30)
-	d.send(ErrorMsg{Err: errors.New("imap: login failed: check password_cmd")})
+	d.send(event.Failure{Err: errors.New("imap: login failed: check password_cmd")})
 	if !strings.Contains(d.view(), "imap: login failed") {
 		t.Fatalf("error not shown:\n%s", d.view())
 	}
@@ -206,16 +210,16 @@ func TestErrorShownUntilDismissed(t *testing.T) {
 func TestStatusBar(t *testing.T) {
 	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
 	d := newDriver(t, Options{Store: s, Account: "work"}, 120, 30)
-	d.send(ConnMsg{State: ConnIdle})
-	d.send(SyncProgressMsg{Account: "work", Mailbox: "INBOX", Phase: "bodies", Done: 10, Total: 40})
-	d.send(TriageProgressMsg{Done: 12, Total: 340, Model: "llama3.2:3b"})
+	d.send(event.Conn{State: event.ConnIdle})
+	d.send(event.SyncProgress{Account: "work", Mailbox: "INBOX", Phase: "bodies", Done: 10, Total: 40})
+	d.send(event.TriageProgress{Done: 12, Total: 340, Model: "llama3.2:3b"})
 	last := d.view()[strings.LastIndex(d.view(), "\n")+1:]
 	for _, want := range []string{"work", "IDLE", "syncing INBOX 10/40", "triaging 12/340 · llama3.2:3b"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("status %q lacks %q", last, want)
 		}
 	}
-	d.send(TriageProgressMsg{Offline: "Ollama not reachable at http://127.0.0.1:11434"})
+	d.send(event.TriageProgress{Offline: "Ollama not reachable at http://127.0.0.1:11434"})
 	if !strings.Contains(d.view(), "offline triage: Ollama not reachable at http://127.0.0.1:11434") {
 		t.Errorf("offline triage not shown:\n%s", d.view())
 	}
@@ -265,7 +269,7 @@ func TestOpenThreadHeaderUpdatesWhenTriageArrives(t *testing.T) {
 	}
 	saveTriage(t, s, "report@x", store.TriageRecord{Source: "ollama", Model: "llama3.2:3b",
 		Result: contract.Result{Category: contract.CategoryInformational, Summary: "Status report: all green."}})
-	d.send(TriageProgressMsg{Done: 1, Total: 1, Model: "llama3.2:3b"})
+	d.send(event.TriageProgress{Done: 1, Total: 1, Model: "llama3.2:3b"})
 	v := d.view()
 	if !strings.Contains(v, "Summary: Status report: all green.") || !strings.Contains(v, "Bucket: Informational") {
 		t.Fatalf("header not updated after triage:\n%s", v)

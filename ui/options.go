@@ -9,8 +9,7 @@ import (
 	"log/slog"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-
+	"mailsift/internal/app/event"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -28,13 +27,6 @@ type Backend interface {
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
 }
 
-// threadPositioner is optionally implemented by a Backend that can say
-// where a thread sits in its section (0-based, newest first) without
-// paging through it.
-type threadPositioner interface {
-	ThreadPosition(ctx context.Context, sec store.Section, id int64) (int, error)
-}
-
 // Options configure the TUI. Nil fields mean defaults.
 type Options struct {
 	// Store is where the UI reads threads from. Required.
@@ -45,15 +37,17 @@ type Options struct {
 	Principal model.Address
 	// Now is the clock for relative ages; nil means time.Now.
 	Now func() time.Time
-	// Events carries SyncProgressMsg, TriageProgressMsg, ConnMsg,
-	// ThreadsChangedMsg and ErrorMsg from the host's background work.
-	// Nil means no background work.
-	Events <-chan any
-	// Reply opens the draft flow for a thread (all: reply to all). Nil
-	// means replies are not available yet.
-	Reply func(threadID int64, all bool) tea.Cmd
-	// Drafts, when set, is the send engine behind r/R: the draft review
-	// and confirm screens replace Reply. *drafts.Engine satisfies it.
+	// Context is the program's context, the one the host passes to
+	// tea.WithContext: every IO command runs under it, so ending it
+	// cancels them. Nil means context.Background.
+	Context context.Context
+	// Events carries the app layer's events (sync and triage progress,
+	// connection state, store changes, outbox state, failures); the UI
+	// re-arms its wait after each one. Nil means no background work.
+	Events <-chan event.Event
+	// Drafts is the send engine behind r/R: the draft review and confirm
+	// screens and the outbox. Nil means replies are not available.
+	// *drafts.Engine satisfies it.
 	Drafts Drafter
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
@@ -66,39 +60,3 @@ type Options struct {
 	// Logger receives errors and debug output; nil discards.
 	Logger *slog.Logger
 }
-
-// SyncProgressMsg reports sync progress; Phase "done" ends a sync.
-type SyncProgressMsg struct {
-	Account, Mailbox, Phase string
-	Done, Total             int
-}
-
-// TriageProgressMsg reports background triage progress. Offline, when
-// set, says why triage runs deterministically (e.g. "Ollama not reachable
-// at http://127.0.0.1:11434").
-type TriageProgressMsg struct {
-	Done, Total int
-	Model       string
-	Offline     string
-}
-
-// ConnState is the connection state shown in the status bar.
-type ConnState string
-
-// Connection states.
-const (
-	ConnOnline  ConnState = "online"
-	ConnOffline ConnState = "offline"
-	ConnIdle    ConnState = "IDLE"
-)
-
-// ConnMsg reports a change of the connection state.
-type ConnMsg struct{ State ConnState }
-
-// ThreadsChangedMsg says the store changed (new mail, triage results);
-// the inbox reloads, keeping the cursor on its thread. IDs may be nil.
-type ThreadsChangedMsg struct{ IDs []int64 }
-
-// ErrorMsg reports a background error; it stays in the status bar until
-// dismissed with x.
-type ErrorMsg struct{ Err error }

@@ -7,48 +7,35 @@ import (
 	"mime"
 	"net/mail"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/internal/app/event"
 	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
-// OutboxEvent reports that an outbox item changed state (the host's send
-// engine: sent, failed, unknown). It is sent on Options.Events.
-type OutboxEvent struct {
-	ID        int64
-	State     store.OutboxState
-	MessageID string
-	// Err is the last error of a failed or unknown item.
-	Err string
-	// NextAttempt is when a failed item is retried (zero: it is not).
-	NextAttempt time.Time
-}
-
 // handleOutboxEvent shows an outbox change in the status bar (and
 // refreshes the outbox screen when it is open).
-func (m *Model) handleOutboxEvent(ev OutboxEvent) tea.Cmd {
-	f := &m.drafts
-	if ev.ID == f.undoID && ev.State != store.OutboxQueued {
-		f.undoID = 0
+func (m *Model) handleOutboxEvent(ev event.Outbox) tea.Cmd {
+	if ev.ID == m.undo.id && ev.State != store.OutboxQueued {
+		m.undo.id = 0
 	}
 	switch ev.State {
 	case store.OutboxSent:
-		m.note = termsafe.SanitizeLine("sent <" + ev.MessageID + ">")
+		m.c.note = termsafe.SanitizeLine("sent <" + ev.MessageID + ">")
 	case store.OutboxFailed:
 		if !ev.NextAttempt.IsZero() {
-			m.setError(fmt.Errorf("send failed, retrying at %s: %s", ev.NextAttempt.Local().Format("15:04:05"), ev.Err))
+			m.c.setError(fmt.Errorf("send failed, retrying at %s: %s", ev.NextAttempt.Local().Format("15:04:05"), ev.Err))
 		} else {
-			m.setError(fmt.Errorf("send failed: %s (the draft is open again; see mailsift outbox)", ev.Err))
+			m.c.setError(fmt.Errorf("send failed: %s (the draft is open again; see mailsift outbox)", ev.Err))
 		}
 	case store.OutboxUnknown:
-		m.setError(errors.New("send outcome unknown: " + ev.Err + " (see mailsift outbox)"))
+		m.c.setError(errors.New("send outcome unknown: " + ev.Err + " (see mailsift outbox)"))
 	}
 	if m.screen == stateOutbox {
-		return m.loadOutbox()
+		return m.outbox.load()
 	}
 	return nil
 }
@@ -59,9 +46,12 @@ type auditReader interface {
 	AuditEvents(ctx context.Context, traceID string, limit int) ([]store.AuditEvent, error)
 }
 
-// outboxScreen lists the outbox, newest first, with the audit trail of
-// the item under the cursor.
-type outboxScreen struct {
+// outboxModel is the outbox screen: the outbox, newest first, with the
+// audit trail of the item under the cursor.
+type outboxModel struct {
+	c        *common
+	dr       Drafter
+	b        Backend
 	returnTo state
 	items    []store.OutboxItem
 	cursor   int
@@ -88,7 +78,11 @@ func (outboxLoadedMsg) isDraftMsg()    {}
 func (auditLoadedMsg) isDraftMsg()     {}
 func (outboxCancelledMsg) isDraftMsg() {}
 
-func (o *outboxScreen) current() (store.OutboxItem, bool) {
+func newOutboxModel(c *common, dr Drafter, b Backend) outboxModel {
+	return outboxModel{c: c, dr: dr, b: b}
+}
+
+func (o *outboxModel) current() (store.OutboxItem, bool) {
 	if o.cursor < 0 || o.cursor >= len(o.items) {
 		return store.OutboxItem{}, false
 	}
@@ -96,22 +90,30 @@ func (o *outboxScreen) current() (store.OutboxItem, bool) {
 }
 
 // cancellable reports whether the item under the cursor can be cancelled.
-func (o *outboxScreen) cancellable() bool {
+func (o *outboxModel) cancellable() bool {
 	it, ok := o.current()
 	return ok && (it.State == store.OutboxQueued || it.State == store.OutboxFailed || it.State == store.OutboxUnknown)
 }
 
-func (m *Model) openOutbox() tea.Cmd {
-	o := &m.drafts.outbox
-	if m.screen != stateOutbox {
-		o.returnTo = m.screen
+// setKeys enables the outbox bindings; it runs after KeyMap.setState.
+// undo says whether a send can still be undone.
+func (o *outboxModel) setKeys(undo bool) {
+	k := &o.c.keys
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Back, &k.Outbox} {
+		b.SetEnabled(true)
 	}
-	m.screen = stateOutbox
-	return m.loadOutbox()
+	k.CancelSend.SetEnabled(o.cancellable())
+	k.Undo.SetEnabled(undo)
 }
 
-func (m *Model) loadOutbox() tea.Cmd {
-	dr, ctx := m.opts.Drafts, m.ctx()
+// open shows the outbox (from returnTo) and loads it.
+func (o outboxModel) open(returnTo state) (outboxModel, tea.Cmd) {
+	o.returnTo = returnTo
+	return o, o.load()
+}
+
+func (o *outboxModel) load() tea.Cmd {
+	dr, ctx := o.dr, o.c.ctx
 	return func() tea.Msg {
 		items, err := dr.Outbox(ctx)
 		if err != nil {
@@ -126,23 +128,25 @@ func (m *Model) loadOutbox() tea.Cmd {
 }
 
 // loadAudit reads the trail of the item under the cursor.
-func (m *Model) loadAudit() tea.Cmd {
-	o := &m.drafts.outbox
+func (o *outboxModel) loadAudit() tea.Cmd {
 	it, ok := o.current()
-	ar, has := m.opts.Store.(auditReader)
+	ar, has := o.b.(auditReader)
 	if !ok || !has || it.TraceID == o.trace {
 		return nil
 	}
-	ctx, trace := m.ctx(), it.TraceID
+	ctx, trace := o.c.ctx, it.TraceID
 	return func() tea.Msg {
 		evs, err := ar.AuditEvents(ctx, trace, 50)
 		return auditLoadedMsg{trace: trace, events: evs, err: err}
 	}
 }
 
-func (m *Model) handleOutboxMsg(msg draftMsg) tea.Cmd {
-	o := &m.drafts.outbox
+// update applies a message of the outbox screen (a key while it shows).
+func (o outboxModel) update(msg tea.Msg) (outboxModel, tea.Cmd) {
 	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd := o.handleKey(msg)
+		return o, cmd
 	case outboxLoadedMsg:
 		o.loaded, o.err = true, msg.err
 		if msg.err == nil {
@@ -150,50 +154,46 @@ func (m *Model) handleOutboxMsg(msg draftMsg) tea.Cmd {
 			o.cursor = min(max(0, o.cursor), max(0, len(o.items)-1))
 			o.trace = "" // reload the trail too
 		}
-		return m.loadAudit()
+		return o, o.loadAudit()
 	case auditLoadedMsg:
 		if it, ok := o.current(); ok && it.TraceID == msg.trace && msg.err == nil {
 			o.trace, o.events = msg.trace, msg.events
 		}
-		return nil
 	case outboxCancelledMsg:
 		if msg.err != nil {
-			m.setError(fmt.Errorf("cancel: %w", msg.err))
+			o.c.setError(fmt.Errorf("cancel: %w", msg.err))
 		} else {
-			m.note = "send cancelled; the draft is open again"
+			o.c.note = "send cancelled; the draft is open again"
 		}
-		return m.loadOutbox()
+		return o, o.load()
 	}
-	return nil
+	return o, nil
 }
 
-func (m *Model) handleOutboxKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
-	o := &m.drafts.outbox
+func (o *outboxModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &o.c.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		m.screen = o.returnTo
+		o.c.show(o.returnTo)
 		return nil
 	case key.Matches(msg, k.Outbox):
-		return m.loadOutbox()
-	case key.Matches(msg, k.Undo):
-		return m.undoSend()
+		return o.load()
 	case key.Matches(msg, k.Down):
 		if o.cursor < len(o.items)-1 {
 			o.cursor++
 		}
-		return m.loadAudit()
+		return o.loadAudit()
 	case key.Matches(msg, k.Up):
 		if o.cursor > 0 {
 			o.cursor--
 		}
-		return m.loadAudit()
+		return o.loadAudit()
 	case key.Matches(msg, k.CancelSend):
 		it, ok := o.current()
 		if !ok || !o.cancellable() {
 			return nil
 		}
-		dr, ctx, id := m.opts.Drafts, m.ctx(), it.ID
+		dr, ctx, id := o.dr, o.c.ctx, it.ID
 		return func() tea.Msg { return outboxCancelledMsg{err: dr.Cancel(ctx, id)} }
 	}
 	return nil
@@ -212,11 +212,10 @@ func headerOf(raw []byte, name string) string {
 	return v
 }
 
-// outboxView draws the outbox list and the trail of the selected item.
-func (m *Model) outboxView() string {
-	c := &m.c
-	o := &m.drafts.outbox
-	h := m.bodyHeight()
+// View draws the outbox list and the trail of the selected item.
+func (o outboxModel) View() string {
+	c := o.c
+	h := c.height
 	switch {
 	case o.err != nil:
 		return padLines(c.st.danger.Render(termsafe.SanitizeLine(o.err.Error())), h)
@@ -224,7 +223,7 @@ func (m *Model) outboxView() string {
 		return padLines("loading the outbox…", h)
 	case len(o.items) == 0:
 		return padLines(c.st.dim.Render("The outbox is empty: nothing was confirmed yet.")+"\n\n"+
-			m.help.ShortHelpView([]key.Binding{c.keys.Back}), h)
+			c.help.ShortHelpView([]key.Binding{c.keys.Back}), h)
 	}
 	var lines []string
 	lines = append(lines, c.st.header.Render(fmt.Sprintf("Outbox (%d)", len(o.items))))
@@ -257,7 +256,7 @@ func (m *Model) outboxView() string {
 		lines = append(lines, row)
 	}
 	if it, ok := o.current(); ok {
-		lines = append(lines, c.st.dim.Render(strings.Repeat("─", max(1, m.width))))
+		lines = append(lines, c.st.dim.Render(strings.Repeat("─", max(1, c.width))))
 		lines = append(lines, c.st.label.Render("Message-ID: ")+termsafe.SanitizeLine("<"+it.MessageID+">")+c.st.label.Render("  key: ")+termsafe.SanitizeLine(it.IdempotencyKey))
 		if it.LastError != "" {
 			lines = append(lines, c.st.danger.Render("last error: "+termsafe.SanitizeLine(it.LastError)))
@@ -269,7 +268,7 @@ func (m *Model) outboxView() string {
 		}
 	}
 	k := c.keys
-	hints := m.help.ShortHelpView([]key.Binding{k.Up, k.Down, k.CancelSend, k.Undo, k.Outbox, k.Back})
+	hints := c.help.ShortHelpView([]key.Binding{k.Up, k.Down, k.CancelSend, k.Undo, k.Outbox, k.Back})
 	body := padLines(strings.Join(lines, "\n"), h-1)
 	return body + "\n" + hints
 }

@@ -20,10 +20,12 @@ const searchDebounce = 150 * time.Millisecond
 // searchLimit bounds the hits shown.
 const searchLimit = 200
 
-// searchView is search as you type: each keystroke bumps a sequence
+// searchModel is search as you type: each keystroke bumps a sequence
 // number and schedules a tick; only the tick of the latest keystroke runs
 // a search, and a newer search cancels the one still running.
-type searchView struct {
+type searchModel struct {
+	c      *common
+	b      Backend
 	input  textinput.Model
 	seq    int
 	cancel context.CancelFunc
@@ -36,12 +38,12 @@ type searchView struct {
 	width  int
 }
 
-func newSearchView() searchView {
+func newSearchModel(c *common, b Backend) searchModel {
 	ti := textinput.New()
 	ti.Prompt = "/"
 	ti.Placeholder = "words, \"a phrase\", from:alice subject:invoice is:unread"
 	ti.CharLimit = 256
-	return searchView{input: ti}
+	return searchModel{c: c, b: b, input: ti}
 }
 
 // searchTickMsg fires searchDebounce after a keystroke.
@@ -55,37 +57,51 @@ type searchResultsMsg struct {
 	err   error
 }
 
-func (s *searchView) resize(w, h int) {
+func (s *searchModel) setSize(w, h int) {
 	s.width, s.height = w, h
 	s.input.Width = max(10, w-3)
 }
 
 // open focuses the input, keeping the last query and hits.
-func (s *searchView) open(m *Model) tea.Cmd {
+func (s *searchModel) open() tea.Cmd {
 	s.input.CursorEnd()
 	return s.input.Focus()
 }
 
-func (s *searchView) close(m *Model) {
+// update applies a message of the search screen (a key while it shows).
+func (s searchModel) update(msg tea.Msg) (searchModel, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd = s.handleKey(msg)
+	case searchTickMsg:
+		cmd = s.tick(msg)
+	case searchResultsMsg:
+		s.results(msg)
+	}
+	return s, cmd
+}
+
+func (s *searchModel) close() {
 	s.input.Blur()
 	if s.cancel != nil {
 		s.cancel()
 		s.cancel = nil
 	}
-	m.screen = stateInbox
+	s.c.show(stateInbox)
 }
 
-func (s *searchView) handleKey(m *Model, msg tea.KeyMsg) tea.Cmd {
-	k := &m.c.keys
+func (s *searchModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &s.c.keys
 	switch {
 	case key.Matches(msg, k.Back):
-		s.close(m)
-		return m.loadMissing()
+		s.close()
+		return nil
 	case key.Matches(msg, k.Open):
 		if s.cursor < len(s.hits) {
 			id := s.hits[s.cursor].ThreadID
 			s.input.Blur()
-			return m.openThread(id)
+			s.c.open(id)
 		}
 		return nil
 	case key.Matches(msg, k.Down):
@@ -107,7 +123,7 @@ func (s *searchView) handleKey(m *Model, msg tea.KeyMsg) tea.Cmd {
 }
 
 // tick runs the search if no keystroke came after the one that scheduled it.
-func (s *searchView) tick(m *Model, msg searchTickMsg) tea.Cmd {
+func (s *searchModel) tick(msg searchTickMsg) tea.Cmd {
 	if msg.seq != s.seq {
 		return nil
 	}
@@ -120,9 +136,9 @@ func (s *searchView) tick(m *Model, msg searchTickMsg) tea.Cmd {
 		s.hits, s.query, s.err, s.cursor, s.top = nil, "", "", 0, 0
 		return nil
 	}
-	ctx, cancel := context.WithCancel(m.ctx())
+	ctx, cancel := context.WithCancel(s.c.ctx)
 	s.cancel = cancel
-	b, seq := m.opts.Store, msg.seq
+	b, seq := s.b, msg.seq
 	return func() tea.Msg {
 		hits, err := b.Search(ctx, q, searchLimit)
 		return searchResultsMsg{seq: seq, query: q, hits: hits, err: err}
@@ -130,7 +146,7 @@ func (s *searchView) tick(m *Model, msg searchTickMsg) tea.Cmd {
 }
 
 // results installs the hits of the latest search; stale ones are dropped.
-func (s *searchView) results(m *Model, msg searchResultsMsg) {
+func (s *searchModel) results(msg searchResultsMsg) {
 	if msg.seq != s.seq {
 		return
 	}
@@ -145,7 +161,7 @@ func (s *searchView) results(m *Model, msg searchResultsMsg) {
 	s.hits, s.query, s.err, s.cursor, s.top = msg.hits, msg.query, "", 0, 0
 }
 
-func (s *searchView) move(d int) {
+func (s *searchModel) move(d int) {
 	s.cursor = max(0, min(s.cursor+d, len(s.hits)-1))
 	rows := s.rows()
 	if s.cursor < s.top {
@@ -158,9 +174,11 @@ func (s *searchView) move(d int) {
 
 // rows is the number of hit rows below the input and the summary line
 // (each hit takes two lines: row and snippet).
-func (s *searchView) rows() int { return max(1, (s.height-2)/2) }
+func (s *searchModel) rows() int { return max(1, (s.height-2)/2) }
 
-func (s *searchView) view(c *common, width int) string {
+// View draws the search input and the hits.
+func (s searchModel) View() string {
+	c, width := s.c, s.width
 	lines := []string{s.input.View()}
 	switch {
 	case s.err != "":

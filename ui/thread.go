@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -24,9 +25,13 @@ type attachmentRef struct {
 	att       model.Attachment
 }
 
-// threadView is the open thread: triage header and messages in a
-// scrolling viewport.
-type threadView struct {
+// threadModel is the thread view: the open thread's triage header and
+// messages in a scrolling viewport.
+type threadModel struct {
+	c    *common
+	b    Backend
+	acts actions
+
 	id          int64
 	summary     store.ThreadSummary
 	thread      *model.Thread
@@ -111,8 +116,150 @@ func safeFilename(name string) string {
 	return name
 }
 
+func newThreadModel(c *common, b Backend, acts actions) threadModel {
+	return threadModel{c: c, b: b, acts: acts}
+}
+
+// open shows thread id (esc goes back to returnTo) and loads it.
+func (tv threadModel) open(id int64, returnTo state) (threadModel, tea.Cmd) {
+	tv.returnTo = returnTo
+	tv.id = id
+	tv.thread = nil
+	tv.attachments = nil
+	tv.vp.SetContent("loading…")
+	return tv, loadThreadCmd(tv.c.ctx, tv.b, id)
+}
+
+// reload re-reads the open thread (after a write to it).
+func (tv *threadModel) reload() tea.Cmd { return loadThreadCmd(tv.c.ctx, tv.b, tv.id) }
+
+// summaryRefreshedMsg carries the open thread's current inbox row.
+type summaryRefreshedMsg struct {
+	id      int64
+	summary store.ThreadSummary
+	err     error
+}
+
+// refresh re-reads the open thread's row, so a triage result arriving
+// while the user reads it updates the header.
+func (tv *threadModel) refresh() tea.Cmd {
+	if tv.thread == nil {
+		return nil
+	}
+	b, ctx, id := tv.b, tv.c.ctx, tv.id
+	return func() tea.Msg {
+		ts, err := b.ThreadSummaryByID(ctx, id)
+		return summaryRefreshedMsg{id: id, summary: ts, err: err}
+	}
+}
+
+// triageChanged reports whether the header of a thread would change.
+func triageChanged(a, b store.ThreadSummary) bool {
+	if a.Section != b.Section || a.Override != b.Override || (a.Triage == nil) != (b.Triage == nil) {
+		return true
+	}
+	return a.Triage != nil && (a.Triage.CacheKey != b.Triage.CacheKey || !a.Triage.CreatedAt.Equal(b.Triage.CreatedAt) ||
+		a.Triage.ContentHash != b.Triage.ContentHash)
+}
+
+// update applies a message of the thread view; the root sends the
+// results of loads only while the view shows.
+func (tv threadModel) update(msg tea.Msg) (threadModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		cmd := tv.handleKey(msg)
+		return tv, cmd
+	case threadLoadedMsg:
+		cmd := tv.loaded(msg)
+		return tv, cmd
+	case summaryRefreshedMsg:
+		if msg.err == nil && msg.id == tv.id && tv.thread != nil && triageChanged(tv.summary, msg.summary) {
+			unread := tv.summary.Unread
+			tv.summary = msg.summary
+			tv.summary.Unread = unread
+			tv.render()
+		}
+	}
+	return tv, nil
+}
+
+func (tv *threadModel) loaded(msg threadLoadedMsg) tea.Cmd {
+	if msg.id != tv.id {
+		return nil
+	}
+	if msg.err != nil {
+		tv.c.setError(msg.err)
+		tv.c.show(stateInbox)
+		return nil
+	}
+	first := tv.thread == nil
+	tv.setThread(msg)
+	if first {
+		tv.vp.GotoTop()
+	}
+	tv.render()
+	// Opening marks the thread read; reloads (after m, an override) do not.
+	if first && msg.summary.Unread > 0 {
+		tv.summary.Unread = 0
+		b, ctx, id := tv.b, tv.c.ctx, msg.id
+		return func() tea.Msg {
+			err := b.MarkThreadSeen(ctx, id, true)
+			if err != nil {
+				err = fmt.Errorf("mark read: %w", err)
+			}
+			return storeChangedMsg{err: err}
+		}
+	}
+	return nil
+}
+
+func (tv *threadModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &tv.c.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		tv.c.show(tv.returnTo)
+	case key.Matches(msg, k.Down):
+		tv.vp.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		tv.vp.ScrollUp(1)
+	case key.Matches(msg, k.HalfDown):
+		tv.vp.HalfPageDown()
+	case key.Matches(msg, k.HalfUp):
+		tv.vp.HalfPageUp()
+	case key.Matches(msg, k.Top):
+		tv.vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		tv.vp.GotoBottom()
+	case key.Matches(msg, k.Fold):
+		tv.unfolded = !tv.unfolded
+		tv.render()
+	default:
+		if tv.thread == nil {
+			return nil
+		}
+		if key.Matches(msg, k.ToggleRead) {
+			// In the open thread, m marks it unread (it was read on opening).
+			return tv.acts.threadKey(msg, tv.id, tv.summary.Unread > 0)
+		}
+		return tv.acts.threadKey(msg, tv.id, false)
+	}
+	return nil
+}
+
+// scroll moves the viewport by delta lines (the mouse wheel).
+func (tv *threadModel) scroll(delta int) {
+	if delta < 0 {
+		tv.vp.ScrollUp(-delta)
+	} else {
+		tv.vp.ScrollDown(delta)
+	}
+}
+
+// View draws the thread.
+func (tv threadModel) View() string { return padLines(tv.vp.View(), tv.c.height) }
+
 // setThread installs a loaded thread.
-func (tv *threadView) setThread(msg threadLoadedMsg) {
+func (tv *threadModel) setThread(msg threadLoadedMsg) {
 	tv.id, tv.summary, tv.thread = msg.id, msg.summary, msg.thread
 	tv.unfolded = false
 	tv.attachments = nil
@@ -127,24 +274,24 @@ func (tv *threadView) setThread(msg threadLoadedMsg) {
 	tv.saveIdx = 0
 }
 
-// resize sets the viewport size and re-renders the content.
-func (tv *threadView) resize(c *common, w, h int) {
+// setSize sets the viewport size and re-renders the content.
+func (tv *threadModel) setSize(w, h int) {
 	if tv.vp.Width == 0 && tv.vp.Height == 0 {
 		tv.vp = viewport.New(w, h)
 		tv.vp.MouseWheelEnabled = true
 	}
 	tv.vp.Width, tv.vp.Height = w, h
-	tv.render(c)
+	tv.render()
 }
 
 // render lays the thread out for the viewport's width.
-func (tv *threadView) render(c *common) {
+func (tv *threadModel) render() {
 	if tv.thread == nil {
 		tv.vp.SetContent("")
 		return
 	}
 	off := tv.vp.YOffset
-	tv.vp.SetContent(renderThread(c, tv.summary, tv.thread, tv.attachments, !tv.unfolded, max(10, tv.vp.Width)))
+	tv.vp.SetContent(renderThread(tv.c, tv.summary, tv.thread, tv.attachments, !tv.unfolded, max(10, tv.vp.Width)))
 	tv.vp.SetYOffset(off)
 }
 

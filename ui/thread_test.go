@@ -61,7 +61,7 @@ func TestSaveAttachment(t *testing.T) {
 	d.keys("enter")
 	data, err := os.ReadFile(want)
 	if err != nil {
-		t.Fatalf("attachment not saved: %v (error line %q)", err, d.m.errText)
+		t.Fatalf("attachment not saved: %v (error line %q)", err, d.m.c.errText)
 	}
 	// The CRLF before the closing boundary belongs to the boundary (RFC 2046).
 	if string(data) != "shoyu 12\r\nmiso 13" {
@@ -72,8 +72,8 @@ func TestSaveAttachment(t *testing.T) {
 	}
 	// Saving again to the same path refuses to overwrite.
 	d.keys("s", "enter")
-	if !strings.Contains(d.m.errText, "exists") {
-		t.Errorf("second save error = %q, want a refusal to overwrite", d.m.errText)
+	if !strings.Contains(d.m.c.errText, "exists") {
+		t.Errorf("second save error = %q, want a refusal to overwrite", d.m.c.errText)
 	}
 }
 

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"fmt"
+	"mailsift/internal/termsafe"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// clampWidth cuts lines wider than w (very narrow terminals), so the
+// frame never wraps and scrolls the screen.
+func clampWidth(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	changed := false
+	for i, l := range lines {
+		if len(l) > w && ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(lines, "\n")
+}
+
+// titleLine shows where the user is.
+func (m *Model) titleLine() string {
+	where := "Inbox"
+	switch m.screen {
+	case stateThread:
+		where = "Thread"
+	case stateList:
+		where = m.list.title
+	case stateSearch:
+		where = "Search"
+	case stateHelp:
+		where = "Help"
+	case stateDraft:
+		where = "Reply"
+	case stateConfirm:
+		where = "Confirm send"
+	case stateOutbox:
+		where = "Outbox"
+	}
+	total := 0
+	for _, n := range m.inbox.counts {
+		total += n
+	}
+	right := m.c.st.dim.Render(fmt.Sprintf("%d thread%s", total, plural(total)))
+	left := m.c.st.title.Render("mailsift") + " · " + where
+	return joinLR(left, right, m.width)
+}
+
+// statusLine shows account, connection, sync and triage progress, and
+// the last error (until dismissed) or note.
+func (m *Model) statusLine() string {
+	parts := []string{termsafe.SanitizeLine(m.opts.Account), string(m.conn)}
+	if m.syncing {
+		s := "syncing"
+		if m.sync.Mailbox != "" {
+			s += " " + termsafe.SanitizeLine(m.sync.Mailbox)
+		}
+		if m.sync.Total > 0 {
+			s += fmt.Sprintf(" %d/%d", m.sync.Done, m.sync.Total)
+		}
+		parts = append(parts, s)
+	}
+	if m.hasTriage {
+		t := m.triage
+		switch {
+		case t.Offline != "":
+			s := "offline triage: " + strings.TrimPrefix(termsafe.SanitizeLine(t.Offline), "offline triage: ")
+			if t.Total > 0 && t.Done < t.Total {
+				s += fmt.Sprintf(" (%d/%d)", t.Done, t.Total)
+			}
+			parts = append(parts, s)
+		case t.Total > 0 && t.Done < t.Total:
+			s := fmt.Sprintf("triaging %d/%d", t.Done, t.Total)
+			if t.Model != "" {
+				s += " · " + termsafe.SanitizeLine(t.Model)
+			}
+			parts = append(parts, s)
+		case t.Model != "":
+			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
+		}
+	}
+	left := " " + strings.Join(parts, " · ")
+	var right string
+	switch {
+	case m.c.errText != "":
+		right = m.c.st.statusErr.Render("! "+m.c.errText+" (x)") + m.c.st.status.Render(" ")
+	case m.c.note != "":
+		right = m.c.st.statusNote.Render(m.c.note) + m.c.st.status.Render(" ")
+	default:
+		right = m.c.st.status.Render("? help ")
+	}
+	return joinLRStyled(m.c.st.status, left, right, m.width)
+}
+
+// joinLR puts left and right on one line of width w.
+func joinLR(left, right string, w int) string {
+	lw, rw := lipWidth(left), lipWidth(right)
+	if lw+rw+1 > w {
+		if rw >= w {
+			return fit(right, w)
+		}
+		left = fit(left, w-rw-1)
+		lw = w - rw - 1
+	}
+	return left + strings.Repeat(" ", max(1, w-lw-rw)) + right
+}
+
+// joinLRStyled is joinLR with the bar style on the left part and padding.
+func joinLRStyled(bar lipgloss.Style, left, right string, w int) string {
+	rw := lipWidth(right)
+	room := max(0, w-rw)
+	left = fit(left, room)
+	return bar.Render(left) + right
+}
+
+func lipWidth(s string) int { return ansi.StringWidth(s) }

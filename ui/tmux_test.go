@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tmuxPane drives one tmux session. It waits on what the screen shows:
+// tmux copies everything the pane prints into a FIFO (pipe-pane), each
+// write wakes the waiter, and only then is the screen captured again, so
+// no wait is a fixed delay.
+type tmuxPane struct {
+	t       *testing.T
+	tmux    string
+	session string
+	changed chan struct{}
+}
+
+// newTmuxPane starts script in a detached session of w x h cells.
+func newTmuxPane(t *testing.T, tmux, session string, w, h int, script string) *tmuxPane {
+	t.Helper()
+	p := &tmuxPane{t: t, tmux: tmux, session: session, changed: make(chan struct{}, 1)}
+	fifo := filepath.Join(t.TempDir(), "pane.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	// Read-write, so opening does not wait for tmux to open the writing end
+	// and the reader never sees EOF; closing it at cleanup ends the reader.
+	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("open fifo: %v", err)
+	}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			if _, err := f.Read(buf); err != nil {
+				return
+			}
+			select {
+			case p.changed <- struct{}{}:
+			default: // a wake-up is already pending
+			}
+		}
+	}()
+	t.Cleanup(func() { f.Close() })
+	p.run("new-session", "-d", "-s", session, "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), script)
+	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", session).Run() })
+	p.run("pipe-pane", "-t", session, "-o", "cat >> "+fifo)
+	return p
+}
+
+func (p *tmuxPane) run(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, args...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// capture returns the visible screen.
+func (p *tmuxPane) capture() string { return p.run("capture-pane", "-p", "-t", p.session) }
+
+// keys sends tmux key names or, after "-l", literal text.
+func (p *tmuxPane) keys(ks ...string) {
+	p.run(append([]string{"send-keys", "-t", p.session}, ks...)...)
+}
+
+// waitFor returns the screen once cond holds, re-reading it after every
+// output of the pane; it fails after timeout (a generous bound, not a
+// delay: it passes as soon as the screen shows what it waits for).
+func (p *tmuxPane) waitFor(what string, timeout time.Duration, cond func(string) bool, extra func() string) string {
+	p.t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		screen := p.capture()
+		if cond(screen) {
+			return screen
+		}
+		select {
+		case <-p.changed:
+		case <-deadline.C:
+			msg := ""
+			if extra != nil {
+				msg = extra()
+			}
+			p.t.Fatalf("timed out after %v waiting for %s; screen:\n%s%s", timeout, what, screen, msg)
+		}
+	}
+}
+
+// hasAll returns a condition that holds when the screen contains every sub.
+func hasAll(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if !strings.Contains(s, sub) {
+				return false
+			}
+		}
+		return true
+	}
+}
