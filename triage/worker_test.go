@@ -318,6 +318,7 @@ func TestWorkerKeepsRequestsReady(t *testing.T) {
 // lets run at once are all seen running together.
 type unpacedFake struct {
 	release             chan struct{}
+	entered             chan struct{}
 	running, max, calls atomic.Int64
 }
 
@@ -325,6 +326,7 @@ func (f *unpacedFake) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	n := f.running.Add(1)
 	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
 	}
+	f.entered <- struct{}{}
 	select {
 	case <-f.release:
 	case <-ctx.Done():
@@ -338,20 +340,21 @@ func (f *unpacedFake) CacheKey() string { return OllamaCacheKey("unpaced") }
 func (f *unpacedFake) Model() string    { return "unpaced" }
 
 // TestWorkerBoundsUnpacedTriager checks that a triager that does not use
-// its Slot still runs at most Parallel calls at once, although the
-// worker starts twice as many goroutines: every call is held until the
-// test releases it, one at a time, so a third call let in would stay in
-// and be counted.
+// its Slot still runs exactly Parallel calls at once, although the worker
+// starts twice as many goroutines: calls are held until the test releases
+// them, and the test releases one only when Parallel calls are inside, so
+// a third call let in would be counted.
 func TestWorkerBoundsUnpacedTriager(t *testing.T) {
 	ctx := context.Background()
 	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
 	defer st.Close()
-	f := &unpacedFake{release: make(chan struct{})}
-	need, err := st.ThreadsNeedingTriage(ctx, f.CacheKey(), 0)
+	need, err := st.ThreadsNeedingTriage(ctx, OllamaCacheKey("unpaced"), 0)
 	if err != nil || len(need) < 30 {
 		t.Fatalf("demo store: %d threads need triage, %v; want >= 30", len(need), err)
 	}
-	w := NewWorker(st, WorkerOptions{Triager: f, Principal: demo.Principal(), Parallel: 2})
+	f := &unpacedFake{release: make(chan struct{}), entered: make(chan struct{}, len(need)+4)}
+	const parallel = 2
+	w := NewWorker(st, WorkerOptions{Triager: f, Principal: demo.Principal(), Parallel: parallel})
 	done := make(chan PassResult, 1)
 	go func() {
 		res, err := w.Run(ctx, nil)
@@ -362,19 +365,29 @@ func TestWorkerBoundsUnpacedTriager(t *testing.T) {
 	}()
 	guard := time.NewTimer(hangGuard)
 	defer guard.Stop()
-	for i := range need {
+	started := 0
+	for released := 0; released < len(need); released++ {
+		// Wait until as many calls as may run are inside (or all that remain).
+		for started-released < min(parallel, len(need)-released) {
+			select {
+			case <-f.entered:
+				started++
+			case <-guard.C:
+				t.Fatalf("the worker stopped calling the triager after %d calls, want %d", started, len(need))
+			}
+		}
 		select {
 		case f.release <- struct{}{}:
 		case <-guard.C:
-			t.Fatalf("the worker stopped calling the triager after %d calls, want %d", i, len(need))
+			t.Fatalf("no call to release after %d releases", released)
 		}
 	}
 	res := <-done
 	if res.Triaged != len(need) || f.calls.Load() != int64(res.Triaged) {
 		t.Fatalf("pass: %+v, %d calls; want %d", res, f.calls.Load(), len(need))
 	}
-	if got := f.max.Load(); got != 2 {
-		t.Errorf("%d calls at once, want 2", got)
+	if got := f.max.Load(); got != parallel {
+		t.Errorf("%d calls at once, want %d", got, parallel)
 	}
 }
 
