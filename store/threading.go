@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"database/sql"
-	"errors"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,7 +134,7 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)
 	if len(cands) == 0 && len(refs) == 0 && norm != "" && date != 0 {
-		t, err := w.subjectThread(norm, date)
+		t, err := w.subjectThread(id, norm, date, m.From.Email)
 		if err != nil {
 			return 0, false, err
 		}
@@ -224,27 +226,98 @@ func (w *writer) addThreads(cands map[int64]bool, q string, args ...any) error {
 	return rows.Err()
 }
 
-// subjectThread returns the thread a message without references joins
-// by subject (0: none): the most recent one with normalised subject norm
-// whose latest activity is within subjectWindow of date, among the
-// stored threads and those the batch created.
-func (w *writer) subjectThread(norm string, date int64) (int64, error) {
+// subjectThread returns the thread message id, sent by sender and
+// without references, joins by subject (0: none): the most recent one
+// with normalised subject norm whose latest activity is within
+// subjectWindow of date, among the stored threads and those the batch
+// created, in which sender already takes part. Without that last
+// condition anyone could put a message, and later a reply draft, into a
+// private thread by copying its subject.
+func (w *writer) subjectThread(id int64, norm string, date int64, sender string) (int64, error) {
+	sender = addrKey(sender)
+	if sender == "" {
+		return 0, nil
+	}
 	win := int64(subjectWindow / time.Second)
-	var t, tLatest int64
-	err := w.queryRow(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?
-			ORDER BY latest DESC LIMIT 1`, norm, date-win, date+win).Scan(&t, &tLatest)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	type cand struct{ id, latest int64 }
+	var cands []cand
+	rows, err := w.query(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?`,
+		norm, date-win, date+win)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var c cand
+		if err := rows.Scan(&c.id, &c.latest); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	// Threads created by this batch are not in the table yet.
-	for _, id := range w.newBySubject[norm] {
-		if nt := w.newThreads[id]; nt != nil && nt.latest >= date-win && nt.latest <= date+win &&
-			(t == 0 || nt.latest > tLatest) {
-			t, tLatest = id, nt.latest
+	for _, t := range w.newBySubject[norm] {
+		if nt := w.newThreads[t]; nt != nil && nt.latest >= date-win && nt.latest <= date+win {
+			cands = append(cands, cand{t, nt.latest})
 		}
 	}
-	return t, nil
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.latest != b.latest {
+			return cmp.Compare(b.latest, a.latest)
+		}
+		return cmp.Compare(b.id, a.id)
+	})
+	for _, c := range cands {
+		ok, err := w.participates(c.id, id, sender)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return c.id, nil
+		}
+	}
+	return 0, nil
 }
+
+// participates reports whether address key sender (see addrKey) is in
+// the From, To or Cc of a message of thread other than message self.
+// Reply-To is not looked at: it is the sender's claim, not a party of
+// the conversation.
+func (w *writer) participates(thread, self int64, sender string) (bool, error) {
+	rows, err := w.query(`SELECT from_email, to_json, cc_json FROM messages WHERE thread_id = ? AND id <> ?`, thread, self)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var fromEmail, to, cc string
+		if err := rows.Scan(&fromEmail, &to, &cc); err != nil {
+			return false, err
+		}
+		if addrKey(fromEmail) == sender {
+			return true, nil
+		}
+		for _, list := range [2]string{to, cc} {
+			var as []model.Address
+			if err := json.Unmarshal([]byte(list), &as); err != nil {
+				return false, fmt.Errorf("thread %d recipients: %w", thread, err)
+			}
+			for _, a := range as {
+				if addrKey(a.Email) == sender {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, rows.Err()
+}
+
+// addrKey is an email address as threading compares them: trimmed and
+// lower-cased.
+func addrKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // mergeThread moves every message of thread from into thread into and
 // deletes from. The user's override moves along when into has none;
