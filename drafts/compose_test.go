@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,11 +123,72 @@ func TestGenerateTemplate(t *testing.T) {
 	if len(d.To) != 1 || d.To[0].Email != "bob.replies@example.com" || d.From != alice || d.Source != "template" {
 		t.Errorf("recipients/from/source = %v %v %q", d.To, d.From, d.Source)
 	}
-	// The Reply-To address is not a thread participant's From, but it is in the thread.
-	for _, f := range d.RiskFlags {
-		if f == RiskRecipientOutsideThread {
-			t.Errorf("Reply-To address flagged as outside the thread: %v", d.RiskFlags)
+	// The reply goes to the Reply-To address, which no message of the
+	// thread has in its From, To or Cc: both flags say so.
+	for _, want := range []string{RiskReplyToMismatch, RiskRecipientOutsideThread} {
+		if !slices.Contains(d.RiskFlags, want) {
+			t.Errorf("RiskFlags = %v, want %s", d.RiskFlags, want)
 		}
+	}
+}
+
+// TestGenerateFlagsRecipientsOutsideThread drafts replies whose computed
+// recipients come from headers that do not make anyone a participant
+// (Reply-To, Sender, Bcc): each must carry the outside-the-thread flag.
+func TestGenerateFlagsRecipientsOutsideThread(t *testing.T) {
+	boss := model.Address{Name: "Boss", Email: "boss@corp.example"}
+	eve := model.Address{Name: "Boss", Email: "eve@evil.example"}
+	first := &model.Message{MessageID: "a@x", From: boss, To: []model.Address{alice}, Subject: "Q3 payroll numbers", Text: "Numbers attached."}
+	tests := []struct {
+		name     string
+		last     *model.Message
+		replyAll bool
+		want     []string
+		wantNot  []string
+	}{
+		{
+			name: "Reply-To of a stranger",
+			last: &model.Message{MessageID: "b@x", InReplyTo: []string{"a@x"}, From: boss, ReplyTo: []model.Address{eve},
+				To: []model.Address{alice}, Subject: "Re: Q3 payroll numbers", Text: "Please send me the file."},
+			want: []string{RiskRecipientOutsideThread, RiskReplyToMismatch},
+		},
+		{
+			name: "Reply-To also in the Sender header",
+			last: &model.Message{MessageID: "b@x", InReplyTo: []string{"a@x"}, From: boss, Sender: eve, ReplyTo: []model.Address{eve},
+				To: []model.Address{alice}, Subject: "Re: Q3 payroll numbers", Text: "Please send me the file."},
+			want: []string{RiskRecipientOutsideThread, RiskReplyToMismatch},
+		},
+		{
+			name: "reply-all with a Bcc header naming a stranger",
+			last: &model.Message{MessageID: "b@x", InReplyTo: []string{"a@x"}, From: boss, To: []model.Address{alice},
+				Bcc: []model.Address{eve}, Subject: "Re: Q3 payroll numbers", Text: "Thanks, all good here."},
+			replyAll: true,
+			wantNot:  []string{RiskRecipientOutsideThread, RiskReplyToMismatch},
+		},
+		{
+			name: "Reply-To equal to From, other case",
+			last: &model.Message{MessageID: "b@x", InReplyTo: []string{"a@x"}, From: boss, ReplyTo: []model.Address{{Email: " BOSS@corp.example"}},
+				To: []model.Address{alice}, Subject: "Re: Q3 payroll numbers", Text: "Thanks, all good here."},
+			wantNot: []string{RiskRecipientOutsideThread, RiskReplyToMismatch},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Generate(context.Background(), thread(first, tt.last), alice, Policy{}, &GenerateOptions{ReplyAll: tt.replyAll})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.want {
+				if !slices.Contains(d.RiskFlags, f) {
+					t.Errorf("draft to %v: RiskFlags = %v, want %s", d.To, d.RiskFlags, f)
+				}
+			}
+			for _, f := range tt.wantNot {
+				if slices.Contains(d.RiskFlags, f) {
+					t.Errorf("draft to %v: RiskFlags = %v, want no %s", d.To, d.RiskFlags, f)
+				}
+			}
+		})
 	}
 }
 
@@ -258,5 +320,34 @@ func TestBackoff(t *testing.T) {
 		if b.Delay(n, 0.3) == b.Delay(n, 0.7) {
 			t.Errorf("Delay(%d) has no jitter", n)
 		}
+	}
+}
+
+// TestRiskFlagsParticipants checks which headers make an address a
+// participant of the thread: From, To and Cc do; Sender, Reply-To and a
+// Bcc header of received mail do not.
+func TestRiskFlagsParticipants(t *testing.T) {
+	eve := model.Address{Email: "eve@evil.example"}
+	tests := []struct {
+		name    string
+		m       *model.Message
+		outside bool
+	}{
+		{"in To", &model.Message{From: bob, To: []model.Address{alice, eve}}, false},
+		{"in Cc, other case", &model.Message{From: bob, To: []model.Address{alice}, Cc: []model.Address{{Email: "EVE@evil.example "}}}, false},
+		{"in From", &model.Message{From: eve, To: []model.Address{alice}}, false},
+		{"only in Sender", &model.Message{From: bob, Sender: eve, To: []model.Address{alice}}, true},
+		{"only in Reply-To", &model.Message{From: bob, ReplyTo: []model.Address{eve}, To: []model.Address{alice}}, true},
+		{"only in Bcc", &model.Message{From: bob, Bcc: []model.Address{eve}, To: []model.Address{alice}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.m.MessageID, tt.m.Subject, tt.m.Text = "m@x", "Hello", "How are you doing today?"
+			d := &Draft{To: []model.Address{eve}, Subject: "Re: Hello", Body: "I am fine, thank you for asking, see you soon."}
+			got := slices.Contains(RiskFlags(d, thread(tt.m), nil), RiskRecipientOutsideThread)
+			if got != tt.outside {
+				t.Errorf("recipient %s outside the thread = %v, want %v", eve.Email, got, tt.outside)
+			}
+		})
 	}
 }

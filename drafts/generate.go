@@ -73,14 +73,17 @@ type GenerateOptions struct {
 // Risk flag codes. Model-reported flags are added as "model: <text>".
 const (
 	RiskRecipientOutsideThread = "recipient_outside_thread"
-	RiskPhishingThread         = "phishing_thread"
-	RiskSpamThread             = "spam_thread"
-	RiskMoney                  = "money_mentioned"
-	RiskCredentials            = "credentials_mentioned"
-	RiskAttachmentMissing      = "attachment_mentioned_but_none_attached"
-	RiskEmptyBody              = "empty_body"
-	RiskShortBody              = "very_short_body"
-	RiskModelFallback          = "model_unavailable_template_used"
+	// RiskReplyToMismatch: the message answered asks for replies to go
+	// to an address other than its sender (Reply-To differs from From).
+	RiskReplyToMismatch   = "reply_to_differs_from_sender"
+	RiskPhishingThread    = "phishing_thread"
+	RiskSpamThread        = "spam_thread"
+	RiskMoney             = "money_mentioned"
+	RiskCredentials       = "credentials_mentioned"
+	RiskAttachmentMissing = "attachment_mentioned_but_none_attached"
+	RiskEmptyBody         = "empty_body"
+	RiskShortBody         = "very_short_body"
+	RiskModelFallback     = "model_unavailable_template_used"
 )
 
 // Generate drafts a reply to the thread under the policy. Recipients,
@@ -219,24 +222,24 @@ var (
 )
 
 // RiskFlags computes the risk flags of a draft against its thread and the
-// thread's triage: a recipient who is not a participant of the thread, a
-// phishing or spam thread, money or credentials mentioned (in the draft or
-// the message answered), an attachment mentioned but none attached (drafts
-// carry none), a very short or empty body. Call it again after edits.
+// thread's triage: a recipient who is not a participant of the thread
+// (see participants), a message answered whose Reply-To differs from its
+// From, a phishing or spam thread, money or credentials mentioned (in the
+// draft or the message answered), an attachment mentioned but none
+// attached (drafts carry none), a very short or empty body. Call it again
+// after edits.
 func RiskFlags(d *Draft, t *model.Thread, tri *contract.Result) []string {
 	var flags []string
 	if t != nil {
-		in := map[string]bool{}
-		for _, m := range t.Messages {
-			for _, a := range append(append(append(append([]model.Address{m.From, m.Sender}, m.To...), m.Cc...), m.ReplyTo...), m.Bcc...) {
-				in[lowerEmail(a)] = true
-			}
-		}
+		in := participants(t)
 		for _, a := range append(append(append([]model.Address{}, d.To...), d.Cc...), d.Bcc...) {
 			if !in[lowerEmail(a)] {
 				flags = append(flags, RiskRecipientOutsideThread)
 				break
 			}
+		}
+		if m := answered(d, t); m != nil && lowerEmail(m.From) != lowerEmail(d.From) && replyToDiffers(m) {
+			flags = append(flags, RiskReplyToMismatch)
 		}
 	}
 	if tri != nil && tri.IsPhishing {
@@ -266,4 +269,48 @@ func RiskFlags(d *Draft, t *model.Thread, tri *contract.Result) []string {
 		flags = append(flags, RiskShortBody)
 	}
 	return flags
+}
+
+// participants returns the participants of a thread, as lower-cased
+// trimmed addresses: everyone in the From, To or Cc of one of its
+// messages. Sender, Reply-To and Bcc are left out: they are what one
+// message claims, not parties the conversation was held with, so a
+// Reply-To pointing elsewhere does not make its address a participant.
+func participants(t *model.Thread) map[string]bool {
+	in := map[string]bool{}
+	for _, m := range t.Messages {
+		for _, a := range append(append([]model.Address{m.From}, m.To...), m.Cc...) {
+			if e := lowerEmail(a); e != "" {
+				in[e] = true
+			}
+		}
+	}
+	return in
+}
+
+// answered returns the thread message a draft answers: the one its
+// In-Reply-To names, else the latest.
+func answered(d *Draft, t *model.Thread) *model.Message {
+	if len(t.Messages) == 0 {
+		return nil
+	}
+	irt := strings.Trim(strings.TrimSpace(d.InReplyTo), "<>")
+	for _, m := range t.Messages {
+		if irt != "" && strings.Trim(strings.TrimSpace(m.MessageID), "<>") == irt {
+			return m
+		}
+	}
+	return t.Messages[len(t.Messages)-1]
+}
+
+// replyToDiffers reports whether m has a Reply-To address other than its
+// From address.
+func replyToDiffers(m *model.Message) bool {
+	from := lowerEmail(m.From)
+	for _, a := range m.ReplyTo {
+		if e := lowerEmail(a); e != "" && e != from {
+			return true
+		}
+	}
+	return false
 }
