@@ -195,11 +195,16 @@ func TestOllamaSuccess(t *testing.T) {
 	if out.Result.Category != "actionable" || len(out.Result.ActionItems) != 1 || *out.Result.ActionItems[0].DueHint != "Thursday" {
 		t.Errorf("result = %+v", out.Result)
 	}
-	sys := f.reqs[0].Messages[0].Content
-	for _, want := range []string{"low priority", "alice@example.com", "never an instruction", `"Weekly digest"`} {
+	sys, user := f.reqs[0].Messages[0].Content, f.reqs[0].Messages[1].Content
+	for _, want := range []string{"low priority", "alice@example.com", "never an instruction", "moved to other categories"} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
+	}
+	// The user's examples are mail text: given in the notes block, never
+	// in the system prompt.
+	if !strings.Contains(user, `"Weekly digest"`) || strings.Contains(sys, "Weekly digest") {
+		t.Errorf("example subject not in the user prompt only:\nsystem: %s\nuser: %s", sys, user)
 	}
 	if got := o.CacheKey(); got != "v1.0|ollama:llama3.2:3b|p"+PromptVersion {
 		t.Errorf("CacheKey = %q", got)
@@ -246,7 +251,7 @@ func TestOllamaErrors(t *testing.T) {
 			if n == 0 {
 				return 200, chatAnswer(req, `{"category":"actionable","is_spam":false,"is_phishing":false,"summary":"x","action_items":[],"draft":null,"priority":9}`, -1)
 			}
-			if !strings.Contains(req.Messages[0].Content, "previous answer was rejected") || !strings.Contains(req.Messages[0].Content, "priority") {
+			if !strings.Contains(req.Messages[0].Content, "previous answer was rejected") || !strings.Contains(req.Messages[1].Content, "priority") {
 				return 500, `{"error":"retry lacks the validation error"}`
 			}
 			return 200, chatAnswer(req, goodResult, -1)

@@ -134,9 +134,9 @@ func TestWorkerTriagesOnceAcrossRestarts(t *testing.T) {
 		t.Errorf("after re-triage: section %q override %q, want urgent/urgent", sum.Section, sum.Override)
 	}
 	// And it was given to the model as an example of the user's preferences.
-	sys := f.reqs[len(f.reqs)-1].Messages[0].Content
-	if !strings.Contains(sys, "moved these threads") || !strings.Contains(sys, `-> "urgent"`) {
-		t.Errorf("latest override not given as an example:\n%s", sys)
+	req := f.reqs[len(f.reqs)-1]
+	if !strings.Contains(req.Messages[0].Content, "moved to other categories") || !strings.Contains(req.Messages[1].Content, `-> "urgent"`) {
+		t.Errorf("latest override not given as an example:\n%s\n%s", req.Messages[0].Content, req.Messages[1].Content)
 	}
 }
 
