@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -132,16 +133,37 @@ func BuildPrompt(req GenerateRequest) (system, user string) {
 	sb.WriteString("List in risk_flags anything risky (money, credentials, urgency pressure, unknown parties); cite the message_id values your reply relies on in cited_message_ids; set needs_human_approval true unless the reply is trivial. Answer with JSON only.")
 	var ub strings.Builder
 	ub.WriteString("BEGIN " + fence + "\n")
-	for _, m := range req.Thread.Messages {
-		fmt.Fprintf(&ub, "message_id: %s\nfrom: %s\ndate: %s\nsubject: %s\n\n%s\n---\n",
-			cleanLine(m.MessageID), cleanLine(addrLine(m.From)), m.Date.UTC().Format("2006-01-02 15:04 MST"),
-			cleanLine(m.Subject), strings.ReplaceAll(truncate(m.Body(), 4000), fence, ""))
+	n := len(req.Thread.Messages)
+	target := 0
+	for i, m := range req.Thread.Messages {
+		if req.ReplyTo != nil && (m == req.ReplyTo || (m.MessageID != "" && m.MessageID == req.ReplyTo.MessageID)) {
+			target = i + 1
+		}
+		fmt.Fprintf(&ub, "--- message %d of %d ---\nmessage_id: %s\nfrom: %s\ndate: %s\nsubject: %s\n\n%s\n",
+			i+1, n, fenceSafe(cleanLine(m.MessageID), fence), fenceSafe(cleanLine(addrLine(m.From)), fence),
+			m.Date.UTC().Format("2006-01-02 15:04 MST"), fenceSafe(cleanLine(m.Subject), fence),
+			fenceSafe(truncate(m.Body(), 4000), fence))
 	}
 	ub.WriteString("END " + fence + "\n")
-	if req.ReplyTo != nil {
-		fmt.Fprintf(&ub, "Write the reply to message_id %s from %s.", cleanLine(req.ReplyTo.MessageID), cleanLine(addrLine(req.ReplyTo.From)))
+	// The message to answer is named by its place in the thread: its
+	// Message-ID and sender are mail text and stay inside the fence.
+	if target > 0 {
+		fmt.Fprintf(&ub, "Write the reply to message %d of %d.", target, n)
+	} else {
+		ub.WriteString("Write the reply to the latest message.")
 	}
 	return sb.String(), ub.String()
+}
+
+// fenceLike matches text that could pass for the prompt's fence lines,
+// in any case and spacing.
+var fenceLike = regexp.MustCompile(`(?i)untrusted[\s_-]*mail`)
+
+// fenceSafe neutralises mail text that could close or imitate the fence:
+// the fence token itself and anything resembling its marker.
+func fenceSafe(s, fence string) string {
+	s = strings.ReplaceAll(s, fence, "[fence removed]")
+	return fenceLike.ReplaceAllString(s, "[fence removed]")
 }
 
 func addrLine(a model.Address) string { return a.String() }
