@@ -587,6 +587,8 @@ func riskText(code string) string {
 	switch code {
 	case "recipient_outside_thread":
 		return "a recipient is not in the thread"
+	case "reply_to_differs_from_sender":
+		return "Reply-To differs from the sender: check who gets this"
 	case "phishing_thread":
 		return "replying to a PHISHING thread"
 	case "spam_thread":
