@@ -6,22 +6,24 @@ import (
 )
 
 // EnsurePrivateDir creates dir (and its parents) with mode 0700, or tightens
-// an existing dir to 0700 when others could read or enter it; tightened
-// reports the latter so that the caller can log it. The data dir holds the
-// mail store and the log, which only the user may read.
-func EnsurePrivateDir(dir string) (tightened bool, err error) {
+// an existing dir to 0700 when others could read or enter it. The data dir
+// holds the mail store and the log, which only the user may read. When it
+// tightened dir, was is the mode dir had, so that the caller can log it;
+// otherwise was is 0.
+func EnsurePrivateDir(dir string) (was os.FileMode, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false, fmt.Errorf("create %s: %w; check --data-dir", dir, err)
+		return 0, fmt.Errorf("create %s: %w; check --data-dir", dir, err)
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", dir, err)
+		return 0, fmt.Errorf("stat %s: %w", dir, err)
 	}
-	if fi.Mode().Perm()&0o077 == 0 {
-		return false, nil
+	perm := fi.Mode().Perm()
+	if perm&0o077 == 0 {
+		return 0, nil
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return false, fmt.Errorf("%s is readable by others (mode %04o) and cannot be tightened: %w; run `chmod 700 %s`", dir, fi.Mode().Perm(), err, dir)
+		return 0, fmt.Errorf("%s is open to others (mode %04o) and cannot be tightened: %w; run `chmod 700 %s`", dir, perm, err, dir)
 	}
-	return true, nil
+	return perm, nil
 }

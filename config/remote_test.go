@@ -140,13 +140,13 @@ func TestChildEnv(t *testing.T) {
 }
 
 // TestPrivateDir checks that EnsurePrivateDir creates a 0700 directory and
-// tightens a looser existing one, reporting that it did.
+// tightens a looser existing one, returning the mode it had.
 func TestPrivateDir(t *testing.T) {
 	base := t.TempDir()
 	fresh := filepath.Join(base, "a", "b")
-	tightened, err := EnsurePrivateDir(fresh)
-	if err != nil || tightened {
-		t.Fatalf("EnsurePrivateDir(new) = %v, %v; want false, nil", tightened, err)
+	was, err := EnsurePrivateDir(fresh)
+	if err != nil || was != 0 {
+		t.Fatalf("EnsurePrivateDir(new) = %04o, %v; want 0, nil", was, err)
 	}
 	loose := filepath.Join(base, "loose")
 	if err := os.Mkdir(loose, 0o755); err != nil {
@@ -155,9 +155,9 @@ func TestPrivateDir(t *testing.T) {
 	if err := os.Chmod(loose, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tightened, err = EnsurePrivateDir(loose)
-	if err != nil || !tightened {
-		t.Fatalf("EnsurePrivateDir(0755) = %v, %v; want true, nil", tightened, err)
+	was, err = EnsurePrivateDir(loose)
+	if err != nil || was != 0o755 {
+		t.Fatalf("EnsurePrivateDir(0755) = %04o, %v; want 0755, nil", was, err)
 	}
 	for _, d := range []string{fresh, loose} {
 		fi, err := os.Stat(d)
