@@ -100,12 +100,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return g.exitCode("", cmdTUI(ctx, g, nil))
+		err := cmdTUI(ctx, g, nil)
+		g.logFailure("tui", err)
+		return g.exitCode("", err)
 	}
 	name := rest[0]
 	for _, c := range commands() {
 		if c.name == name {
-			return g.exitCode(name, c.run(ctx, g, rest[1:]))
+			err := c.run(ctx, g, rest[1:])
+			g.logFailure(name, err)
+			return g.exitCode(name, err)
 		}
 	}
 	fmt.Fprintf(stderr, "mailsift: unknown command %q\n\n", name)
@@ -388,6 +392,17 @@ func (l *rotatingLog) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// logFailure records a command's failure in the log, when the command opened
+// it, so that the log tells why a sync or send run ended. An exit status
+// with nothing to say (doctor's report, --help) is not logged.
+func (g *globals) logFailure(name string, err error) {
+	var ee *exitError
+	if err == nil || g.logFile == nil || errors.As(err, &ee) && ee.err == nil {
+		return
+	}
+	g.logger.Error("command failed", "command", name, "err", err)
 }
 
 func (g *globals) closeLog() {
