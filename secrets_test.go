@@ -226,15 +226,24 @@ func keys(m map[string]string) []string {
 	return out
 }
 
-// TestDoctorRedactsModelHost checks that doctor never prints the
-// credentials of a model host URL, also when the host is unreachable.
-func TestDoctorRedactsModelHost(t *testing.T) {
+// TestModelHostCredentialsNeverShown checks that doctor and triage never
+// print the credentials of a model host URL, also when the host is
+// unreachable.
+func TestModelHostCredentialsNeverShown(t *testing.T) {
 	host := strings.Replace(deadHost(t), "http://", "http://carol:cred-W5p1-secret@", 1)
-	r := runWith(t, map[string]string{"OLLAMA_HOST": host}, "", "--demo", "doctor")
+	env := map[string]string{"OLLAMA_HOST": host}
+	r := runWith(t, env, "", "--demo", "doctor")
 	if !strings.Contains(r.stdout, "ollama") || !strings.Contains(r.stdout, "FAIL") {
 		t.Fatalf("doctor did not report the unreachable model server:\n%s", r.stdout)
 	}
 	if strings.Contains(r.stdout+r.stderr, "cred-W5p1-secret") {
 		t.Errorf("doctor printed the model host's credentials:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runWith(t, env, contractThread, "triage", "--request", "-")
+	if !strings.Contains(r.stderr, "Ollama not reachable at") {
+		t.Fatalf("triage did not report the unreachable model server: %q", r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, "cred-W5p1-secret") {
+		t.Errorf("triage printed the model host's credentials: %q", r.stderr)
 	}
 }
