@@ -22,6 +22,11 @@ func EnsurePrivateDir(dir string) (was os.FileMode, err error) {
 	if perm&0o077 == 0 {
 		return 0, nil
 	}
+	if fi.Mode()&os.ModeSticky != 0 {
+		// A shared directory such as /tmp: tightening it would break it for
+		// everyone else.
+		return 0, fmt.Errorf("%s is a shared directory (mode %04o); choose a private data directory with --data-dir, e.g. ~/.local/share/mailsift", dir, perm|0o1000)
+	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return 0, fmt.Errorf("%s is open to others (mode %04o) and cannot be tightened: %w; run `chmod 700 %s`", dir, perm, err, dir)
 	}

@@ -169,3 +169,25 @@ func TestPrivateDir(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateDirRefusesShared checks that a shared (sticky) directory such
+// as /tmp is refused as the data dir rather than tightened.
+func TestPrivateDirRefusesShared(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EnsurePrivateDir(shared); err == nil || !strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("EnsurePrivateDir(sticky dir) = %v, want an error naming --data-dir", err)
+	}
+	fi, err := os.Stat(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o777 || fi.Mode()&os.ModeSticky == 0 {
+		t.Errorf("the shared directory was changed to %v", fi.Mode())
+	}
+}

@@ -47,8 +47,8 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the SQLite store at path and applies
-// pending migrations. The parent directory is made 0700 and the store's
-// files 0600, whatever they were.
+// pending migrations. The store's files are made 0600, whatever they were;
+// a missing parent directory is created 0700.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -107,27 +107,18 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// privateFiles makes the store's directory 0700 and its files 0600 before
-// SQLite opens them: mail is for the user's eyes only. The directory is
-// created, or tightened (and the log says so) when others could enter it.
-// The database file is created empty with mode 0600 when missing, since
-// SQLite creates it 0644 less the umask, and gives its -wal and -shm files
-// the database file's mode; existing files are tightened, as an older
-// mailsift left them readable by others.
+// privateFiles makes the store's files 0600 before SQLite opens them: mail
+// is for the user's eyes only. A missing directory is created 0700; an
+// existing one is left alone, since a store may be opened anywhere (the
+// data dir proper is tightened by whoever chose it). The database file is
+// created empty with mode 0600 when missing, since SQLite creates it 0644
+// less the umask and gives its -wal and -shm files the database file's mode;
+// existing files are tightened (and the log says so), as an older mailsift
+// left them readable by others.
 func privateFiles(path string, log *slog.Logger) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("store: create directory %q: %w", dir, err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("store: directory %s is open to others (mode %04o) and cannot be tightened: %w; run `chmod 700 %s`", dir, perm, err, dir)
-		}
-		log.Warn("store: tightened the data directory to 0700: others could read it", "dir", dir, "was", fmt.Sprintf("%04o", perm))
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
 	if err != nil {
@@ -146,6 +137,7 @@ func privateFiles(path string, log *slog.Logger) error {
 			if err := os.Chmod(p, 0o600); err != nil {
 				return fmt.Errorf("store: %s is readable by others (mode %04o) and cannot be tightened: %w; run `chmod 600 %s`", p, perm, err, p)
 			}
+			log.Warn("store: tightened a store file to 0600: others could read it", "file", p, "was", fmt.Sprintf("%04o", perm))
 		}
 	}
 	return nil
