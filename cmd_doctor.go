@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // driver for the read-only integrity check
@@ -60,29 +61,39 @@ func cmdDoctor(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
+// ollamaChecks names a remote model host (mail leaves the machine for it),
+// then checks that Ollama answers and has the model. The host is shown
+// without the credentials its URL may hold, in errors too.
 func ollamaChecks(ctx context.Context, cfg *config.Config) []check {
-	if cfg.Triage.Offline {
-		return []check{{name: "ollama", ok: true, skip: true, info: "triage.offline = true: the model is not used"}}
+	var out []check
+	where := ""
+	if r := cfg.Ollama.RemoteHost(); r != "" {
+		where = " (remote)"
+		out = append(out, check{name: "model host", ok: true, info: "model: " + r + " (remote): mail to triage or answer is sent to this host (ollama.remote = true)"})
 	}
+	if cfg.Triage.Offline {
+		return append(out, check{name: "ollama", ok: true, skip: true, info: "triage.offline = true: the model is not used"})
+	}
+	redact := strings.NewReplacer(cfg.Ollama.Host, config.RedactURL(cfg.Ollama.Host))
 	o, err := triage.NewOllama(triage.OllamaOptions{Host: cfg.Ollama.Host, Model: cfg.Ollama.Model, Timeout: 10 * time.Second})
 	if err != nil {
-		return []check{{name: "ollama", info: err.Error(), fix: "set ollama.host to a URL like http://127.0.0.1:11434"}}
+		return append(out, check{name: "ollama", info: redact.Replace(err.Error()), fix: "set ollama.host to a URL like http://127.0.0.1:11434"})
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	v, err := o.Version(cctx)
 	if err != nil {
 		fix := "start it with `ollama serve`, or set ollama.host / OLLAMA_HOST to where it runs; mailsift triages deterministically meanwhile"
-		return []check{
-			{name: "ollama", info: err.Error(), fix: fix},
-			{name: "model", skip: true, ok: true, info: cfg.Ollama.Model + ": not checked (Ollama unreachable)"},
-		}
+		return append(out,
+			check{name: "ollama", info: redact.Replace(err.Error()), fix: fix},
+			check{name: "model", skip: true, ok: true, info: cfg.Ollama.Model + ": not checked (Ollama unreachable)"},
+		)
 	}
-	out := []check{{name: "ollama", ok: true, info: fmt.Sprintf("Ollama %s at %s", v, config.RedactURL(o.Host()))}}
+	out = append(out, check{name: "ollama", ok: true, info: fmt.Sprintf("Ollama %s at %s%s", v, config.RedactURL(o.Host()), where)})
 	has, err := o.HasModel(cctx)
 	switch {
 	case err != nil:
-		out = append(out, check{name: "model", info: "cannot list models: " + err.Error(), fix: "check the Ollama server log"})
+		out = append(out, check{name: "model", info: "cannot list models: " + redact.Replace(err.Error()), fix: "check the Ollama server log"})
 	case !has:
 		out = append(out, check{name: "model", info: cfg.Ollama.Model + " is not pulled", fix: "run `ollama pull " + cfg.Ollama.Model + "`"})
 	default:

@@ -51,6 +51,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	opts := ui.Options{
 		Store:     sess.Mail,
 		Account:   accountLabel(cfg),
+		ModelHost: cfg.Ollama.RemoteHost(),
 		Principal: a.Principal(),
 		Context:   ctx,
 		Events:    sess.Events(),

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 
 	"mailsift/config"
@@ -61,7 +62,7 @@ type globals struct {
 
 	logger  *slog.Logger
 	logErr  error
-	logFile *os.File
+	logFile *rotatingLog
 }
 
 func main() {
@@ -99,12 +100,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return g.exitCode("", cmdTUI(ctx, g, nil))
+		err := cmdTUI(ctx, g, nil)
+		g.logFailure("tui", err)
+		return g.exitCode("", err)
 	}
 	name := rest[0]
 	for _, c := range commands() {
 		if c.name == name {
-			return g.exitCode(name, c.run(ctx, g, rest[1:]))
+			err := c.run(ctx, g, rest[1:])
+			g.logFailure(name, err)
+			return g.exitCode(name, err)
 		}
 	}
 	fmt.Fprintf(stderr, "mailsift: unknown command %q\n\n", name)
@@ -277,16 +282,127 @@ func (g *globals) openLog() error {
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("log: create %s: %w", dir, err)
-	}
-	f, err := os.OpenFile(config.LogPath(dir), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	was, err := config.EnsurePrivateDir(dir)
 	if err != nil {
-		return fmt.Errorf("log: open %s: %w", config.LogPath(dir), err)
+		return fmt.Errorf("log: %w", err)
+	}
+	f, err := openRotatingLog(config.LogPath(dir), logMaxBytes)
+	if err != nil {
+		return err
 	}
 	g.logFile = f
 	g.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if was != 0 {
+		g.logger.Warn("tightened the data directory to 0700: others could read the mail store and log", "dir", dir, "was", fmt.Sprintf("%04o", was))
+	}
 	return nil
+}
+
+// logMaxBytes is the log's size limit: a write that would pass it first
+// moves the log to mailsift.log.1 (replacing the previous one), so the logs
+// take at most about twice this.
+const logMaxBytes = 10 << 20
+
+// rotatingLog is the log file, mode 0600, rotated at a size limit. Another
+// mailsift process appending to the same log keeps writing to the moved
+// file until it next opens the log; nothing is lost.
+type rotatingLog struct {
+	path string
+	max  int64
+
+	mu   sync.Mutex
+	f    *os.File
+	size int64
+}
+
+// openRotatingLog opens path for appending (created 0600; a looser existing
+// file is tightened), rotating it first when it is already at max bytes.
+func openRotatingLog(path string, max int64) (*rotatingLog, error) {
+	l := &rotatingLog{path: path, max: max}
+	if err := l.open(); err != nil {
+		return nil, err
+	}
+	if l.size >= max {
+		if err := l.rotate(); err != nil {
+			l.f.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (l *rotatingLog) open() error {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("log: open %s: %w", l.path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("log: stat %s: %w", l.path, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return fmt.Errorf("log: %s is readable by others (mode %04o) and cannot be tightened: %w; run `chmod 600 %s`", l.path, fi.Mode().Perm(), err, l.path)
+		}
+	}
+	l.f, l.size = f, fi.Size()
+	return nil
+}
+
+// rotate moves the log to path.1 and starts a new one.
+func (l *rotatingLog) rotate() error {
+	l.f.Close()
+	l.f = nil
+	if err := os.Rename(l.path, l.path+".1"); err != nil {
+		// Keep logging to the same file rather than losing lines.
+		if oerr := l.open(); oerr != nil {
+			return oerr
+		}
+		return fmt.Errorf("log: rotate %s: %w", l.path, err)
+	}
+	return l.open()
+}
+
+// Write appends p, rotating first when p would take the log past its limit.
+func (l *rotatingLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return 0, os.ErrClosed
+	}
+	if l.size > 0 && l.size+int64(len(p)) > l.max {
+		if err := l.rotate(); err != nil && l.f == nil {
+			return 0, err
+		}
+	}
+	n, err := l.f.Write(p)
+	l.size += int64(n)
+	return n, err
+}
+
+// Close closes the log file.
+func (l *rotatingLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// logFailure records a command's failure in the log, when the command opened
+// it, so that the log tells why a sync or send run ended. An exit status
+// with nothing to say (doctor's report, --help) is not logged.
+func (g *globals) logFailure(name string, err error) {
+	var ee *exitError
+	if err == nil || g.logFile == nil || errors.As(err, &ee) && ee.err == nil {
+		return
+	}
+	g.logger.Error("command failed", "command", name, "err", err)
 }
 
 func (g *globals) closeLog() {

@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"mailsift/internal/loopback"
 )
 
 // ErrNoConfig is returned by Load when no path was given and the default config file
@@ -139,6 +142,26 @@ type Ollama struct {
 	Timeout time.Duration `toml:"-"`
 	// NumCtx is the context window requested from the model.
 	NumCtx int `toml:"num_ctx"`
+	// Remote allows a Host that is not a loopback address: every mail that
+	// is triaged or answered is then sent to that machine.
+	Remote bool `toml:"remote"`
+	// AllowPlainHTTP allows http:// (no TLS) to a remote Host; without it a
+	// remote Host must use https://.
+	AllowPlainHTTP bool `toml:"allow_plain_http"`
+	// HostFromEnv is true when Host came from env OLLAMA_HOST, so that errors
+	// name the variable rather than the key.
+	HostFromEnv bool `toml:"-"`
+}
+
+// RemoteHost returns "host:port" of a Host that is not a loopback address,
+// without any credentials the URL holds, for the status bar and doctor; it
+// returns "" for a loopback Host.
+func (o Ollama) RemoteHost() string {
+	u, err := url.Parse(o.Host)
+	if err != nil || u.Host == "" || loopback.Is(u.Hostname()) {
+		return ""
+	}
+	return u.Host
 }
 
 // Triage configures background triage.
@@ -307,6 +330,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	// Environment.
 	if h := env("OLLAMA_HOST"); h != "" {
 		cfg.Ollama.Host = h
+		cfg.Ollama.HostFromEnv = true
 	}
 
 	// Command-line replacements of the accounts.
@@ -316,6 +340,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		cfg.Principal = DemoPrincipal
 		cfg.Demo = true
 	case opts.Source != "":
+		if err := checkSourceFlag(opts.Source); err != nil {
+			return nil, err
+		}
 		acct := Account{Source: opts.Source, PasswordCmd: opts.PasswordCmd}
 		cfg.Accounts = []Account{acct}
 		if cfg.Principal.Email == "" {
@@ -352,6 +379,20 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 	return &cfg, nil
+}
+
+// checkSourceFlag refuses a --source URL that holds a password: any user on
+// the machine can read a command line in the process list.
+func checkSourceFlag(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return nil // ParseSource reports a malformed URL with its fix
+	}
+	if _, has := u.User.Password(); !has {
+		return nil
+	}
+	return fmt.Errorf("--source %s: the URL holds a password, which any user can read in the process list; remove \":PASSWORD\" from the URL and give the password with --password-cmd 'pass show mail' or in env %s",
+		RedactURL(raw), PasswordEnv)
 }
 
 // guessEmail derives an address from a source login: the user if it looks like an

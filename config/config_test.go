@@ -201,7 +201,7 @@ func TestMultipleErrorsReported(t *testing.T) {
 }
 
 func TestOllamaHostEnvWins(t *testing.T) {
-	text := "[principal]\nemail = \"a@example.com\"\n[[account]]\nsource = \"demo://\"\n[ollama]\nhost = \"http://file-host:11434\"\n"
+	text := "[principal]\nemail = \"a@example.com\"\n[[account]]\nsource = \"demo://\"\n[ollama]\nhost = \"http://file-host:11434\"\nremote = true\nallow_plain_http = true\n"
 	tests := []struct{ env, want string }{
 		{"", "http://file-host:11434"},
 		{"http://gpu.lan:9999", "http://gpu.lan:9999"},

@@ -47,6 +47,8 @@ type ollamaTable struct {
 	Parallel   value `toml:"parallel"`
 	Timeout    value `toml:"timeout"`
 	NumCtx     value `toml:"num_ctx"`
+	Remote     value `toml:"remote"`
+	PlainHTTP  value `toml:"allow_plain_http"`
 }
 
 type triageTable struct {
@@ -153,6 +155,8 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.integer("parallel", t.Parallel, &cfg.Ollama.Parallel)
 			f.duration("timeout", t.Timeout, &cfg.Ollama.Timeout)
 			f.integer("num_ctx", t.NumCtx, &cfg.Ollama.NumCtx)
+			f.boolean("remote", t.Remote, &cfg.Ollama.Remote)
+			f.boolean("allow_plain_http", t.PlainHTTP, &cfg.Ollama.AllowPlainHTTP)
 		}
 	}
 	if d.isSet("", "triage") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -44,6 +45,7 @@ func runPasswordCmd(ctx context.Context, name, command string) (string, error) {
 	cmd.Stdout = &out
 	cmd.Stderr = nil // discarded: it may echo secrets
 	cmd.Stdin = nil
+	cmd.Env = ChildEnv()
 	// If the shell is killed, a grandchild may still hold stdout; don't wait for it.
 	cmd.WaitDelay = 500 * time.Millisecond
 	killGroupOnCancel(cmd)
@@ -63,4 +65,13 @@ func runPasswordCmd(ctx context.Context, name, command string) (string, error) {
 		return "", fmt.Errorf("account %q: password_cmd printed nothing; it must print the password on stdout", name)
 	}
 	return pw, nil
+}
+
+// ChildEnv returns the environment for a child process mailsift starts
+// (password_cmd, sendmail, $EDITOR): the process environment without
+// MAILSIFT_PASSWORD, which none of them needs.
+func ChildEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, PasswordEnv+"=")
+	})
 }

@@ -180,6 +180,7 @@ func validateOllama(p *problems, o *Ollama) {
 		p.add("ollama.host: %v (OLLAMA_HOST overrides this key)", err)
 	} else {
 		o.Host = host
+		validateOllamaRemote(p, o)
 	}
 	if strings.TrimSpace(o.Model) == "" {
 		p.add("ollama.model: empty; set model = %q or another model from `ollama list`", DefaultModel)
@@ -192,6 +193,36 @@ func validateOllama(p *problems, o *Ollama) {
 	}
 	if o.NumCtx < 512 || o.NumCtx > 1<<20 {
 		p.add("ollama.num_ctx: %d is out of range; use a number from 512 to 1048576 (default %d)", o.NumCtx, DefaultNumCtx)
+	}
+}
+
+// validateOllamaRemote refuses a model host off this machine unless the
+// config says ollama.remote = true (every triaged or answered mail goes
+// there), and plain http:// to it unless it also says allow_plain_http. The
+// host is reported without the URL's credentials.
+func validateOllamaRemote(p *problems, o *Ollama) {
+	u, err := url.Parse(o.Host)
+	if err != nil {
+		return // normalizeOllamaHost already accepted it
+	}
+	host := u.Hostname()
+	if loopback.Is(host) {
+		return
+	}
+	where := "ollama.host"
+	unset := "set host to a loopback address such as " + DefaultOllamaHost
+	if o.HostFromEnv {
+		where = "OLLAMA_HOST"
+		unset = "unset OLLAMA_HOST to use the local model server"
+	}
+	if !o.Remote {
+		p.add("%s: %s points at %q, which is not this machine, and every mail mailsift triages or answers would be sent there; if that is your own model server, add remote = true under [ollama] in the config file, else %s",
+			where, RedactURL(o.Host), host, unset)
+		return
+	}
+	if u.Scheme == "http" && !o.AllowPlainHTTP {
+		p.add("%s: %s sends mail to the remote host %q over plain http://, readable on the network; use https:// (e.g. a TLS proxy in front of Ollama), or if the network is trusted add allow_plain_http = true under [ollama]",
+			where, RedactURL(o.Host), host)
 	}
 }
 
@@ -239,14 +270,14 @@ func normalizeOllamaHost(h string) (string, error) {
 	}
 	u, err := url.Parse(h)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a URL; use e.g. %q", h, DefaultOllamaHost)
+		return "", fmt.Errorf("%q is not a URL; use e.g. %q", RedactURL(h), DefaultOllamaHost)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "", fmt.Errorf("scheme %q not supported; use http:// or https://", u.Scheme)
 	}
 	host := u.Hostname()
 	if host == "" {
-		return "", fmt.Errorf("%q has no host; use e.g. %q", h, DefaultOllamaHost)
+		return "", fmt.Errorf("%q has no host; use e.g. %q", RedactURL(h), DefaultOllamaHost)
 	}
 	if host == "0.0.0.0" {
 		host = "127.0.0.1"

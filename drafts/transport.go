@@ -14,6 +14,7 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
+	"mailsift/config"
 	"mailsift/internal/loopback"
 	"mailsift/store"
 )
@@ -340,6 +341,7 @@ func (s *Sendmail) Send(ctx context.Context, t *store.SendTicket, commit func() 
 	args := append([]string{"-c", strings.Join(kept, " ") + ` "$@"`, "sendmail", "-oi", "-f", env.From, "--"}, env.To...)
 	cmd := exec.CommandContext(ctx, "sh", args...)
 	cmd.Stdin = bytes.NewReader(raw)
+	cmd.Env = config.ChildEnv() // the mail password is no business of sendmail's
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdout = &stderr

@@ -46,8 +46,9 @@ type Store struct {
 	clock     func() time.Time
 }
 
-// Open opens (creating if needed) the SQLite store at path, creating the
-// parent directory with mode 0700, and applies pending migrations.
+// Open opens (creating if needed) the SQLite store at path and applies
+// pending migrations. The store's files are made 0600, whatever they were;
+// a missing parent directory is created 0700.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -56,13 +57,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("store: create directory %q: %w", dir, err)
-		}
-	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
+	}
+	if err := privateFiles(path, log); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "foreign_keys(ON)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
@@ -106,6 +105,42 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	r.SetMaxIdleConns(4)
 	s.r = r
 	return s, nil
+}
+
+// privateFiles makes the store's files 0600 before SQLite opens them: mail
+// is for the user's eyes only. A missing directory is created 0700; an
+// existing one is left alone, since a store may be opened anywhere (the
+// data dir proper is tightened by whoever chose it). The database file is
+// created empty with mode 0600 when missing, since SQLite creates it 0644
+// less the umask and gives its -wal and -shm files the database file's mode;
+// existing files are tightened (and the log says so), as an older mailsift
+// left them readable by others.
+func privateFiles(path string, log *slog.Logger) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("store: create directory %q: %w", dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: create %s: %w; check the permissions of %s", path, err, dir)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return fmt.Errorf("store: %s is readable by others (mode %04o) and cannot be tightened: %w; run `chmod 600 %s`", p, perm, err, p)
+			}
+			log.Warn("store: tightened a store file to 0600: others could read it", "file", p, "was", fmt.Sprintf("%04o", perm))
+		}
+	}
+	return nil
 }
 
 // fileURI turns a file path into an SQLite "file:" URI, escaping the

@@ -105,6 +105,7 @@ type OllamaOptions struct {
 // mailsift/internal/ollama (which bounds how much of an answer is read).
 type Ollama struct {
 	opts   OllamaOptions
+	shown  string // opts.Host without credentials, for messages
 	client *ollama.Client
 	schema json.RawMessage
 	log    *slog.Logger
@@ -157,7 +158,9 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if err != nil {
 		return nil, fmt.Errorf("triage: %w (set ollama.host or OLLAMA_HOST)", err)
 	}
-	return &Ollama{opts: opts, client: client, schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
+	shown := *u
+	shown.User = nil // a user:password in the URL is never shown
+	return &Ollama{opts: opts, shown: shown.String(), client: client, schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
 }
 
 // CacheKey implements Triager.
@@ -404,17 +407,17 @@ func (o *Ollama) classify(ctx context.Context, err error) *Error {
 		case se.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found"):
 			return o.modelMissing(err)
 		case se.StatusCode == http.StatusServiceUnavailable:
-			return &Error{Kind: ErrBusy, Msg: fmt.Sprintf("Ollama at %s is busy (%s); lower ollama.parallel or raise OLLAMA_MAX_QUEUE", o.opts.Host, oneLine(msg, 120)), Err: err}
+			return &Error{Kind: ErrBusy, Msg: fmt.Sprintf("Ollama at %s is busy (%s); lower ollama.parallel or raise OLLAMA_MAX_QUEUE", o.shown, oneLine(msg, 120)), Err: err}
 		default:
-			return &Error{Kind: ErrServer, Msg: fmt.Sprintf("Ollama at %s failed with %d: %s", o.opts.Host, se.StatusCode, oneLine(msg, 200)), Err: err}
+			return &Error{Kind: ErrServer, Msg: fmt.Sprintf("Ollama at %s failed with %d: %s", o.shown, se.StatusCode, oneLine(msg, 200)), Err: err}
 		}
 	}
 	var ne net.Error
 	var ue *url.Error
 	if errors.As(err, &ue) || errors.As(err, &ne) {
-		return &Error{Kind: ErrUnreachable, Msg: fmt.Sprintf("Ollama not reachable at %s: start it with `ollama serve` (or set ollama.host / OLLAMA_HOST)", o.opts.Host), Err: err}
+		return &Error{Kind: ErrUnreachable, Msg: fmt.Sprintf("Ollama not reachable at %s: start it with `ollama serve` (or set ollama.host / OLLAMA_HOST)", o.shown), Err: err}
 	}
-	return &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("Ollama at %s sent an answer mailsift cannot read (%s); is ollama.host an Ollama server?", o.opts.Host, oneLine(err.Error(), 120)), Err: err}
+	return &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("Ollama at %s sent an answer mailsift cannot read (%s); is ollama.host an Ollama server?", o.shown, oneLine(err.Error(), 120)), Err: err}
 }
 
 func (o *Ollama) modelMissing(err error) *Error {

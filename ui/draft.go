@@ -16,6 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"mailsift/config"
 	"mailsift/internal/termsafe"
 	"mailsift/model"
 	"mailsift/store"
@@ -319,8 +320,7 @@ func (f draftModel) update(msg tea.Msg) (draftModel, tea.Cmd) {
 			f.c.setError(msg.err)
 			return f, nil
 		}
-		c := exec.Command(msg.argv[0], append(msg.argv[1:], msg.path)...) //nolint:gosec // the user's own $EDITOR
-		return f, tea.ExecProcess(c, editorDone(msg.path, msg.argv[0]))
+		return f, tea.ExecProcess(editorCmd(msg.argv, msg.path), editorDone(msg.path, msg.argv[0]))
 	case editorDoneMsg:
 		if msg.err != nil {
 			f.c.setError(msg.err)
@@ -353,6 +353,15 @@ func (f *draftModel) armAutosave() tea.Cmd {
 // storeChangedCmd reloads the inbox after a draft change.
 func storeChangedCmd() tea.Cmd {
 	return func() tea.Msg { return storeChangedMsg{} }
+}
+
+// editorCmd is the user's $EDITOR (argv) opening path. It runs without
+// MAILSIFT_PASSWORD in its environment: an editor, its plugins and any shell
+// it spawns have no use for the mail password.
+func editorCmd(argv []string, path string) *exec.Cmd {
+	c := exec.Command(argv[0], append(argv[1:], path)...) //nolint:gosec // the user's own $EDITOR
+	c.Env = config.ChildEnv()
+	return c
 }
 
 // editorDone reads the edited body back and removes the temp file.

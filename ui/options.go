@@ -33,6 +33,9 @@ type Options struct {
 	Store Backend
 	// Account is the account name shown in the status bar.
 	Account string
+	// ModelHost is the model server's "host:port" when it is not this
+	// machine (the status bar then names it); "" for a local server.
+	ModelHost string
 	// Principal is the user's own address.
 	Principal model.Address
 	// Now is the clock for relative ages; nil means time.Now.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"mailsift/config"
 	"mailsift/drafts"
 	"mailsift/internal/app/event"
 	"mailsift/mailsrc"
@@ -200,7 +201,7 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 // seven a second while a pass runs.
 func (s *Session) forwardTriage(ctx context.Context, in <-chan triage.Event, modelName string) {
 	var last time.Time
-	reason := "Ollama not reachable at " + s.app.cfg.Ollama.Host
+	reason := "Ollama not reachable at " + config.RedactURL(s.app.cfg.Ollama.Host)
 	for ev := range in {
 		msg := event.TriageProgress{Done: ev.Done, Total: ev.Total, Model: ev.Model}
 		if ev.Offline {
