@@ -211,7 +211,12 @@ func (t *SendTicket) Item() OutboxItem {
 // that the SHA-256 of the queued bytes equals the approved message's hash
 // and the tool call's request hash; then it marks the item sending
 // (phase connecting, attempts+1) and returns the ticket a transport needs.
+// Only the process holding the outbox lock may send (see HoldOutbox; taken
+// here until Close when not held): otherwise it fails with ErrOutboxBusy.
 func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*SendTicket, error) {
+	if err := s.claimOutbox(); err != nil {
+		return nil, fmt.Errorf("store: begin send of outbox item %d: %w", id, err)
+	}
 	var out *SendTicket
 	err := s.outboxTx(ctx, id, "begin send of", func(tx *sql.Tx, o *OutboxItem) error {
 		if o.State != OutboxQueued && o.State != OutboxFailed {
@@ -451,7 +456,16 @@ func (s *Store) ReopenDraftOf(ctx context.Context, id int64) error {
 // commit phase nothing was handed over, so they become failed and due now;
 // at or after it the outcome is unknown and they become unknown, due now
 // for a Sent-folder check. It returns the number of items recovered.
+//
+// An item is sending only while the process that began it holds the
+// outbox lock, so RecoverInterrupted takes the lock first (until Close,
+// when not held through HoldOutbox): with it, every sending item was left
+// by a process that ended or gave up on it; without it (ErrOutboxBusy)
+// nothing is touched.
 func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
+	if err := s.claimOutbox(); err != nil {
+		return 0, fmt.Errorf("store: recover interrupted sends: %w", err)
+	}
 	stuck, err := s.OutboxItems(ctx, OutboxSending)
 	if err != nil {
 		return 0, err
