@@ -125,7 +125,9 @@ func TestTwoProcessesSendOnce(t *testing.T) {
 	}()
 	if line, _ := bufio.NewReader(pausedR).ReadString('\n'); line != "paused\n" {
 		release()
-		waitExit()
+		if err := waitExit(); err != nil {
+			t.Fatalf("the child did not pause at %s: %v", StepBeforeConnect, err)
+		}
 		t.Fatalf("the child did not pause at %s (%v): %s", StepBeforeConnect, waitErr, stderr.String())
 	}
 
@@ -158,5 +160,38 @@ func TestTwoProcessesSendOnce(t *testing.T) {
 	}
 	if got, err := st.Draft(ctx, d.ID); err != nil || got.State != store.DraftSent {
 		t.Errorf("draft after the send: %+v, %v; want sent", got, err)
+	}
+}
+
+// TestRunRefusesWhenAnotherProcessSends checks that the outbox of a second
+// process (a second TUI) does not start while another holds the store's
+// outbox: Run returns store.ErrOutboxBusy at once and sends nothing; once
+// the other ends, Run sends.
+func TestRunRefusesWhenAnotherProcessSends(t *testing.T) {
+	ctx := context.Background()
+	st, path := newStore(t)
+	tid, _ := seedThread(t, st)
+	srv := startSMTP(t, &smtpBackend{}, "plain")
+	e := newEngine(st, srv.transport("plain"), nil, nil)
+	_, _, item := confirmedReply(t, e, st, tid)
+
+	other := openStore(t, path) // another open file: flock sees another owner
+	release, err := other.HoldOutbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Run(ctx); !errors.Is(err, store.ErrOutboxBusy) {
+		t.Fatalf("Run while another process holds the outbox = %v, want store.ErrOutboxBusy", err)
+	}
+	if n, err := e.ProcessDue(ctx); n != 0 || !errors.Is(err, store.ErrOutboxBusy) {
+		t.Fatalf("ProcessDue while another process holds the outbox = %d, %v; want 0, store.ErrOutboxBusy", n, err)
+	}
+	if it, _ := st.OutboxItem(ctx, item.ID); it.State != store.OutboxQueued || it.Attempts != 0 || len(srv.be.messages()) != 0 {
+		t.Fatalf("item after the refused runs: %s, %d attempts, %d delivered; want queued, untouched", it.State, it.Attempts, len(srv.be.messages()))
+	}
+	release()
+	it := runUntilSettled(t, e, st, item.ID)
+	if it.State != store.OutboxSent || countContaining(srv.be.messages(), item.MessageID) != 1 {
+		t.Errorf("after the other process let go: %s, %d delivered; want sent once", it.State, countContaining(srv.be.messages(), item.MessageID))
 	}
 }

@@ -58,6 +58,9 @@ func (s *Store) HoldOutbox() (release func(), err error) {
 		once.Do(func() {
 			o.mu.Lock()
 			defer o.mu.Unlock()
+			if o.holds == 0 {
+				return // Close released the lock already
+			}
 			o.holds--
 			if o.holds == 0 && !o.sticky {
 				o.unlock()
