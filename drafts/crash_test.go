@@ -144,10 +144,15 @@ func TestCrashAtEachStep(t *testing.T) {
 }
 
 // TestOutboxHelperProcess is not a test: it is the child process of
-// TestKill9AtEachStep, running the outbox until it is killed.
+// TestKill9AtEachStep, running the outbox until it is killed, and of
+// TestTwoProcessesSendOnce (MAILSIFT_PAUSE_STEP set), pausing in the send
+// path until the parent releases it.
 func TestOutboxHelperProcess(t *testing.T) {
 	if os.Getenv("MAILSIFT_OUTBOX_HELPER") != "1" {
-		t.Skip("helper process for TestKill9AtEachStep")
+		t.Skip("helper process for TestKill9AtEachStep and TestTwoProcessesSendOnce")
+	}
+	if os.Getenv("MAILSIFT_PAUSE_STEP") != "" {
+		pausedOutboxHelper(t)
 	}
 	st := openStore(t, os.Getenv("MAILSIFT_DB"))
 	port, _ := strconv.Atoi(os.Getenv("MAILSIFT_SMTP_PORT"))

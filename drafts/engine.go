@@ -477,7 +477,17 @@ func (e *Engine) Wake() {
 // left sending, then handles due items (send, check Sent for unknown
 // outcomes, append to Sent) and sleeps until the next is due. It returns
 // ctx's error, or a hook's stop.
+//
+// Run holds the store's outbox lock while it runs (store.HoldOutbox):
+// when another process runs the outbox of the same store, Run returns at
+// once an error wrapping store.ErrOutboxBusy that names that process,
+// and sends nothing; that process sends what is confirmed here.
 func (e *Engine) Run(ctx context.Context) error {
+	release, err := e.st.HoldOutbox()
+	if err != nil {
+		return fmt.Errorf("drafts: not running the outbox in this process: %w", err)
+	}
+	defer release()
 	if n, err := e.st.RecoverInterrupted(ctx); err != nil {
 		return fmt.Errorf("drafts: recover outbox: %w", err)
 	} else if n > 0 {
@@ -512,8 +522,15 @@ func (e *Engine) Run(ctx context.Context) error {
 
 // ProcessDue handles every item due now once and returns how many it
 // handled. Items a crash left sending are settled by Run (or
-// store.RecoverInterrupted), not here.
+// store.RecoverInterrupted), not here. It holds the store's outbox lock
+// while it works and fails with store.ErrOutboxBusy, touching nothing,
+// when another process runs the outbox.
 func (e *Engine) ProcessDue(ctx context.Context) (int, error) {
+	release, err := e.st.HoldOutbox()
+	if err != nil {
+		return 0, fmt.Errorf("drafts: %w", err)
+	}
+	defer release()
 	items, err := e.st.DueOutbox(ctx, e.opt.Now())
 	if err != nil {
 		return 0, err

@@ -189,7 +189,7 @@ type ConfirmRequest struct {
 func (s *Store) ConfirmAndEnqueue(ctx context.Context, req ConfirmRequest) (*OutboxItem, error) {
 	var item *OutboxItem
 	expired := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.durableTx(ctx, func(tx *sql.Tx) error { // a confirmed send must not vanish on power loss
 		expired = false
 		a, err := getApproval(ctx, tx, req.ApprovalID)
 		if err != nil {

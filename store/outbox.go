@@ -177,9 +177,44 @@ func (s *Store) NextOutboxDue(ctx context.Context) (time.Time, error) {
 	return fromMS(v.Int64), nil
 }
 
-// outboxTx runs fn on the item in one write transaction.
+// durableTx runs fn in one write transaction that is on disk when
+// durableTx returns: the writer connection runs it with
+// synchronous=FULL, which syncs the WAL at commit, and goes back to
+// NORMAL afterwards. Every outbox state change goes through it: under
+// NORMAL a power loss may undo the last commits, and an undone "sent" or
+// "committed" would send the message again. The mirror's writes stay
+// NORMAL (what they lose is fetched again). The writer is one connection,
+// held from the first PRAGMA to the last, so no other write runs in
+// between with the wrong setting.
+func (s *Store) durableTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil {
+		return fmt.Errorf("set synchronous=FULL: %w", err)
+	}
+	defer func() {
+		// Even when ctx ended: left FULL, the writer would only be slower.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = NORMAL`); err != nil {
+			s.log.Warn("store: set synchronous back to NORMAL after an outbox write", "err", err)
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// outboxTx runs fn on the item in one durable write transaction.
 func (s *Store) outboxTx(ctx context.Context, id int64, op string, fn func(tx *sql.Tx, o *OutboxItem) error) error {
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.durableTx(ctx, func(tx *sql.Tx) error {
 		o, err := getOutbox(ctx, tx, id)
 		if err != nil {
 			return err
@@ -211,7 +246,12 @@ func (t *SendTicket) Item() OutboxItem {
 // that the SHA-256 of the queued bytes equals the approved message's hash
 // and the tool call's request hash; then it marks the item sending
 // (phase connecting, attempts+1) and returns the ticket a transport needs.
+// Only the process holding the outbox lock may send (see HoldOutbox; taken
+// here until Close when not held): otherwise it fails with ErrOutboxBusy.
 func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*SendTicket, error) {
+	if err := s.claimOutbox(); err != nil {
+		return nil, fmt.Errorf("store: begin send of outbox item %d: %w", id, err)
+	}
 	var out *SendTicket
 	err := s.outboxTx(ctx, id, "begin send of", func(tx *sql.Tx, o *OutboxItem) error {
 		if o.State != OutboxQueued && o.State != OutboxFailed {
@@ -251,13 +291,21 @@ func (s *Store) BeginSend(ctx context.Context, id int64, now time.Time) (*SendTi
 
 // MarkCommitted records that the end of the message is about to be handed
 // to the transport: from here on a crash leaves the outcome unknown.
+// It is durable before it returns (a mark lost to power loss would let
+// recovery send the message again).
 func (s *Store) MarkCommitted(ctx context.Context, id int64) error {
-	res, err := s.w.ExecContext(ctx, `UPDATE outbox SET phase = ? WHERE id = ? AND state = 'sending'`, PhaseCommitted, id)
+	err := s.durableTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE outbox SET phase = ? WHERE id = ? AND state = 'sending'`, PhaseCommitted, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrBadState
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("store: mark outbox item %d committed: %w", id, err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("store: mark outbox item %d committed: %w", id, ErrBadState)
 	}
 	return nil
 }
@@ -451,7 +499,16 @@ func (s *Store) ReopenDraftOf(ctx context.Context, id int64) error {
 // commit phase nothing was handed over, so they become failed and due now;
 // at or after it the outcome is unknown and they become unknown, due now
 // for a Sent-folder check. It returns the number of items recovered.
+//
+// An item is sending only while the process that began it holds the
+// outbox lock, so RecoverInterrupted takes the lock first (until Close,
+// when not held through HoldOutbox): with it, every sending item was left
+// by a process that ended or gave up on it; without it (ErrOutboxBusy)
+// nothing is touched.
 func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
+	if err := s.claimOutbox(); err != nil {
+		return 0, fmt.Errorf("store: recover interrupted sends: %w", err)
+	}
 	stuck, err := s.OutboxItems(ctx, OutboxSending)
 	if err != nil {
 		return 0, err
@@ -473,8 +530,11 @@ func (s *Store) RecoverInterrupted(ctx context.Context) (int, error) {
 // DeferAppend postpones the Sent-folder copy of a sent item (server
 // unreachable) to next.
 func (s *Store) DeferAppend(ctx context.Context, id int64, next time.Time, errText string) error {
-	_, err := s.w.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, updated_at = ?
-		WHERE id = ? AND state = 'sent' AND append_state = 'pending'`, ms(next), "append to Sent: "+errText, ms(s.now()), id)
+	err := s.durableTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, updated_at = ?
+			WHERE id = ? AND state = 'sent' AND append_state = 'pending'`, ms(next), "append to Sent: "+errText, ms(s.now()), id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: defer append of outbox item %d: %w", id, err)
 	}

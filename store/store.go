@@ -44,6 +44,7 @@ type Store struct {
 	principal string // lower-cased email of the principal
 	path      string
 	clock     func() time.Time
+	outbox    outboxOwner // the outbox lock (outbox_lock.go)
 }
 
 // Open opens (creating if needed) the SQLite store at path and applies
@@ -64,6 +65,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, err
 	}
 	q := url.Values{}
+	// synchronous=NORMAL: in WAL mode a commit is not synced at once, so
+	// power loss may undo the last commits (never corrupt the file). The
+	// mirror can fetch mail again; the outbox cannot: its transactions
+	// switch the writer to FULL while they run (durableTx, outbox.go).
 	for _, p := range []string{"journal_mode(WAL)", "foreign_keys(ON)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
@@ -153,10 +158,13 @@ func fileURI(path string) string {
 // now returns the current time by the store's clock (Options.Now).
 func (s *Store) now() time.Time { return s.clock() }
 
-// Close closes both connection pools.
+// Close closes both connection pools and releases the outbox lock.
 func (s *Store) Close() error {
 	err1 := s.r.Close()
 	err2 := s.w.Close()
+	if err := s.outbox.close(); err != nil && err2 == nil {
+		err2 = err
+	}
 	if err1 != nil {
 		return fmt.Errorf("store: close: %w", err1)
 	}
