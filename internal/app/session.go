@@ -12,6 +12,7 @@ import (
 	"mailsift/internal/app/event"
 	"mailsift/mailsrc"
 	"mailsift/mirror"
+	"mailsift/store"
 	"mailsift/triage"
 )
 
@@ -148,11 +149,43 @@ func (s *Session) startOutbox(ctx context.Context) {
 	s.Drafts = eng
 	s.goRun(func() {
 		defer closeDrafts() // after the outbox stopped using the connections
-		if err := eng.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			s.send(ctx, event.Failure{Err: fmt.Errorf("outbox: %w", err)})
-		}
+		s.runOutbox(ctx, eng)
 	})
 	s.goRun(func() { s.forwardOutbox(ctx, devents) })
+}
+
+// outboxRetry is how often a session whose outbox another process runs
+// tries to take it over (when that process quits).
+const outboxRetry = 30 * time.Second
+
+// runOutbox runs the engine until ctx ends. While another mailsift process
+// sends from the same data dir it says so once and takes the outbox over
+// when that process quits; messages confirmed here meanwhile wait in the
+// store, where the other process sends them.
+func (s *Session) runOutbox(ctx context.Context, eng *drafts.Engine) {
+	told := false
+	for {
+		err := eng.Run(ctx)
+		switch {
+		case err == nil || errors.Is(err, context.Canceled) || ctx.Err() != nil:
+			return
+		case errors.Is(err, store.ErrOutboxBusy):
+			if !told {
+				s.send(ctx, event.Failure{Err: fmt.Errorf("outbox: %w; messages confirmed here are sent by that process, and this one takes over when it quits", err)})
+				told = true
+			}
+			t := time.NewTimer(outboxRetry)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		default:
+			s.send(ctx, event.Failure{Err: fmt.Errorf("outbox: %w", err)})
+			return
+		}
+	}
 }
 
 // forwardSync turns mirror events into session events and wakes triage
