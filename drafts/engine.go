@@ -341,7 +341,7 @@ func riskLevel(flags []string) string {
 		switch f {
 		case RiskPhishingThread, RiskCredentials:
 			return "high"
-		case RiskRecipientOutsideThread, RiskMoney, RiskSpamThread:
+		case RiskRecipientOutsideThread, RiskReplyToMismatch, RiskMoney, RiskSpamThread:
 			level = "medium"
 		}
 	}
