@@ -55,15 +55,18 @@ func cmdAudit(ctx context.Context, g *globals, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	enc := newJSONLines(g.Stdout)
 	if !*asJSON {
 		fmt.Fprintln(tw, "TIME\tTRACE\tEVENT\tOUTCOME\tSUMMARY")
 	}
 	for _, e := range evs {
 		if *asJSON {
-			b, _ := json.Marshal(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
+			err := enc.Encode(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
 				Stage: e.Stage, Type: e.Type, Summary: e.Summary, Outcome: e.Outcome, DraftID: e.DraftID, ApprovalID: e.ApprovalID,
 				ToolCallID: e.ToolCallID, OutboxID: e.OutboxID, Details: e.Details})
-			fmt.Fprintln(g.Stdout, string(b))
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		tr := e.TraceID

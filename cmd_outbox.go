@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/internal/app"
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
@@ -96,6 +96,7 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 		return err
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	enc := newJSONLines(g.Stdout)
 	if !asJSON {
 		fmt.Fprintln(tw, "ID\tSTATE\tTRIES\tNEXT\tTO\tSUBJECT\tLAST ERROR")
 	}
@@ -111,7 +112,7 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 		}
 		if asJSON {
 			j := outboxItemJSON{ID: it.ID, State: string(it.State), Attempts: it.Attempts, MessageID: it.MessageID,
-				Recipients: it.Recipients, Subject: subject, LastError: it.LastError, CreatedAt: it.CreatedAt.Format(time.RFC3339),
+				Recipients: it.Recipients, Subject: termsafe.SanitizeLine(subject), LastError: it.LastError, CreatedAt: it.CreatedAt.Format(time.RFC3339),
 				TraceID: it.TraceID, DraftID: it.DraftID}
 			if !it.NextAttemptAt.IsZero() && it.State != store.OutboxSent {
 				j.NextAttemptAt = it.NextAttemptAt.Format(time.RFC3339)
@@ -122,8 +123,9 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 			if j.Recipients == nil {
 				j.Recipients = []string{}
 			}
-			b, _ := json.Marshal(j)
-			fmt.Fprintln(g.Stdout, string(b))
+			if err := enc.Encode(j); err != nil {
+				return err
+			}
 			continue
 		}
 		next := "-"

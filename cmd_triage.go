@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -104,7 +103,7 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 // printStoredTriage prints the stored triage of every thread as contract
 // v1.0 responses, one JSON line per thread.
 func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error {
-	enc := json.NewEncoder(w)
+	enc := newJSONLines(w)
 	for _, sec := range store.Sections() {
 		if sec == store.SectionUntriaged {
 			continue
@@ -167,12 +166,7 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 		}
 		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %v\n", terr)
 	}
-	b, err := json.Marshal(triage.Response(kind, out))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(g.Stdout, string(b))
-	return nil
+	return newJSONLines(g.Stdout).Encode(triage.Response(kind, out))
 }
 
 // triageBar draws one line of triage progress on a terminal; without a
