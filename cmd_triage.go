@@ -68,7 +68,7 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 		for ev := range events {
 			if ev.Err != nil {
 				bar.clear()
-				fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", ev.Err)
+				fmt.Fprintf(g.Stderr, "mailsift triage: %s\n", errorText(ev.Err)) // may quote the model server
 			}
 			bar.update(ev)
 		}
@@ -164,7 +164,7 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %v\n", terr)
+		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %s\n", errorText(terr))
 	}
 	return newJSONLines(g.Stdout).Encode(triage.Response(kind, out))
 }
