@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"mailsift/store"
 )
 
 // auditEventJSON is one line of `mailsift audit --json`.
@@ -41,14 +43,16 @@ func cmdAudit(ctx context.Context, g *globals, args []string) error {
 	if *limit <= 0 {
 		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st, err := g.openExistingStore(ctx, "nothing to show")
+	_, st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	evs, err := st.AuditEvents(ctx, *trace, *limit)
-	if err != nil {
-		return err
+	var evs []store.AuditEvent
+	if st != nil { // no store yet: nothing was ever drafted
+		defer st.Close()
+		if evs, err = st.AuditEvents(ctx, *trace, *limit); err != nil {
+			return err
+		}
 	}
 	if len(evs) == 0 && !*asJSON {
 		fmt.Fprintln(g.Stdout, "the audit log is empty")

@@ -42,9 +42,13 @@ func cmdSearch(ctx context.Context, g *globals, args []string) error {
 	if *limit <= 0 {
 		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st, err := g.openExistingStore(ctx, "run `mailsift sync` first")
+	_, st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
+	}
+	if st == nil {
+		fmt.Fprintf(g.Stderr, "no messages match %q: the local store is empty; run `mailsift sync` first\n", query)
+		return nil
 	}
 	defer st.Close()
 	hits, err := st.Search(ctx, query, *limit)

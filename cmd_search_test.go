@@ -111,7 +111,7 @@ func TestSearchCommandErrors(t *testing.T) {
 		})
 	}
 	r := runWith(t, nil, "", "--data-dir", t.TempDir(), "search", "x")
-	if r.code != 1 || !strings.Contains(r.stderr, "mailsift sync") {
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "mailsift sync") {
 		t.Errorf("missing store: %+v", r)
 	}
 }
