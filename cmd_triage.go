@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/mailsrc/demo"
 	"mailsift/model/contract"
@@ -48,6 +49,9 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 				return fmt.Errorf("load demo mailbox: %w", err)
 			}
 		}
+	}
+	if err := g.checkSynced(ctx, cfg, st); err != nil {
+		return err
 	}
 	a := app.New(cfg, st, app.Options{Logger: log})
 	an := a.Analyzer()
@@ -98,6 +102,56 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 		return exitWith(1) // the summary line above says how many failed
 	}
 	return nil
+}
+
+// checkSynced fails when no account was ever synced into st: triage would
+// report "triaged 0 thread(s)" of mail it has not seen. Triage only reads
+// the store (syncing a network account is the sync command's job, with its
+// progress and errors), so the error names the exact command to run.
+func (g *globals) checkSynced(ctx context.Context, cfg *config.Config, st *store.Store) error {
+	for _, a := range cfg.Accounts {
+		mbs, err := st.Mailboxes(ctx, a.Name)
+		if err != nil {
+			return err
+		}
+		if len(mbs) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("nothing to triage: no mail was synced into %s yet; run `%s` first", storePath(cfg), g.commandLine("sync"))
+}
+
+// commandLine is the mailsift command line for cmd with the global flags
+// this run was given (config, source, password command, data dir), for
+// hints.
+func (g *globals) commandLine(cmd string) string {
+	parts := []string{"mailsift"}
+	add := func(flag, v string) {
+		if v != "" {
+			parts = append(parts, flag, shellQuote(v))
+		}
+	}
+	add("--config", g.ConfigPath)
+	add("--source", g.Source)
+	add("--password-cmd", g.PasswordCmd)
+	add("--data-dir", g.DataDir)
+	return strings.Join(append(parts, cmd), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that are safe unquoted.
+func shellQuote(s string) string {
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-~", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // printStoredTriage prints the stored triage of every thread as contract
