@@ -146,3 +146,13 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSanitize measures mixed non-ASCII text, the case that reaches
+// the per-rune checks.
+func BenchmarkSanitize(b *testing.B) {
+	s := strings.Repeat("Grüße aus 東京 — 👩\u200d💻 Привет, мир! ", 64)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Sanitize(s)
+	}
+}
