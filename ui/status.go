@@ -138,6 +138,9 @@ func cutAtWord(s string, n int) string {
 		return ""
 	}
 	t := ansi.Truncate(s, n-1, "")
+	if !strings.HasPrefix(s, t) {
+		return ansi.Truncate(s, n, "…") // styled text: cut by cells only
+	}
 	if rest := s[len(t):]; rest != "" && rest[0] != ' ' {
 		if i := strings.LastIndexByte(strings.TrimLeft(t, " "), ' '); i >= 0 {
 			t = t[:len(t)-len(strings.TrimLeft(t, " "))+i]
