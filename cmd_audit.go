@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"mailsift/store"
 )
 
 // auditEventJSON is one line of `mailsift audit --json`.
@@ -41,29 +43,34 @@ func cmdAudit(ctx context.Context, g *globals, args []string) error {
 	if *limit <= 0 {
 		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st, err := g.openExistingStore(ctx, "nothing to show")
+	_, st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	evs, err := st.AuditEvents(ctx, *trace, *limit)
-	if err != nil {
-		return err
+	var evs []store.AuditEvent
+	if st != nil { // no store yet: nothing was ever drafted
+		defer st.Close()
+		if evs, err = st.AuditEvents(ctx, *trace, *limit); err != nil {
+			return err
+		}
 	}
 	if len(evs) == 0 && !*asJSON {
 		fmt.Fprintln(g.Stdout, "the audit log is empty")
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	enc := newJSONLines(g.Stdout)
 	if !*asJSON {
 		fmt.Fprintln(tw, "TIME\tTRACE\tEVENT\tOUTCOME\tSUMMARY")
 	}
 	for _, e := range evs {
 		if *asJSON {
-			b, _ := json.Marshal(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
+			err := enc.Encode(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
 				Stage: e.Stage, Type: e.Type, Summary: e.Summary, Outcome: e.Outcome, DraftID: e.DraftID, ApprovalID: e.ApprovalID,
 				ToolCallID: e.ToolCallID, OutboxID: e.OutboxID, Details: e.Details})
-			fmt.Fprintln(g.Stdout, string(b))
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		tr := e.TraceID

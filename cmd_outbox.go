@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/internal/app"
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
@@ -47,11 +47,13 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) error {
 	if len(pos) > 0 {
 		sub = pos[0]
 	}
-	cfg, st, err := g.openExistingStore(ctx, "nothing was ever queued")
+	cfg, st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	if st != nil {
+		defer st.Close()
+	}
 	idArg := func() (int64, error) {
 		if len(pos) != 2 {
 			return 0, usageErrorf("%s: want exactly one item ID (see `mailsift outbox list`)", sub)
@@ -73,6 +75,9 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) error {
 		if err != nil {
 			return err
 		}
+		if st == nil {
+			return fmt.Errorf("%s: no outbox item %d: the outbox is empty", sub, id)
+		}
 		if sub == "retry" {
 			err = st.RetryOutbox(ctx, id)
 		} else {
@@ -84,18 +89,27 @@ func cmdOutbox(ctx context.Context, g *globals, args []string) error {
 		fmt.Fprintf(g.Stdout, "outbox item %d: %s\n", id, map[string]string{"retry": "due now (a running mailsift sends it; or run `mailsift outbox send`)", "cancel": "cancelled; its draft is open again"}[sub])
 		return nil
 	case "send":
+		if st == nil {
+			fmt.Fprintln(g.Stdout, "processed 0 due item(s); see `mailsift outbox`")
+			return nil
+		}
 		return outboxSend(ctx, g, cfg, st)
 	default:
 		return usageErrorf("unknown subcommand %q; use list, retry ID, cancel ID or send", sub)
 	}
 }
 
+// outboxList prints the outbox; a nil st (no store yet) is an empty one.
 func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bool) error {
-	items, err := st.OutboxItems(ctx)
-	if err != nil {
-		return err
+	var items []store.OutboxItem
+	if st != nil {
+		var err error
+		if items, err = st.OutboxItems(ctx); err != nil {
+			return err
+		}
 	}
 	tw := tabwriter.NewWriter(g.Stdout, 0, 0, 2, ' ', 0)
+	enc := newJSONLines(g.Stdout)
 	if !asJSON {
 		fmt.Fprintln(tw, "ID\tSTATE\tTRIES\tNEXT\tTO\tSUBJECT\tLAST ERROR")
 	}
@@ -111,7 +125,7 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 		}
 		if asJSON {
 			j := outboxItemJSON{ID: it.ID, State: string(it.State), Attempts: it.Attempts, MessageID: it.MessageID,
-				Recipients: it.Recipients, Subject: subject, LastError: it.LastError, CreatedAt: it.CreatedAt.Format(time.RFC3339),
+				Recipients: it.Recipients, Subject: termsafe.SanitizeLine(subject), LastError: it.LastError, CreatedAt: it.CreatedAt.Format(time.RFC3339),
 				TraceID: it.TraceID, DraftID: it.DraftID}
 			if !it.NextAttemptAt.IsZero() && it.State != store.OutboxSent {
 				j.NextAttemptAt = it.NextAttemptAt.Format(time.RFC3339)
@@ -122,8 +136,9 @@ func outboxList(ctx context.Context, g *globals, st *store.Store, asJSON, all bo
 			if j.Recipients == nil {
 				j.Recipients = []string{}
 			}
-			b, _ := json.Marshal(j)
-			fmt.Fprintln(g.Stdout, string(b))
+			if err := enc.Encode(j); err != nil {
+				return err
+			}
 			continue
 		}
 		next := "-"

@@ -32,7 +32,7 @@ func seedOutbox(t *testing.T, dir string) (map[string]string, *store.OutboxItem)
 	}
 	defer st.Close()
 	m := &model.Message{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "1"}, MessageID: "1@x", ContentHash: "h1", HasBody: true,
-		From: model.Address{Name: "Bob", Email: "bob@example.com"}, To: []model.Address{me}, Subject: "Lunch \x1b[2J", Date: time.Now(), Text: "lunch?"}
+		From: model.Address{Name: "Bob", Email: "bob@example.com"}, To: []model.Address{me}, Subject: "Lunch \x1b[2J\u0085\u202e\u3164", Date: time.Now(), Text: "lunch?"}
 	if err := st.PutMessages(ctx, []*model.Message{m}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mailsift/internal/termsafe"
@@ -43,9 +42,13 @@ func cmdSearch(ctx context.Context, g *globals, args []string) error {
 	if *limit <= 0 {
 		return usageErrorf("--limit must be positive, got %d", *limit)
 	}
-	_, st, err := g.openExistingStore(ctx, "run `mailsift sync` first")
+	_, st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
+	}
+	if st == nil {
+		fmt.Fprintf(g.Stderr, "no messages match %q: the local store is empty; run `mailsift sync` first\n", query)
+		return nil
 	}
 	defer st.Close()
 	hits, err := st.Search(ctx, query, *limit)
@@ -54,16 +57,15 @@ func cmdSearch(ctx context.Context, g *globals, args []string) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "search: "))
 	}
 	if *asJSON {
-		enc := json.NewEncoder(g.Stdout)
-		enc.SetEscapeHTML(false)
+		enc := newJSONLines(g.Stdout)
 		for _, h := range hits {
-			j := searchHitJSON{ThreadID: h.ThreadID, MessageID: h.MessageID, Subject: h.Subject, Snippet: termsafe.SanitizeLine(h.Snippet),
-				Unread: h.Unread, From: addressJSON{Name: h.From.Name, Email: h.From.Email}}
+			j := searchHitJSON{ThreadID: h.ThreadID, MessageID: h.MessageID, Subject: termsafe.SanitizeLine(h.Subject), Snippet: termsafe.SanitizeLine(h.Snippet),
+				Unread: h.Unread, From: addressJSON{Name: termsafe.SanitizeLine(h.From.Name), Email: termsafe.SanitizeLine(h.From.Email)}}
 			if !h.Date.IsZero() {
 				j.Date = h.Date.Format(time.RFC3339)
 			}
 			if err := enc.Encode(j); err != nil {
-				return fmt.Errorf("write: %w", err)
+				return err
 			}
 		}
 		return nil
@@ -77,7 +79,8 @@ func cmdSearch(ctx context.Context, g *globals, args []string) error {
 		if !h.Date.IsZero() {
 			date = h.Date.Local().Format("2006-01-02")
 		}
-		from := h.From.Name
+		// A name that sanitises to nothing (escapes, fillers) shows the address.
+		from := termsafe.SanitizeLine(h.From.Name)
 		if from == "" {
 			from = h.From.Email
 		}

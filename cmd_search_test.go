@@ -32,7 +32,7 @@ func seedSearchStore(t *testing.T, dir string) map[string]string {
 	d := time.Date(2026, 2, 3, 10, 0, 0, 0, time.UTC)
 	msgs := []*model.Message{
 		{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "1"}, MessageID: "1@x", ContentHash: "h1", HasBody: true,
-			From: model.Address{Name: "Bob \x1b[31mEvil", Email: "bob@example.com"}, Subject: "Invoice overdue", Date: d,
+			From: model.Address{Name: "Bob \x1b[31mEvil\u202e\u3164", Email: "bob@example.com"}, Subject: "Invoice \u009b31moverdue\u202e", Date: d,
 			Text: "please pay the invoice \x1b]52;c;aGk=\x07today"},
 		{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "2"}, MessageID: "2@x", ContentHash: "h2", HasBody: true,
 			From: model.Address{Email: "carol@example.com"}, Subject: "Invoice paid", Date: d.Add(48 * time.Hour),
@@ -111,7 +111,7 @@ func TestSearchCommandErrors(t *testing.T) {
 		})
 	}
 	r := runWith(t, nil, "", "--data-dir", t.TempDir(), "search", "x")
-	if r.code != 1 || !strings.Contains(r.stderr, "mailsift sync") {
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "mailsift sync") {
 		t.Errorf("missing store: %+v", r)
 	}
 }

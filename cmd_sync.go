@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +49,7 @@ func cmdSync(ctx context.Context, g *globals, args []string) error {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
 	var failed []error
+	enc := newJSONLines(g.Stdout)
 	for i := range cfg.Accounts {
 		acct := &cfg.Accounts[i]
 		if *only != "" && acct.Name != *only {
@@ -63,14 +63,15 @@ func cmdSync(ctx context.Context, g *globals, args []string) error {
 		bar := &progressBar{w: g.Stderr, tty: tty, start: time.Now()}
 		report := func(p mailsrc.Progress) {
 			if *jsonOut {
-				b, _ := json.Marshal(struct {
+				// A failed write (closed pipe) shows in the exit status of
+				// the command reading it; the sync goes on.
+				_ = enc.Encode(struct {
 					Account string `json:"account"`
 					Mailbox string `json:"mailbox"`
 					Phase   string `json:"phase"`
 					Done    int    `json:"done"`
 					Total   int    `json:"total"`
 				}{p.Account, p.Mailbox, p.Phase, p.Done, p.Total})
-				fmt.Fprintln(g.Stdout, string(b))
 				return
 			}
 			bar.update(p)

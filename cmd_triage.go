@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/mailsrc/demo"
 	"mailsift/model/contract"
@@ -50,6 +50,9 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 			}
 		}
 	}
+	if err := g.checkSynced(ctx, cfg, st); err != nil {
+		return err
+	}
 	a := app.New(cfg, st, app.Options{Logger: log})
 	an := a.Analyzer()
 	tr, err := a.Triager(an, *offline)
@@ -69,7 +72,7 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 		for ev := range events {
 			if ev.Err != nil {
 				bar.clear()
-				fmt.Fprintf(g.Stderr, "mailsift triage: %v\n", ev.Err)
+				fmt.Fprintf(g.Stderr, "mailsift triage: %s\n", errorText(ev.Err)) // may quote the model server
 			}
 			bar.update(ev)
 		}
@@ -101,10 +104,60 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
+// checkSynced fails when no account was ever synced into st: triage would
+// report "triaged 0 thread(s)" of mail it has not seen. Triage only reads
+// the store (syncing a network account is the sync command's job, with its
+// progress and errors), so the error names the exact command to run.
+func (g *globals) checkSynced(ctx context.Context, cfg *config.Config, st *store.Store) error {
+	for _, a := range cfg.Accounts {
+		mbs, err := st.Mailboxes(ctx, a.Name)
+		if err != nil {
+			return err
+		}
+		if len(mbs) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("nothing to triage: no mail was synced into %s yet; run `%s` first", storePath(cfg), g.commandLine("sync"))
+}
+
+// commandLine is the mailsift command line for cmd with the global flags
+// this run was given (config, source, password command, data dir), for
+// hints.
+func (g *globals) commandLine(cmd string) string {
+	parts := []string{"mailsift"}
+	add := func(flag, v string) {
+		if v != "" {
+			parts = append(parts, flag, shellQuote(v))
+		}
+	}
+	add("--config", g.ConfigPath)
+	add("--source", g.Source)
+	add("--password-cmd", g.PasswordCmd)
+	add("--data-dir", g.DataDir)
+	return strings.Join(append(parts, cmd), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that are safe unquoted.
+func shellQuote(s string) string {
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-~", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // printStoredTriage prints the stored triage of every thread as contract
 // v1.0 responses, one JSON line per thread.
 func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error {
-	enc := json.NewEncoder(w)
+	enc := newJSONLines(w)
 	for _, sec := range store.Sections() {
 		if sec == store.SectionUntriaged {
 			continue
@@ -165,14 +218,9 @@ func (g *globals) triageRequest(ctx context.Context, path string, offline bool) 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %v\n", terr)
+		fmt.Fprintf(g.Stderr, "mailsift triage: deterministic triage: %s\n", errorText(terr))
 	}
-	b, err := json.Marshal(triage.Response(kind, out))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(g.Stdout, string(b))
-	return nil
+	return newJSONLines(g.Stdout).Encode(triage.Response(kind, out))
 }
 
 // triageBar draws one line of triage progress on a terminal; without a

@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"mailsift/internal/termsafe"
 )
 
 // exitError is a command's failure with an exit status other than 1, or one
@@ -52,10 +55,20 @@ func (g *globals) exitCode(name string, err error) int {
 	}
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range joined.Unwrap() {
-			fmt.Fprintf(g.Stderr, "%s%v\n", prefix, e)
+			fmt.Fprintf(g.Stderr, "%s%s\n", prefix, errorText(e))
 		}
 		return code
 	}
-	fmt.Fprintf(g.Stderr, "%s%v\n", prefix, err)
+	fmt.Fprintf(g.Stderr, "%s%s\n", prefix, errorText(err))
 	return code
+}
+
+// errorText is err's message made safe for the terminal: errors carry text
+// from servers and mail (a STARTTLS refusal, a mailbox name), so escape
+// sequences, controls and bidi overrides are removed (termsafe), and the
+// lines after the first are indented so that none passes for a line of
+// mailsift's own.
+func errorText(err error) string {
+	s := strings.TrimRight(termsafe.Sanitize(err.Error()), "\n")
+	return strings.ReplaceAll(s, "\n", "\n  ")
 }

@@ -43,15 +43,17 @@ func (g *globals) openStore(ctx context.Context, cfg *config.Config) (*store.Sto
 
 // openExistingStore loads the config and opens its store for a command
 // that only reads what is there (search, outbox, audit). When no store
-// exists yet the error says "no local store at PATH: missing". The caller
-// closes the store.
-func (g *globals) openExistingStore(ctx context.Context, missing string) (*config.Config, *store.Store, error) {
+// exists yet (nothing was synced or queued) it returns a nil store and no
+// error, and the caller shows an empty result: creating the store file just
+// to read nothing from it would be a side effect of a read. The caller
+// closes a non-nil store.
+func (g *globals) openExistingStore(ctx context.Context) (*config.Config, *store.Store, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return nil, nil, err
 	}
 	if _, err := os.Stat(storePath(cfg)); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("no local store at %s: %s", storePath(cfg), missing)
+		return cfg, nil, nil
 	}
 	st, err := g.openStore(ctx, cfg)
 	if err != nil {

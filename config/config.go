@@ -335,7 +335,7 @@ func Load(opts LoadOptions) (*Config, error) {
 
 	// Command-line replacements of the accounts.
 	switch {
-	case opts.Demo:
+	case opts.Demo || IsDemoSource(opts.Source):
 		cfg.Accounts = []Account{{Name: "demo", Source: "demo://"}}
 		cfg.Principal = DemoPrincipal
 		cfg.Demo = true

@@ -84,6 +84,14 @@ func (s Source) String() string { return s.Redacted() }
 // GoString returns Redacted, so that %#v never leaks a password either.
 func (s Source) GoString() string { return "config.Source(" + s.Redacted() + ")" }
 
+// IsDemoSource reports whether raw names the embedded demo mailbox
+// (demo://). Such a source has its own owner (DemoPrincipal) and store, so
+// --source demo:// is the same as --demo.
+func IsDemoSource(raw string) bool {
+	s, err := ParseSource(raw)
+	return err == nil && s.Scheme == "demo"
+}
+
 // ParseSource parses an account source URL. Errors say what is wrong and how to fix it.
 func ParseSource(raw string) (Source, error) {
 	raw = strings.TrimSpace(raw)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -118,6 +119,27 @@ func TestParseSMTP(t *testing.T) {
 		}
 		if err != nil || o.Port != tt.port || o.TLS != tt.tls || o.Kind != OutgoingSMTP {
 			t.Errorf("ParseSMTP(%q) = %+v, %v; want port %d tls %s", tt.in, o, err, tt.port, tt.tls)
+		}
+	}
+}
+
+// TestDemoSourceIsTheDemo: --source demo:// is the embedded demo mailbox,
+// with its principal (no MAILSIFT_EMAIL needed) and its own store.
+func TestDemoSourceIsTheDemo(t *testing.T) {
+	dir := t.TempDir()
+	env := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return filepath.Join(dir, "cfg")
+		}
+		return ""
+	}
+	for _, src := range []string{"demo://", "DEMO:///", " demo:// "} {
+		cfg, err := Load(LoadOptions{Env: env, DataDir: dir, Source: src})
+		if err != nil {
+			t.Fatalf("Load(--source %q) error = %v, want the demo principal", src, err)
+		}
+		if cfg.Principal != DemoPrincipal || !cfg.Demo || len(cfg.Accounts) != 1 || cfg.Accounts[0].Src.Scheme != "demo" {
+			t.Errorf("Load(--source %q) = principal %v, demo %v, accounts %+v; want the demo mailbox", src, cfg.Principal, cfg.Demo, cfg.Accounts)
 		}
 	}
 }

@@ -737,14 +737,27 @@ func badgeText(ts store.ThreadSummary) string {
 		if isScheduling(tr) {
 			b = append(b, "[scheduling]")
 		}
-		if tr.Source == "deterministic" {
-			b = append(b, "[offline triage]")
+		// Offline triage is said once, in the status bar; a row is marked
+		// only when the model answered and its answer was rejected.
+		if isFallback(tr) {
+			b = append(b, "[fallback triage]")
 		}
 	}
 	if ts.Override != "" {
 		b = append(b, "[override]")
 	}
 	return strings.Join(b, "")
+}
+
+// isFallback reports a deterministic triage that replaced a rejected model
+// answer (triage.Record marks it with a "fallback: REASON" signal).
+func isFallback(tr *store.TriageRecord) bool {
+	for _, s := range tr.Signals {
+		if strings.HasPrefix(s, "fallback: ") {
+			return true
+		}
+	}
+	return false
 }
 
 // isScheduling reports whether triage saw a meeting-scheduling thread.
@@ -760,8 +773,9 @@ func isScheduling(tr *store.TriageRecord) bool {
 	return false
 }
 
-// relAge renders the age of t relative to now: "now", "5m", "3h", "2d",
-// "Nov 02" within the year, else "2024-11".
+// relAge renders the age of t relative to now in at most ageWidth cells:
+// "now", "5m", "3h", "2d", "Nov 02" (month and day) within the year, else
+// "Nov'24" (month and year).
 func relAge(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -779,7 +793,7 @@ func relAge(now, t time.Time) string {
 	case t.Year() == now.Year():
 		return t.Format("Jan 02")
 	default:
-		return t.Format("2006-01")
+		return t.Format("Jan'06")
 	}
 }
 

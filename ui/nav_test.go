@@ -31,7 +31,7 @@ func TestInboxSectionsAndOrder(t *testing.T) {
 		}
 		last = i
 	}
-	for _, want := range []string{"[2 actions]", "[scheduling]", "[offline triage]", "[phishing]", "[spam]", "20m", "(2)"} {
+	for _, want := range []string{"[2 actions]", "[scheduling]", "[phishing]", "[spam]", "20m", "(2)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("inbox lacks %q:\n%s", want, v)
 		}

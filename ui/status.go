@@ -121,11 +121,36 @@ func joinLR(left, right string, w int) string {
 }
 
 // joinLRStyled is joinLR with the bar style on the left part and padding.
+// A left part too wide for the room is cut at a word or segment boundary
+// with an ellipsis, and at least two spaces keep it apart from the right
+// part (the message), so that neither reads into the other.
 func joinLRStyled(bar lipgloss.Style, left, right string, w int) string {
 	rw := lipWidth(right)
 	room := max(0, w-rw)
+	if lipWidth(left) > room {
+		left = cutAtWord(left, room-2)
+	}
 	left = fit(left, room)
 	return bar.Render(left) + right
+}
+
+// cutAtWord shortens plain text s to at most n cells ending in "…", cutting
+// after the last whole word (dropping a dangling " · " separator); a first
+// word longer than n is cut where it must be.
+func cutAtWord(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	t := ansi.Truncate(s, n-1, "")
+	if !strings.HasPrefix(s, t) {
+		return ansi.Truncate(s, n, "…") // styled text: cut by cells only
+	}
+	if rest := s[len(t):]; rest != "" && rest[0] != ' ' {
+		if i := strings.LastIndexByte(strings.TrimLeft(t, " "), ' '); i >= 0 {
+			t = t[:len(t)-len(strings.TrimLeft(t, " "))+i]
+		}
+	}
+	return strings.TrimRight(t, " ·") + "…"
 }
 
 func lipWidth(s string) int { return ansi.StringWidth(s) }

@@ -18,8 +18,10 @@ import (
 //   - shows other C0 controls and DEL as Unicode control pictures (␇) and
 //     drops other C1 controls; a lone CR is dropped (CRLF becomes LF);
 //   - removes bidi embeddings, overrides and isolates (U+202A–U+202E,
-//     U+2066–U+2069), marks (U+200E, U+200F, U+061C) and other invisible
-//     format characters except the joiners emoji and some scripts need;
+//     U+2066–U+2069), marks (U+200E, U+200F, U+061C), other invisible
+//     format characters and the invisible fillers (see invisible), except
+//     the joiners and presentation selectors emoji and some scripts need
+//     after a visible character;
 //   - replaces invalid UTF-8 with U+FFFD.
 //
 // Every string from mail (names, subjects, bodies, filenames, snippets)
@@ -76,15 +78,50 @@ func Sanitize(s string) string {
 			}
 		case r == 0x2028 || r == 0x2029:
 			b.WriteByte('\n')
-		case r == 0x200c || r == 0x200d:
-			b.WriteRune(r) // joiners: needed by emoji sequences and Indic/Arabic scripts
-		case unicode.Is(unicode.Cf, r):
-			// bidi controls and other invisible format characters
+		case r == 0x200c || r == 0x200d || r == 0xfe0e || r == 0xfe0f:
+			// Joiners (emoji sequences, Indic and Arabic scripts) and the
+			// text/emoji presentation selectors only modify the character
+			// before them; alone they would draw nothing, so they are kept
+			// only after a visible character.
+			if modifiable(b.String()) {
+				b.WriteRune(r)
+			}
+		case invisible(r):
+			// bidi controls, other format characters and fillers
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// invisible reports characters that draw nothing, or only blank space,
+// without being spaces: format characters (bidi controls, zero-width
+// space, word joiner, tags), the other Unicode default-ignorable code
+// points (Hangul fillers U+115F, U+1160, U+3164, U+FFA0, the combining
+// grapheme joiner U+034F, Khmer inherent vowels, variation selectors), and
+// the braille blank U+2800 and Khitan filler U+16FE4. A sender name made of
+// them would look empty or hide a different name.
+func invisible(r rune) bool {
+	switch {
+	case r < 0x34f:
+		return r == 0xad // soft hyphen (Cf); the common case ends here
+	case r == 0x2800 || r == 0x16fe4:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r) ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+		unicode.Is(unicode.Variation_Selector, r)
+}
+
+// modifiable reports whether the text written so far ends in a visible
+// character that a joiner or presentation selector may follow.
+func modifiable(out string) bool {
+	r, size := utf8.DecodeLastRuneInString(out)
+	if size == 0 || unicode.IsSpace(r) || r == 0x200c || r == 0x200d || r == 0xfe0e || r == 0xfe0f {
+		return false
+	}
+	return unicode.IsGraphic(r)
 }
 
 // SanitizeLine is Sanitize for single-line fields (names, subjects,

@@ -50,6 +50,21 @@ func TestSanitize(t *testing.T) {
 		{"line separator", "a\u2028b", "a\nb"},
 		{"invalid utf8", "a\xffb\xc3", "a\uFFFDb\uFFFD"},
 		{"non-ascii kept", "Grüße, 東京 — ok", "Grüße, 東京 — ok"},
+		{"hangul filler", "\u3164", ""},
+		{"hangul choseong and jungseong fillers", "a\u115f\u1160b", "ab"},
+		{"halfwidth hangul filler", "\uffa0x", "x"},
+		{"combining grapheme joiner", "pay\u034fpal", "paypal"},
+		{"braille blank", "\u2800\u2800", ""},
+		{"khmer inherent vowels", "\u17b4\u17b5x", "x"},
+		{"mongolian selectors", "x\u180b\u180e\u180f", "x"},
+		{"variation selector alone", "\ufe0f", ""},
+		{"variation selector after space", "a \ufe0fb", "a b"},
+		{"emoji presentation kept", "\u2764\ufe0f", "\u2764\ufe0f"},
+		{"variation selector supplement", "x\U000e0100", "x"},
+		{"tag characters", "x\U000e0041\U000e007f", "x"},
+		{"unassigned default ignorable", "x\ufff0\U000e0fff", "x"},
+		{"invisible math operators", "a\u2061\u2062\u2063\u2064b", "ab"},
+		{"hangul syllables kept", "한국어", "한국어"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +88,10 @@ func TestSanitizeLine(t *testing.T) {
 	}
 }
 
+// blankRunes draw as nothing or as blank space although they are neither
+// spaces nor format characters: a name made of them looks empty.
+var blankRunes = map[rune]bool{0x115f: true, 0x1160: true, 0x3164: true, 0xffa0: true, 0x034f: true, 0x2800: true, 0x17b4: true, 0x17b5: true}
+
 // assertSafe fails when s contains anything a terminal could interpret.
 func assertSafe(t testing.TB, in, s string) {
 	t.Helper()
@@ -89,6 +108,9 @@ func assertSafe(t testing.TB, in, s string) {
 		if unicode.Is(unicode.Cf, r) && r != 0x200c && r != 0x200d {
 			t.Fatalf("Sanitize(%q) = %q: contains format char %U", in, s, r)
 		}
+		if blankRunes[r] || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r) && r != 0xfe0e && r != 0xfe0f {
+			t.Fatalf("Sanitize(%q) = %q: contains invisible filler %U", in, s, r)
+		}
 	}
 }
 
@@ -96,19 +118,41 @@ func FuzzSanitize(f *testing.F) {
 	for _, s := range []string{
 		"hello", "\x1b[31mx", "\x1b]52;c;QQ==\x07", "\x1bPq\x1b\\", "\u202egnp.exe",
 		"\u009b1m", "\xff\xfe", "a\r\nb", "\x1b]8;;http://x\x1b\\y\x1b]8;;\x1b\\",
+		"\u3164", "\u115f\u1160", "\u2800\ufe0f", "\u200d\u200d", "x\u034f\U000e0100",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		out := Sanitize(in)
 		assertSafe(t, in, out)
+		// Linear: every input byte becomes at most one 3-byte character
+		// (a control picture or U+FFFD).
+		if len(out) > 3*len(in) {
+			t.Fatalf("Sanitize(%q) = %q: %d bytes from %d", in, out, len(out), len(in))
+		}
 		if again := Sanitize(out); again != out {
 			t.Fatalf("Sanitize not idempotent on %q: %q then %q", in, out, again)
 		}
 		line := SanitizeLine(in)
 		assertSafe(t, in, line)
+		if r, _ := utf8.DecodeRuneInString(line); r == 0x200c || r == 0x200d || r == 0xfe0e || r == 0xfe0f {
+			t.Fatalf("SanitizeLine(%q) = %q starts with the invisible %U", in, line, r)
+		}
+		if again := SanitizeLine(line); again != line {
+			t.Fatalf("SanitizeLine not idempotent on %q: %q then %q", in, line, again)
+		}
 		if strings.ContainsAny(line, "\n\t") {
 			t.Fatalf("SanitizeLine(%q) = %q contains a newline or tab", in, line)
 		}
 	})
+}
+
+// BenchmarkSanitize measures mixed non-ASCII text, the case that reaches
+// the per-rune checks.
+func BenchmarkSanitize(b *testing.B) {
+	s := strings.Repeat("Grüße aus 東京 — 👩\u200d💻 Привет, мир! ", 64)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Sanitize(s)
+	}
 }

@@ -102,7 +102,9 @@ type Config struct {
 const defaultWholeBudget = 2 * time.Second
 
 // ErrAuthFailed is wrapped by errors caused by the server rejecting the
-// credentials. Callers should not retry these without user action.
+// credentials. Callers should not retry these without user action. A
+// server that cannot check credentials right now (NO [UNAVAILABLE]) is not
+// ErrAuthFailed: that failure is temporary and retried.
 var ErrAuthFailed = errors.New("authentication failed")
 
 // configError is a configuration mistake that retrying cannot fix.
@@ -361,11 +363,31 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 		var ie *imap.Error
 		if errors.As(err, &ie) {
 			text := redact(ie.Text, secret)
+			if temporaryLoginFailure(ie) {
+				return fmt.Errorf("imap: server %s temporarily cannot log in %s ([%s] %s); mailsift retries with backoff, or run `mailsift sync` again shortly", s.cfg.Host, s.cfg.Username, ie.Code, text)
+			}
 			return fmt.Errorf("imap: login to %s as %s failed: %s; check password_cmd: %w", s.cfg.Host, s.cfg.Username, text, ErrAuthFailed)
 		}
 		return fmt.Errorf("imap: login to %s as %s: %s", s.cfg.Host, s.cfg.Username, redact(err.Error(), secret))
 	}
 	return nil
+}
+
+// temporaryLoginFailure reports a refused login that says the server, not
+// the credentials, is the problem: RFC 5530 UNAVAILABLE (Dovecot's
+// "Temporary authentication failure" while its auth process is busy),
+// SERVERBUG, INUSE and LIMIT, and a BYE. These are retried with backoff.
+// Every other refusal (AUTHENTICATIONFAILED, a NO without a code, EXPIRED,
+// ...) is final: retrying wrong credentials can lock the account.
+func temporaryLoginFailure(ie *imap.Error) bool {
+	if ie.Type == imap.StatusResponseTypeBye {
+		return true
+	}
+	switch ie.Code {
+	case imap.ResponseCodeUnavailable, imap.ResponseCodeServerBug, imap.ResponseCodeInUse, imap.ResponseCodeLimit:
+		return true
+	}
+	return false
 }
 
 // redact removes the secret from text (some servers echo input).
