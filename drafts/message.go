@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"fmt"
-	"mime"
 	"mime/quotedprintable"
 	"net/mail"
 	"strings"
@@ -55,13 +54,16 @@ func asciiAddress(a model.Address) (string, error) {
 		return "", fmt.Errorf("address %q is not a valid mail address", cleanLine(e))
 	}
 	for _, r := range local {
-		if r >= utf8.RuneSelf || r < 0x21 {
-			return "", fmt.Errorf("address %q has a non-ASCII local part, which mailsift cannot send (no SMTPUTF8)", cleanLine(e))
+		if r >= utf8.RuneSelf || r < 0x21 || r == 0x7f {
+			return "", fmt.Errorf("address %q has a local part that is not printable ASCII, which mailsift cannot send (no SMTPUTF8)", cleanLine(e))
 		}
 	}
 	ad, err := idna.Lookup.ToASCII(dom)
 	if err != nil {
 		return "", fmt.Errorf("address %q has an invalid domain: %w", cleanLine(e), err)
+	}
+	if !validDomain(ad) {
+		return "", fmt.Errorf("address %q has an invalid domain: each dot-separated label must be 1 to 63 letters, digits, hyphens or underscores", cleanLine(truncateRunes(e, 60)))
 	}
 	if n := len(local) + 1 + len(ad); n > maxAddrLen {
 		return "", fmt.Errorf("address %q is %d octets long; mail addresses are at most %d (RFC 5321)", cleanLine(truncateRunes(e, 60)), n, maxAddrLen)
@@ -69,12 +71,37 @@ func asciiAddress(a model.Address) (string, error) {
 	return local + "@" + ad, nil
 }
 
+// validDomain reports whether d (after IDNA) is a host name whose labels
+// are 1 to 63 letters, digits, hyphens or underscores, or an address
+// literal in brackets.
+func validDomain(d string) bool {
+	if strings.HasPrefix(d, "[") && strings.HasSuffix(d, "]") && len(d) > 2 {
+		return !strings.ContainsAny(d[1:len(d)-1], "[]\\")
+	}
+	for _, l := range strings.Split(d, ".") {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Wire limits of the header (RFC 5322 section 2.1.1, RFC 5321 4.5.3.1.3).
 const (
 	maxLineLen = 998 // octets in a line, CRLF excluded
-	foldLen    = 78  // where lines are folded when they can be
 	maxAddrLen = 254 // octets in a mail address
-	maxWordLen = 75  // octets in an RFC 2047 encoded-word
+	// foldLen is where lines are folded when they can be: RFC 5322 asks
+	// for 78, RFC 2047 for 76 on lines that hold encoded-words.
+	foldLen = 76
+	// encWordLen bounds the encoded-words mailsift writes (RFC 2047 allows
+	// 75) so that "Subject: " and one word stay within foldLen.
+	encWordLen = foldLen - len("Subject: ")
 )
 
 // truncateRunes cuts s after n runes, for quoting in error messages.
@@ -97,19 +124,43 @@ func headerAddr(a model.Address) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := strings.Join(strings.Fields(cleanLine(a.Name)), " ")
-	words := strings.Split((&mail.Address{Name: name, Address: e}).String(), " ")
-	for _, w := range words[:len(words)-1] {
-		if len(w) > maxWordLen {
+	name := oneLine(a.Name)
+	words := strings.Split((&mail.Address{Address: e}).String(), " ")
+	if name == "" {
+		return words, nil
+	}
+	if !printableASCII(name) {
+		return append(qWords(name), words...), nil
+	}
+	quoted := strings.Split((&mail.Address{Name: name, Address: e}).String(), " ")
+	for _, w := range quoted {
+		if len(w) > encWordLen {
 			// A quoted word too long to fold: encoded-words split anywhere.
-			return append(qWords(name), "<"+e+">"), nil
+			return append(qWords(name), words...), nil
 		}
 	}
-	return words, nil
+	return quoted, nil
 }
 
-// qWords encodes s as RFC 2047 "Q" encoded-words of at most 75 octets,
-// split between characters, using only characters that are safe in a
+// oneLine makes a display name or subject one line: line breaks and tabs
+// become spaces, other controls and format characters (bidi overrides)
+// are dropped, runs of spaces become one.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(cleanLine(strings.NewReplacer("\r", " ", "\n", " ", "\t", " ").Replace(s))), " ")
+}
+
+// printableASCII reports whether s is all printable ASCII (0x20–0x7E).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// qWords encodes s as RFC 2047 "Q" encoded-words of at most encWordLen
+// octets, split between characters, using only characters that are safe in a
 // phrase as well as in unstructured text.
 func qWords(s string) []string {
 	const pre, post = "=?utf-8?q?", "?="
@@ -128,7 +179,7 @@ func qWords(s string) []string {
 				enc += fmt.Sprintf("=%02X", c)
 			}
 		}
-		if w.Len() > 0 && len(pre)+w.Len()+len(enc)+len(post) > maxWordLen {
+		if w.Len() > 0 && len(pre)+w.Len()+len(enc)+len(post) > encWordLen {
 			words = append(words, pre+w.String()+post)
 			w.Reset()
 		}
@@ -140,27 +191,34 @@ func qWords(s string) []string {
 	return words
 }
 
-// subjectWords returns the subject as words to fold: as typed when it is
-// printable ASCII with words that fold under 78 octets, else as RFC 2047
-// encoded-words. Line breaks become spaces; controls and format characters
-// (bidi overrides) are dropped.
+// subjectWords returns the subject as words to fold. Printable ASCII
+// words short enough to fold stay as typed; each run of other words
+// (non-ASCII, too long, or looking like an encoded-word) becomes RFC 2047
+// encoded-words, the spaces inside the run encoded with it. Line breaks
+// become spaces; controls and format characters (bidi overrides) are
+// dropped.
 func subjectWords(s string) []string {
-	s = strings.Join(strings.Fields(cleanLine(strings.NewReplacer("\r", " ", "\n", " ").Replace(s))), " ")
+	s = oneLine(s)
 	if s == "" {
 		return nil
 	}
-	words := strings.Split(s, " ")
-	for _, w := range words {
-		if len(w) > foldLen-len(" ") || strings.Contains(w, "=?") {
-			return qWords(s)
-		}
-		for i := 0; i < len(w); i++ {
-			if w[i] >= utf8.RuneSelf {
-				return strings.Split(mime.QEncoding.Encode("utf-8", s), " ")
-			}
+	var out, run []string
+	flush := func() {
+		if len(run) > 0 {
+			out = append(out, qWords(strings.Join(run, " "))...)
+			run = run[:0]
 		}
 	}
-	return words
+	for _, w := range strings.Split(s, " ") {
+		if printableASCII(w) && len(w) <= encWordLen && !strings.Contains(w, "=?") {
+			flush()
+			out = append(out, w)
+			continue
+		}
+		run = append(run, w)
+	}
+	flush()
+	return out
 }
 
 // writeField writes the header field "name: item1<sep> item2<sep> item3"
@@ -188,8 +246,10 @@ func writeField(b *bytes.Buffer, name string, items [][]string, sep string) erro
 		}
 		item := strings.Join(words, " ")
 		switch {
-		case len(line)+1+len(item) <= foldLen || 1+len(item) <= foldLen:
+		case len(line)+1+len(item) <= foldLen:
 			add(item)
+		case !bare && 1+len(item) <= foldLen:
+			add(item) // on a line of its own
 		default:
 			for _, w := range words {
 				add(w)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
@@ -35,6 +36,9 @@ func checkWire(raw []byte) error {
 	for n, line := range strings.Split(head, "\r\n") {
 		if strings.TrimSpace(line) == "" {
 			return fmt.Errorf("header line %d is only whitespace", n+1)
+		}
+		if len(line) > 76 && strings.Contains(line, "=?") {
+			return fmt.Errorf("header line %d holds an encoded-word and is %d octets, over 76 (RFC 2047)", n+1, len(line))
 		}
 	}
 	if !strings.HasSuffix(s, "\r\n") {
@@ -121,6 +125,8 @@ func TestBuildMessageRefusesWhatCannotBeSent(t *testing.T) {
 	}{
 		{name: "overlong address", d: &Draft{From: alice, To: []model.Address{{Email: strings.Repeat("a", 300) + "@example.com"}}},
 			id: "x@y", want: "at most 254"},
+		{name: "DEL in the local part", d: &Draft{From: alice, To: []model.Address{{Email: "a\x7fb@example.com"}}}, id: "x@y", want: "not printable ASCII"},
+		{name: "empty domain label", d: &Draft{From: alice, To: []model.Address{{Email: "a@...example.com"}}}, id: "x@y", want: "invalid domain"},
 		{name: "message id with a C1 control", d: &Draft{From: alice, To: []model.Address{bob}}, id: "a\u009db@x", want: "Message-ID"},
 	}
 	for _, tt := range tests {
@@ -130,6 +136,24 @@ func TestBuildMessageRefusesWhatCannotBeSent(t *testing.T) {
 				t.Errorf("BuildMessage(%s) error = %v, want one saying %q", tt.name, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestSubjectWordsEncodesOnlyWhatNeedsIt(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Re: Grüße aus Köln", "Re: =?utf-8?q?Gr=C3=BC=C3=9Fe?= aus =?utf-8?q?K=C3=B6ln?="},
+		{"Re: schöne Grüße", "Re: =?utf-8?q?sch=C3=B6ne_Gr=C3=BC=C3=9Fe?="},
+		{"a =?x?q?y?= b", "a =?utf-8?q?=3D=3Fx=3Fq=3Fy=3F=3D?= b"},
+		{"plain\r\nBcc: x\u202e", "plain Bcc: x"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(subjectWords(tt.in), " "); got != tt.want {
+			t.Errorf("subjectWords(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		dec, err := new(mime.WordDecoder).DecodeHeader(tt.want)
+		if want := oneLine(tt.in); err != nil || dec != want {
+			t.Errorf("%q decodes to %q (%v), want %q", tt.want, dec, err, want)
+		}
 	}
 }
 
@@ -178,6 +202,29 @@ func FuzzBuildMessage(f *testing.F) {
 		}
 		if err := checkWire(out.Raw); err != nil {
 			t.Fatalf("BuildMessage: %v\n%q", err, out.Raw)
+		}
+		msg, err := mail.ReadMessage(strings.NewReader(string(out.Raw)))
+		if err != nil {
+			t.Fatalf("the built message does not parse: %v\n%q", err, out.Raw)
+		}
+		clean := func(s string) string {
+			return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+				switch {
+				case r == '\r' || r == '\n' || r == '\t':
+					return ' '
+				case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+					return -1
+				}
+				return r
+			}, s)), " ")
+		}
+		subj, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+		if err != nil || subj != clean(subject) {
+			t.Fatalf("Subject decodes to %q (%v), want %q\n%q", subj, err, clean(subject), out.Raw)
+		}
+		to, err := msg.Header.AddressList("To")
+		if err != nil || len(to) != 2 || to[0].Name != clean(toName) || to[1].Name != clean(toName+toName) {
+			t.Fatalf("To parses to %v (%v), want the names %q and %q\n%q", to, err, clean(toName), clean(toName+toName), out.Raw)
 		}
 	})
 }
