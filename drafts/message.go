@@ -222,8 +222,8 @@ func subjectWords(s string) []string {
 }
 
 // writeField writes the header field "name: item1<sep> item2<sep> item3"
-// folded under 78 octets where it can be: between items, else between the
-// words of an item. A line that stays over 998 octets is an error.
+// folded within foldLen octets where it can be: between items, else
+// between the words of an item. A line that stays over 998 octets is an error.
 func writeField(b *bytes.Buffer, name string, items [][]string, sep string) error {
 	line := name + ":"
 	bare := true // line holds no word yet: folding it would leave it empty
