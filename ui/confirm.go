@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
@@ -288,33 +289,53 @@ func (m *Model) undoSend() tea.Cmd {
 	return func() tea.Msg { return undoneMsg{id: id, err: dr.Cancel(ctx, id)} }
 }
 
-// confirmLines renders the confirm screen: the fixed lines, the message
-// lines, and whether everything fits on the screen.
+// lines renders the confirm screen: the fixed lines, the message lines,
+// and whether everything fits on the screen. Long lines wrap rather than
+// being cut at the screen's edge, and fits counts the wrapped rows, so y
+// is on only while every byte is on screen.
 func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
 	c := cv.c
 	a := cv.a
+	const labelW = 10
 	label := func(s string) string { return c.st.label.Render(fmt.Sprintf("%-9s ", s)) }
-	head = append(head, c.st.header.Render("Confirm send")+c.st.dim.Render(" · exactly the message below leaves, to the envelope recipients"))
-	head = append(head, label("Envelope:")+"MAIL FROM "+termsafe.SanitizeLine(a.What.EnvelopeFrom)+" · RCPT TO "+termsafe.SanitizeLine(strings.Join(a.What.Recipients, ", ")))
+	field := func(name string, units []string, style func(...string) string) {
+		for i, row := range wrapRows(units, max(10, c.width-labelW)) {
+			if style != nil {
+				row = style(row)
+			}
+			if i == 0 {
+				head = append(head, label(name)+row)
+			} else {
+				head = append(head, strings.Repeat(" ", labelW)+row)
+			}
+		}
+	}
+	title := c.st.header.Render("Confirm send") + c.st.dim.Render(" · exactly the message below leaves, to the envelope recipients")
+	head = append(head, strings.Split(ansi.Wrap(title, max(10, c.width), ""), "\n")...)
+	env := append(textUnits("MAIL FROM "), visibleUnits(a.What.EnvelopeFrom)...)
+	env = append(env, textUnits(" · RCPT TO ")...)
+	field("Envelope:", append(env, visibleUnits(strings.Join(a.What.Recipients, ", "))...), nil)
 	if len(cv.bcc) > 0 {
-		head = append(head, label("Bcc:")+termsafe.SanitizeLine(strings.Join(cv.bcc, ", "))+c.st.dim.Render(" (envelope only, not in the headers)"))
+		field("Bcc:", append(visibleUnits(strings.Join(cv.bcc, ", ")), textUnits(" (envelope only, not in the headers)")...), nil)
 	}
 	if cv.sends {
-		head = append(head, label("Via:")+termsafe.SanitizeLine(cv.via))
+		field("Via:", textUnits(termsafe.SanitizeLine(cv.via)), nil)
 	} else {
-		head = append(head, label("Via:")+c.st.danger.Render(termsafe.SanitizeLine(cv.reason)+"; the message stays in the outbox"))
+		field("Via:", textUnits(termsafe.SanitizeLine(cv.reason)+"; the message stays in the outbox"), c.st.danger.Render)
 	}
 	undo := "none: it leaves at once"
 	if cv.undo > 0 {
 		undo = cv.undo.String() + " after y (u to undo)"
 	}
-	head = append(head, label("Approval:")+fmt.Sprintf("expires %s UTC (valid %s) · undo window %s",
-		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo))
-	raw := strings.TrimSuffix(strings.ReplaceAll(a.What.Message, "\r\n", "\n"), "\n")
-	raw = strings.ReplaceAll(termsafe.Sanitize(raw), "\t", "    ")
+	field("Approval:", textUnits(fmt.Sprintf("expires %s UTC (valid %s) · undo window %s",
+		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo)), nil)
+	// The message exactly: one row per CRLF-ended line (wrapped rows go on
+	// after ┆), every byte that is not printable ASCII as a visible escape.
 	w := max(10, c.width-2)
-	for _, l := range strings.Split(raw, "\n") {
-		for i, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
+	msg := a.What.Message
+	unended := msg != "" && !strings.HasSuffix(msg, "\r\n")
+	for _, l := range strings.Split(strings.TrimSuffix(msg, "\r\n"), "\r\n") {
+		for i, part := range wrapRows(visibleUnits(l), w) {
 			gutter := "│ "
 			if i > 0 {
 				gutter = "┆ "
@@ -322,9 +343,113 @@ func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
 			msgLines = append(msgLines, c.st.dim.Render(gutter)+part)
 		}
 	}
+	if unended {
+		msgLines = append(msgLines, c.st.danger.Render("▲ the message does not end with a line break (CRLF)"))
+	}
 	// head + 2 rules + message + hint line
 	fits = len(head)+2+len(msgLines)+1 <= c.height
 	return head, msgLines, fits
+}
+
+// visibleUnits splits one line of an outgoing message (or an envelope
+// address) into the units the confirm screen draws: printable ASCII as
+// itself and every other byte as a visible escape, so that nothing acts
+// on the terminal and nothing is hidden: \t, \r and \n for tab, CR and
+// LF, \xHH for other ASCII controls, DEL and bytes that are not UTF-8,
+// \uHHHH or \UHHHHHHHH for any other character (C1 controls, bidi
+// controls, any non-ASCII: mailsift sends 7-bit messages only). A
+// backslash is doubled when what follows it would read as an escape.
+// The display decodes back to the exact bytes.
+func visibleUnits(s string) []string {
+	units := make([]string, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			u := `\`
+			if i+1 < len(s) && (strings.IndexByte(`\\tnrxuU`, s[i+1]) >= 0 || s[i+1] < 0x20 || s[i+1] >= 0x7f) {
+				u = `\\`
+			}
+			units = append(units, u)
+		case c >= 0x20 && c < 0x7f:
+			units = append(units, s[i:i+1])
+		case c == '\t':
+			units = append(units, `\t`)
+		case c == '\r':
+			units = append(units, `\r`)
+		case c == '\n':
+			units = append(units, `\n`)
+		case c < utf8.RuneSelf:
+			units = append(units, fmt.Sprintf(`\x%02x`, c))
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				units = append(units, fmt.Sprintf(`\x%02x`, c))
+			case r <= 0xffff:
+				units = append(units, fmt.Sprintf(`\u%04x`, r))
+			default:
+				units = append(units, fmt.Sprintf(`\U%08x`, r))
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	return units
+}
+
+// textUnits splits mailsift's own (already safe) text into one unit per
+// character.
+func textUnits(s string) []string {
+	units := make([]string, 0, len(s))
+	for _, r := range s {
+		units = append(units, string(r))
+	}
+	return units
+}
+
+// cellWidth is the width of a unit on screen: its length when it is
+// ASCII, as units of the message always are.
+func cellWidth(u string) int {
+	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		return 1
+	}
+	return ansi.StringWidth(u)
+}
+
+// wrapRows joins units into rows of at most w cells, never splitting a
+// unit, breaking after the row's last space where there is one. The rows
+// concatenated are the units concatenated: no character is added or lost.
+func wrapRows(units []string, w int) []string {
+	var rows []string
+	var cur []string
+	width := 0
+	for _, u := range units {
+		uw := cellWidth(u)
+		if width+uw > w && len(cur) > 0 {
+			cut := len(cur)
+			for k := len(cur) - 1; k > 0; k-- {
+				if cur[k] == " " {
+					cut = k + 1
+					break
+				}
+			}
+			rows = append(rows, strings.Join(cur[:cut], ""))
+			cur = append([]string(nil), cur[cut:]...)
+			width = 0
+			for _, r := range cur {
+				width += cellWidth(r)
+			}
+			if width+uw > w && len(cur) > 0 {
+				rows = append(rows, strings.Join(cur, ""))
+				cur, width = nil, 0
+			}
+		}
+		cur = append(cur, u)
+		width += uw
+	}
+	return append(rows, strings.Join(cur, ""))
 }
 
 // View draws the confirm screen.

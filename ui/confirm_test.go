@@ -2,15 +2,21 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"mailsift/drafts"
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -307,5 +313,214 @@ func TestOutboxScreenListsAndCancels(t *testing.T) {
 	e.keys("esc")
 	if e.m.screen != stateThread {
 		t.Fatalf("esc from the outbox returns to the thread; screen %d", e.m.screen)
+	}
+}
+
+// unescapeConfirm decodes the visible escapes of the confirm screen: \\,
+// \t, \r, \n, \xHH (one byte), \uHHHH and \UHHHHHHHH (a character in
+// UTF-8); any other backslash is itself.
+func unescapeConfirm(t *testing.T, s string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		hex := func(n int) uint64 {
+			if i+2+n > len(s) {
+				t.Fatalf("escape %q cut short", s[i:])
+			}
+			v, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32)
+			if err != nil {
+				t.Fatalf("bad escape %q: %v", s[i:i+2+n], err)
+			}
+			return v
+		}
+		switch s[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'n':
+			b.WriteByte('\n')
+		case 'x':
+			b.WriteByte(byte(hex(2)))
+			i += 2
+		case 'u':
+			b.WriteRune(rune(hex(4)))
+			i += 4
+		case 'U':
+			b.WriteRune(rune(hex(8)))
+			i += 8
+		default:
+			b.WriteByte('\\')
+			i++
+			continue
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+// shownMessage returns the message bytes the confirm view shows: its "│ "
+// rows, each continued by the "┆ " rows after it, escapes decoded, each
+// line ended with CRLF.
+func shownMessage(t *testing.T, v string) string {
+	t.Helper()
+	var lines []string
+	for _, row := range strings.Split(v, "\n") {
+		switch {
+		case strings.HasPrefix(row, "│ "):
+			lines = append(lines, strings.TrimPrefix(row, "│ "))
+		case strings.HasPrefix(row, "┆ "):
+			if len(lines) == 0 {
+				t.Fatalf("continuation row before any line:\n%s", v)
+			}
+			lines[len(lines)-1] += strings.TrimPrefix(row, "┆ ")
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(unescapeConfirm(t, l) + "\r\n")
+	}
+	return b.String()
+}
+
+// shownHeadField returns the text of a head field of the confirm view
+// ("Envelope:", "Bcc:"): its row and the indented rows that continue it,
+// escapes decoded.
+func shownHeadField(t *testing.T, v, label string) string {
+	t.Helper()
+	rows := strings.Split(v, "\n")
+	for i, row := range rows {
+		if !strings.HasPrefix(row, label) {
+			continue
+		}
+		s := strings.TrimLeft(strings.TrimPrefix(row, label), " ")
+		for _, r := range rows[i+1:] {
+			if !strings.HasPrefix(r, strings.Repeat(" ", 10)) {
+				break
+			}
+			s += r[10:]
+		}
+		return unescapeConfirm(t, s)
+	}
+	return ""
+}
+
+// checkScreenSafe fails when the view holds a control character, a bidi
+// or other format character, invalid UTF-8, or a row wider than w.
+func checkScreenSafe(t *testing.T, v string, w int) {
+	t.Helper()
+	if !utf8.ValidString(v) {
+		t.Errorf("the view is not valid UTF-8")
+	}
+	for _, r := range v {
+		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+			t.Errorf("the view holds the raw character %U", r)
+		}
+	}
+	for _, row := range strings.Split(v, "\n") {
+		if n := ansi.StringWidth(row); n > w {
+			t.Errorf("row of %d cells on a %d-cell screen: %q", n, w, row)
+		}
+	}
+}
+
+// hostileReply turns the draft on screen into what a hostile thread can
+// make of a reply: ids with C1, OSC, bidi and raw 8-bit bytes, a 3,000-byte
+// References id and 100 more, U+202E in names and subject, escape
+// sequences in the body, and 40 Bcc recipients.
+func hostileReply(e *draftEnv) {
+	d := e.m.draft.d
+	d.To = append(d.To, model.Address{Name: "Eve\u202e\u0085 \x1b]52;c;eA==\x07", Email: "eve@example.com"})
+	for i := range 40 {
+		d.Bcc = append(d.Bcc, model.Address{Email: fmt.Sprintf("bcc%02d@example.com", i)})
+	}
+	d.Subject = "Re: \u202elunch\x1b[2J " + strings.Repeat("y", 300)
+	d.Body = "Hi\x1b]0;pwned\x07 there\n\u009b31m red \u202e\n\ttabbed \\x41 back\\slash \\\n" + strings.Repeat("long ", 100) + "\n"
+	d.InReplyTo = "a\u009db@evil.example"
+	d.References = []string{"root@example.com", "a\u009db@evil.example", "a\x9db@evil.example", "a\u202eb@evil.example",
+		strings.Repeat("x", 3000) + "@evil.example"}
+	for i := range 100 {
+		d.References = append(d.References, fmt.Sprintf("r%03d@example.com", i))
+	}
+	e.m.draft.dirty = true
+}
+
+func TestConfirmHostileDraftShowsExactBytes(t *testing.T) {
+	const w = 80
+	e := newDraftEnv(t, w, 400, nil)
+	e.replyToLunch("r")
+	hostileReply(e)
+	a := e.toConfirm()
+	v := e.view()
+	checkScreenSafe(t, v, w)
+	if got := shownMessage(t, v); got != a.What.Message {
+		t.Fatalf("the confirm screen shows other bytes than are sent:\nshown %q\nsent  %q", got, a.What.Message)
+	}
+	env := shownHeadField(t, v, "Envelope:")
+	if want := "MAIL FROM " + a.What.EnvelopeFrom + " · RCPT TO " + strings.Join(a.What.Recipients, ", "); env != want {
+		t.Errorf("Envelope shows %q, want %q", env, want)
+	}
+	if bcc := shownHeadField(t, v, "Bcc:"); !strings.Contains(bcc, "bcc39@example.com") {
+		t.Errorf("Bcc shows %q, want all 40 addresses", bcc)
+	}
+	if !e.m.c.keys.Send.Enabled() {
+		t.Fatalf("y off although the whole message fits:\n%s", v)
+	}
+}
+
+func TestConfirmShowsControlBytesAsEscapes(t *testing.T) {
+	const w = 60
+	e := newDraftEnv(t, w, 400, nil)
+	e.replyToLunch("r")
+	a := e.toConfirm()
+	// What an approval from another surface, or a future encoder bug, could
+	// hold: every byte must still be shown, none may act on the terminal.
+	a.What.Message = "Subject: a\x9db \u009dc\u202ed\x1b]52;c;eA==\x07e\x7f\xff\xfe \\x41 \\\\ \\\x1b end\\\r\n" +
+		"X-Bare: CR\rhere LF\nthere\ttab\U000e0001\r\n\r\n" + strings.Repeat("0123456789", 30) + "\r\n\r\n"
+	v := e.view()
+	checkScreenSafe(t, v, w)
+	if got := shownMessage(t, v); got != a.What.Message {
+		t.Fatalf("shown %q\nwant  %q", got, a.What.Message)
+	}
+	for _, want := range []string{`\x9d`, `\u009d`, `\u202e`, `\x1b]52;c;eA==\x07`, `\x7f`, `\xff\xfe`, `\r`, `\n`, `\t`, `\U000e0001`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view lacks the visible escape %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestConfirmFitsCountsWrappedLines(t *testing.T) {
+	const w = 60
+	sendable := 0
+	for h := 20; h <= 120; h += 4 {
+		e := newDraftEnv(t, w, h, nil)
+		e.replyToLunch("r")
+		hostileReply(e)
+		a := e.toConfirm()
+		v := e.view()
+		checkScreenSafe(t, v, w)
+		if n := strings.Count(v, "\n") + 1; n > h {
+			t.Errorf("height %d: the view has %d rows", h, n)
+		}
+		if !e.m.c.keys.Send.Enabled() {
+			continue
+		}
+		sendable++
+		if got := shownMessage(t, v); got != a.What.Message {
+			t.Errorf("height %d: y is on but the screen does not show the whole message", h)
+		}
+		if bcc := shownHeadField(t, v, "Bcc:"); !strings.Contains(bcc, "bcc39@example.com") {
+			t.Errorf("height %d: y is on but Bcc shows only %q", h, bcc)
+		}
+	}
+	if sendable == 0 {
+		t.Errorf("y was never on, not even at 120 rows")
 	}
 }

@@ -246,19 +246,21 @@ func envelope(th textproto.Header, envFrom string, raw []byte, probs *[]string) 
 		ContentHash: hex.EncodeToString(sum[:]),
 	}
 
+	// Ids are printable ASCII and bounded (ValidMsgID): a reply copies
+	// them into its headers and the confirm screen shows them.
 	id, err := h.MessageID()
-	if err != nil || id == "" {
+	if err != nil || !ValidMsgID(id) {
 		id = lenientMsgID(h.Get("Message-Id"))
 	}
 	if id == "" {
 		id = m.ContentHash[:32] + SynthesisedIDSuffix
 		if h.Get("Message-Id") != "" {
-			*probs = append(*probs, fmt.Sprintf("header: malformed Message-ID %q, synthesised %s", truncate(h.Get("Message-Id"), 80), id))
+			*probs = append(*probs, fmt.Sprintf("header: malformed Message-ID %q (ids are at most %d octets of printable ASCII), synthesised %s", truncate(h.Get("Message-Id"), 80), MaxMsgIDLen, id))
 		}
 	}
 	m.MessageID = id
-	m.InReplyTo = msgIDList(h, "In-Reply-To")
-	m.References = msgIDList(h, "References")
+	m.InReplyTo = CleanMsgIDs(msgIDList(h, "In-Reply-To"), MaxReferences)
+	m.References = CleanMsgIDs(msgIDList(h, "References"), MaxReferences)
 
 	if froms := addressList(h, "From", probs); len(froms) > 0 {
 		m.From = froms[0]
@@ -403,8 +405,9 @@ func msgIDList(h mail.Header, key string) []string {
 	return out
 }
 
+// lenientMsgID returns the first valid id in v, else "".
 func lenientMsgID(v string) string {
-	ids := msgIDList(mail.Header{Header: message.Header{Header: textproto.HeaderFromMap(map[string][]string{"X": {v}})}}, "X")
+	ids := CleanMsgIDs(msgIDList(mail.Header{Header: message.Header{Header: textproto.HeaderFromMap(map[string][]string{"X": {v}})}}, "X"), 1)
 	if len(ids) > 0 {
 		return ids[0]
 	}
@@ -576,4 +579,52 @@ func joinBlocks(blocks []string) string {
 		}
 	}
 	return strings.Join(nonEmpty, "\n\n")
+}
+
+// MaxMsgIDLen is the longest message id (without brackets) the parser
+// keeps, in octets: real ids are far shorter, and a reply copies them into
+// header lines that must stay under 998 octets.
+const MaxMsgIDLen = 250
+
+// MaxReferences is the number of References ids the parser keeps: the
+// first (the thread's root) and the most recent ones, trimming the middle
+// as RFC 5322 section 3.6.4 allows.
+const MaxReferences = 20
+
+// ValidMsgID reports whether id (without angle brackets) may be kept and
+// copied into a reply: 1 to MaxMsgIDLen octets of printable ASCII
+// (0x21–0x7E) other than the brackets. Anything else (C0 and C1 controls,
+// bidi characters, raw 8-bit bytes) could hide text on a terminal or put
+// 8-bit bytes into an outgoing header.
+func ValidMsgID(id string) bool {
+	if id == "" || len(id) > MaxMsgIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x21 || c > 0x7e || c == '<' || c == '>' {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanMsgIDs returns the valid ids of ids (see ValidMsgID; surrounding
+// spaces and angle brackets are trimmed first), without duplicates, in
+// order. When more than max remain (max > 0), it keeps the first and the
+// max-1 most recent (last) ones.
+func CleanMsgIDs(ids []string, max int) []string {
+	var out []string
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		id = strings.Trim(strings.TrimSpace(id), "<>")
+		if !ValidMsgID(id) || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	if max > 0 && len(out) > max {
+		out = append(out[:1], out[len(out)-(max-1):]...)
+	}
+	return out
 }
