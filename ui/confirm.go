@@ -34,6 +34,17 @@ type confirmModel struct {
 	sends    bool   // the transport delivers
 	reason   string // why it does not
 	undo     time.Duration
+	// rendered keeps the message rows of the approval on screen for one
+	// width: escaping and wrapping a large message is done once, not on
+	// every View.
+	rendered *confirmRows
+}
+
+// confirmRows is the rendered message of one approval at one width.
+type confirmRows struct {
+	message string
+	width   int
+	rows    []string
 }
 
 func newConfirmModel(c *common, dr Drafter) confirmModel {
@@ -97,7 +108,7 @@ func (cv confirmModel) open(d store.Draft, save bool, returnTo state) (confirmMo
 	}
 	cv = confirmModel{c: cv.c, dr: dr, returnTo: returnTo, seq: cv.seq + 1, loading: true,
 		spin: spinner.New(spinner.WithSpinner(spinner.Line)),
-		via:  via, sends: sends, reason: reason, undo: dr.UndoWindow(), bcc: bcc}
+		via:  via, sends: sends, reason: reason, undo: dr.UndoWindow(), bcc: bcc, rendered: &confirmRows{}}
 	ctx, seq := cv.c.ctx, cv.seq
 	approve := func() tea.Msg {
 		if save {
@@ -331,24 +342,40 @@ func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
 		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo)), nil)
 	// The message exactly: one row per CRLF-ended line (wrapped rows go on
 	// after ┆), every byte that is not printable ASCII as a visible escape.
+	msgLines = cv.messageRows()
+	// head + 2 rules + message + hint line
+	fits = len(head)+2+len(msgLines)+1 <= c.height
+	return head, msgLines, fits
+}
+
+// messageRows renders the approval's message: one row per CRLF-ended line
+// (wrapped rows go on after ┆), every byte that is not printable ASCII as a
+// visible escape. The rows are kept for the message and width.
+func (cv *confirmModel) messageRows() []string {
+	c, a := cv.c, cv.a
+	if r := cv.rendered; r != nil && r.width == c.width && r.rows != nil && r.message == a.What.Message {
+		return r.rows
+	}
 	w := max(10, c.width-2)
 	msg := a.What.Message
 	unended := msg != "" && !strings.HasSuffix(msg, "\r\n")
+	var rows []string
 	for _, l := range strings.Split(strings.TrimSuffix(msg, "\r\n"), "\r\n") {
 		for i, part := range wrapRows(visibleUnits(l), w) {
 			gutter := "│ "
 			if i > 0 {
 				gutter = "┆ "
 			}
-			msgLines = append(msgLines, c.st.dim.Render(gutter)+part)
+			rows = append(rows, c.st.dim.Render(gutter)+part)
 		}
 	}
 	if unended {
-		msgLines = append(msgLines, c.st.danger.Render("▲ the message does not end with a line break (CRLF)"))
+		rows = append(rows, c.st.danger.Render("▲ the message does not end with a line break (CRLF)"))
 	}
-	// head + 2 rules + message + hint line
-	fits = len(head)+2+len(msgLines)+1 <= c.height
-	return head, msgLines, fits
+	if cv.rendered != nil {
+		*cv.rendered = confirmRows{message: a.What.Message, width: c.width, rows: rows}
+	}
+	return rows
 }
 
 // visibleUnits splits one line of an outgoing message (or an envelope
