@@ -428,7 +428,7 @@ func addressList(h mail.Header, key string, probs *[]string) []model.Address {
 	if err == nil {
 		out := make([]model.Address, 0, len(list))
 		for _, a := range list {
-			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: a.Address})
+			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: sanitizeLine(a.Address)})
 		}
 		return out
 	}
@@ -491,6 +491,9 @@ func lenientAddresses(v string) []model.Address {
 		a.Name = strings.TrimSpace(strings.Trim(a.Name, "\"' "))
 		a.Name = strings.TrimSuffix(strings.TrimPrefix(a.Name, "("), ")")
 		a.Name = sanitizeLine(decodeWords(a.Name))
+		// Lenient parsing takes whatever stands between the brackets:
+		// controls there are hostile, shown as control pictures.
+		a.Email = sanitizeLine(a.Email)
 		if a.Email == "" && a.Name == "" {
 			continue
 		}

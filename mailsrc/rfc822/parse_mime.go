@@ -106,7 +106,7 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 			// Salvage the media type before any broken parameter.
 			mt = strings.ToLower(strings.TrimSpace(strings.SplitN(v, ";", 2)[0]))
 			params = lenientParams(v)
-			if !strings.Contains(mt, "/") {
+			if !isMediaType(mt) {
 				w.problem(path, "malformed Content-Type %q, read as text/plain", truncate(v, 60))
 				mt = "text/plain"
 			}
@@ -638,6 +638,26 @@ func decodeFilename(s string) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+// isMediaType reports whether mt is "type/subtype" with both halves RFC
+// 2045 tokens (printable ASCII without specials), so a salvaged type
+// never carries controls or spaces into model.Attachment.ContentType.
+func isMediaType(mt string) bool {
+	typ, sub, ok := strings.Cut(mt, "/")
+	return ok && isToken(typ) && isToken(sub)
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lenientParams salvages parameters from a Content-Type the strict parser
