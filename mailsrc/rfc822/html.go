@@ -294,7 +294,7 @@ func (c *htmlConv) link(l htmlLink) {
 		return
 	}
 	start := min(l.start, len(c.out.b))
-	label := strings.TrimSpace(string(c.out.b[start:]))
+	label := linkLabel(c.out.b[start:], len(l.href))
 	lower := strings.ToLower(l.href)
 	switch {
 	case strings.HasPrefix(lower, "javascript:") || strings.HasPrefix(lower, "vbscript:") || strings.HasPrefix(lower, "data:"):
@@ -321,6 +321,26 @@ func (c *htmlConv) link(l htmlLink) {
 		return
 	}
 	c.out.WriteString(" <" + url + ">")
+}
+
+// maxLabelScan bounds how far linkLabel looks into a long link text.
+const maxLabelScan = 4096
+
+// linkLabel returns the text of a link for comparing it with its URL
+// (of at most urlLen bytes). Only a text about as short as the URL can
+// equal it, so a longer one is not copied: it stands in as "…" when it
+// has a non-space byte near either end, and is "" otherwise. Nested links
+// close over the same text, so copying or scanning all of it for each
+// would cost (nesting × text) instead of linear time.
+func linkLabel(seg []byte, urlLen int) string {
+	if len(seg) <= urlLen+64 {
+		return strings.TrimSpace(string(seg))
+	}
+	head, tail := seg[:min(len(seg), maxLabelScan)], seg[max(0, len(seg)-maxLabelScan):]
+	if len(bytes.TrimSpace(head)) > 0 || len(bytes.TrimSpace(tail)) > 0 || len(seg) > 2*maxLabelScan {
+		return "…"
+	}
+	return ""
 }
 
 // hiddenImage reports tracking pixels and invisible images.

@@ -147,9 +147,20 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 		return textproto.Header{}, "", nil, nil, fmt.Errorf("mailsrc: parse: %w: first line %q is not a header field (a message starts with headers like \"From: ...\")", ErrNotMessage, truncate(string(first), 60))
 	}
 
-	var h textproto.Header
+	h, body, dropped := readHeader(data)
+	if dropped > 0 {
+		probs = append(probs, fmt.Sprintf("header: %d malformed header line(s) dropped", dropped))
+	}
+	return h, envFrom, body, probs, nil
+}
+
+// readHeader parses the header section at the start of data leniently:
+// continuation lines are joined, lines that are not header fields are
+// dropped and counted. body is the rest of data after the blank line (a
+// slice of data, not a copy), nil if there is none.
+func readHeader(data []byte) (h textproto.Header, body []byte, dropped int) {
 	var key string
-	// val is the field's value: a slice of raw until a continuation line
+	// val is the field's value: a slice of data until a continuation line
 	// needs a copy to append to (most fields are one line).
 	var val []byte
 	owned := false
@@ -160,8 +171,6 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 		key, val, owned = "", nil, false
 	}
 	rest := data
-	var body []byte
-	dropped := 0
 	for len(rest) > 0 {
 		line, next, found := bytes.Cut(rest, []byte("\n"))
 		line = bytes.TrimRight(line, "\r")
@@ -194,10 +203,7 @@ func splitMessage(raw []byte) (textproto.Header, string, []byte, []string, error
 		dropped++
 	}
 	flush()
-	if dropped > 0 {
-		probs = append(probs, fmt.Sprintf("header: %d malformed header line(s) dropped", dropped))
-	}
-	return h, envFrom, body, probs, nil
+	return h, body, dropped
 }
 
 // isHeaderLine reports whether line looks like "Name: value".
@@ -425,7 +431,7 @@ func addressList(h mail.Header, key string, probs *[]string) []model.Address {
 	if err == nil {
 		out := make([]model.Address, 0, len(list))
 		for _, a := range list {
-			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: a.Address})
+			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: sanitizeLine(a.Address)})
 		}
 		return out
 	}
@@ -488,6 +494,9 @@ func lenientAddresses(v string) []model.Address {
 		a.Name = strings.TrimSpace(strings.Trim(a.Name, "\"' "))
 		a.Name = strings.TrimSuffix(strings.TrimPrefix(a.Name, "("), ")")
 		a.Name = sanitizeLine(decodeWords(a.Name))
+		// Lenient parsing takes whatever stands between the brackets:
+		// controls there are hostile, shown as control pictures.
+		a.Email = sanitizeLine(a.Email)
 		if a.Email == "" && a.Name == "" {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"mime"
 	"strconv"
 	"strings"
@@ -32,6 +31,12 @@ type walker struct {
 	// (tests compare both ways).
 	plainAlt, keepHTML bool
 
+	// decoded counts the bytes decoded so far (transfer encodings and
+	// text conversion) against limit (maxDecodedBytes when 0); capped
+	// notes that the limit was reached and said so.
+	decoded, limit int
+	capped         bool
+
 	want      string
 	found     bool
 	foundName string
@@ -43,6 +48,34 @@ func (w *walker) problem(path, format string, args ...any) {
 		return
 	}
 	w.probs = append(w.probs, "part "+displayPath(path)+": "+fmt.Sprintf(format, args...))
+}
+
+// MaxDecodedBytes bounds the bytes Parse decodes for one message (text
+// bodies, forwarded messages and quoted-printable attachments; base64
+// attachments are only measured). Past it, parts are listed but not
+// decoded and a problem says so: the message is kept, with Raw intact.
+const MaxDecodedBytes = 64 << 20
+
+// spend charges n decoded bytes for the part at path and reports whether
+// they fit the per-message limit. Extracting one attachment (want) is
+// never limited: the user asked for exactly that part.
+func (w *walker) spend(path string, n int) bool {
+	if w.want != "" {
+		return true
+	}
+	limit := w.limit
+	if limit <= 0 {
+		limit = MaxDecodedBytes
+	}
+	if w.decoded+n > limit {
+		if !w.capped {
+			w.capped = true
+			w.problem(path, "message decodes to more than %d MiB, this part and any later large part left undecoded", limit>>20)
+		}
+		return false
+	}
+	w.decoded += n
+	return true
 }
 
 func displayPath(p string) string {
@@ -73,7 +106,7 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 			// Salvage the media type before any broken parameter.
 			mt = strings.ToLower(strings.TrimSpace(strings.SplitN(v, ";", 2)[0]))
 			params = lenientParams(v)
-			if !strings.Contains(mt, "/") {
+			if !isMediaType(mt) {
 				w.problem(path, "malformed Content-Type %q, read as text/plain", truncate(v, 60))
 				mt = "text/plain"
 			}
@@ -119,11 +152,15 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 
 	switch {
 	case mt == "message/rfc822" || mt == "message/global":
-		data, _ := w.decodeTransfer(h, body, leaf)
-		w.forwarded(data, leaf, depth)
+		if data, _ := w.decodeTransfer(h, body, leaf); data != nil {
+			w.forwarded(data, leaf, depth)
+		}
 		return
 	case (mt == "text/plain" || mt == "text/html") && disp != "attachment":
 		data, _ := w.decodeTransfer(h, body, leaf)
+		if data == nil || !w.spend(leaf, len(data)) {
+			return
+		}
 		s := w.decodeCharset(data, params["charset"], leaf)
 		if hasTerminalControls(s) {
 			w.problem(leaf, "terminal escape or bidi control sequences removed")
@@ -138,8 +175,9 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 		return
 	}
 
-	// Everything else is an attachment (or an inline non-text part).
-	data, _ := w.decodeTransfer(h, body, leaf)
+	// Everything else is an attachment (or an inline non-text part):
+	// listing it needs only its decoded size.
+	size := w.decodedSize(h, body, leaf)
 	cid := strings.Trim(strings.TrimSpace(h.Get("Content-Id")), "<>")
 	if filename == "" && mt == "text/calendar" {
 		filename = "invite.ics"
@@ -147,7 +185,7 @@ func (w *walker) walk(h message.Header, body []byte, path string, depth int) {
 	w.atts = append(w.atts, model.Attachment{
 		Filename:    sanitizeLine(filename),
 		ContentType: mt,
-		Size:        int64(len(data)),
+		Size:        size,
 		ContentID:   sanitizeLine(cid),
 		Inline:      disp == "inline" || (disp == "" && cid != ""),
 		Part:        leaf,
@@ -160,34 +198,30 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 		w.problem(path, "multipart without boundary, body skipped")
 		return
 	}
-	mr := textproto.NewMultipartReader(bytes.NewReader(body), boundary)
-	for i := 1; ; i++ {
-		p, err := mr.NextPart()
-		if err != nil && i == 1 {
-			// No boundary found at all: show the body rather than nothing.
-			w.problem(path, "multipart boundary %q not found, body shown as plain text", truncate(boundary, 40))
-			if w.want == "" {
-				w.text = append(w.text, sanitizeText(w.decodeCharset(body, "", path)))
-			}
-			return
+	parts, closed := splitMultipart(body, boundary)
+	if len(parts) == 0 {
+		// No boundary found at all: show the body rather than nothing.
+		w.problem(path, "multipart boundary %q not found, body shown as plain text", truncate(boundary, 40))
+		if w.want == "" && w.spend(path, len(body)) {
+			w.text = append(w.text, sanitizeText(w.decodeCharset(body, "", path)))
 		}
-		if err == io.EOF {
-			return
+		return
+	}
+	for i, pb := range parts {
+		cpath := childPath(path, i+1)
+		if !closed && i == len(parts)-1 {
+			w.problem(cpath, "multipart not closed (final boundary missing), part may be truncated")
 		}
-		if err != nil {
-			w.problem(path, "broken multipart structure: %v", err)
-			return
-		}
-		pb, err := io.ReadAll(p)
-		if err != nil {
-			w.problem(childPath(path, i), "multipart not closed (final boundary missing), part may be truncated")
+		ph, pbody, dropped := partHeader(pb)
+		if dropped > 0 {
+			w.problem(cpath, "%d malformed header line(s) dropped", dropped)
 		}
 		beforeText, beforeHTML := len(w.text), len(w.html)
 		outer := w.plainAlt
 		if alternative && !w.plainAlt {
 			w.plainAlt = hasNonBlank(w.text[textStart:])
 		}
-		w.walk(message.Header{Header: p.Header}, pb, childPath(path, i), depth+1)
+		w.walk(message.Header{Header: ph}, pbody, cpath, depth+1)
 		w.plainAlt = outer
 		if alternative {
 			// Alternatives say the same thing: keep the last (richest)
@@ -199,10 +233,74 @@ func (w *walker) multipart(body []byte, boundary, path string, depth int, altern
 				w.html = append(w.html[:htmlStart], w.html[beforeHTML:]...)
 			}
 		}
-		if err != nil {
-			return
-		}
 	}
+}
+
+// splitMultipart cuts a multipart body at its boundary delimiter lines
+// (RFC 2046 5.1.1: "--boundary" at the start of a line, optionally
+// followed by white space; a line starting "--boundary--" closes). The parts are slices
+// of body, not copies, so nested multiparts cost no memory per level; the
+// line break before a delimiter belongs to the delimiter. closed reports
+// whether the closing delimiter was found; without it the last part runs
+// to the end of body.
+func splitMultipart(body []byte, boundary string) (parts [][]byte, closed bool) {
+	delim := []byte("--" + boundary)
+	start := -1 // start of the current part, -1 in the preamble
+	for pos := 0; pos < len(body); {
+		i := bytes.Index(body[pos:], delim)
+		if i < 0 {
+			break
+		}
+		i += pos
+		lineEnd := len(body)
+		if j := bytes.IndexByte(body[i:], '\n'); j >= 0 {
+			lineEnd = i + j
+		}
+		if i > 0 && body[i-1] != '\n' {
+			pos = i + len(delim)
+			continue
+		}
+		after := bytes.TrimRight(body[i+len(delim):lineEnd], " \t\r")
+		// A closing delimiter counts even with junk after it (seen in
+		// real mail: "--b--</BODY></HTML>").
+		final := bytes.HasPrefix(after, []byte("--"))
+		if !final && len(after) != 0 {
+			// "--boundaryX": a longer boundary or text, not a delimiter.
+			pos = i + len(delim)
+			continue
+		}
+		if start >= 0 {
+			end := i
+			if end > start && body[end-1] == '\n' {
+				end--
+			}
+			if end > start && body[end-1] == '\r' {
+				end--
+			}
+			parts = append(parts, body[start:end])
+		}
+		if final {
+			return parts, true
+		}
+		start = min(lineEnd+1, len(body))
+		pos = start
+	}
+	if start >= 0 {
+		parts = append(parts, body[start:])
+	}
+	return parts, false
+}
+
+// partHeader splits one body part into its header and body. A part whose
+// first line is neither a header field nor blank has no header: all of it
+// is body (mail that omits the blank line is common enough).
+func partHeader(part []byte) (h textproto.Header, body []byte, dropped int) {
+	first, _, _ := bytes.Cut(part, []byte("\n"))
+	first = bytes.TrimRight(first, "\r")
+	if len(first) > 0 && !isHeaderLine(first) && first[0] != ' ' && first[0] != '\t' {
+		return textproto.Header{}, part, 0
+	}
+	return readHeader(part)
 }
 
 // forwarded handles an encapsulated message: its text goes into the body
@@ -216,7 +314,7 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	for _, p := range probs {
 		w.problem(path, "%s", p)
 	}
-	inner := walker{want: w.want, parts: w.parts, keepHTML: w.keepHTML}
+	inner := walker{want: w.want, parts: w.parts, keepHTML: w.keepHTML, decoded: w.decoded, limit: w.limit, capped: w.capped}
 	// Inside message/rfc822 the body's parts are numbered below path; a
 	// non-multipart body is path.1.
 	h := message.Header{Header: th}
@@ -226,7 +324,7 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	} else {
 		inner.walk(h, body, path+".1", depth+1)
 	}
-	w.parts = inner.parts
+	w.parts, w.decoded, w.capped = inner.parts, inner.decoded, inner.capped
 	if w.want != "" {
 		if inner.found {
 			w.found, w.foundName, w.foundData = true, inner.foundName, inner.foundData
@@ -266,12 +364,37 @@ func (w *walker) forwarded(data []byte, path string, depth int) {
 	w.fwd = append(w.fwd, inner.fwd...)
 }
 
-// decodeTransfer undoes the Content-Transfer-Encoding leniently.
+// decodedSize returns the size of a part's content once its transfer
+// encoding is undone. Base64 is counted without decoding; other
+// encodings are decoded (and charged to the decoding limit).
+func (w *walker) decodedSize(h message.Header, body []byte, path string) int64 {
+	if strings.EqualFold(strings.TrimSpace(h.Get("Content-Transfer-Encoding")), "base64") {
+		n, bad := base64Size(body)
+		if bad {
+			w.problem(path, "broken base64, decoded what was readable")
+		}
+		return int64(n)
+	}
+	data, _ := w.decodeTransfer(h, body, path)
+	if data == nil {
+		return int64(len(body))
+	}
+	return int64(len(data))
+}
+
+// decodeTransfer undoes the Content-Transfer-Encoding leniently. It
+// returns nil (and records a problem) when decoding would pass the
+// per-message limit.
 func (w *walker) decodeTransfer(h message.Header, body []byte, path string) ([]byte, bool) {
 	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Transfer-Encoding")))
 	switch enc {
 	case "", "7bit", "8bit", "binary":
 		return body, true
+	}
+	if !w.spend(path, len(body)) {
+		return nil, false
+	}
+	switch enc {
 	case "base64":
 		out, bad := decodeBase64(body)
 		if bad {
@@ -288,6 +411,42 @@ func (w *walker) decodeTransfer(h message.Header, body []byte, path string) ([]b
 		w.problem(path, "unknown transfer encoding %q, shown undecoded", truncate(enc, 40))
 		return body, false
 	}
+}
+
+// base64Size returns the length decodeBase64 would return for body, and
+// whether it would report it bad, without allocating.
+func base64Size(body []byte) (n int, bad bool) {
+	chars := 0     // alphabet characters before the first '='
+	pad := false   // a '=' was seen
+	after := false // an alphabet character follows the padding
+	for _, c := range body {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+			if pad {
+				after = true
+			} else {
+				chars++
+			}
+		case c == '=':
+			if after {
+				// "=" after data after padding: decodeBase64 cuts at the
+				// first "=" anyway.
+				continue
+			}
+			pad = true
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			bad = true
+		}
+	}
+	if after {
+		bad = true
+	}
+	if chars%4 == 1 {
+		chars--
+		bad = true
+	}
+	return base64.RawStdEncoding.DecodedLen(chars), bad
 }
 
 // decodeBase64 decodes base64 ignoring whitespace; on garbage it decodes
@@ -479,6 +638,26 @@ func decodeFilename(s string) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+// isMediaType reports whether mt is "type/subtype" with both halves RFC
+// 2045 tokens (printable ASCII without specials), so a salvaged type
+// never carries controls or spaces into model.Attachment.ContentType.
+func isMediaType(mt string) bool {
+	typ, sub, ok := strings.Cut(mt, "/")
+	return ok && isToken(typ) && isToken(sub)
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lenientParams salvages parameters from a Content-Type the strict parser

@@ -312,32 +312,6 @@ func TestParseHostileStructure(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.eml")
-	for _, p := range files {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(raw)
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		m, err := Parse(raw)
-		if err != nil {
-			return
-		}
-		if m.MessageID == "" {
-			t.Errorf("Parse returned empty MessageID")
-		}
-		for _, a := range m.Attachments {
-			if _, _, err := AttachmentContent(raw, a.Part); err != nil {
-				t.Errorf("AttachmentContent(%q) = %v for listed attachment", a.Part, err)
-			}
-		}
-		_, _ = ParseHeader(raw)
-	})
-}
-
 func BenchmarkParse(b *testing.B) {
 	files, _ := filepath.Glob("testdata/*.eml")
 	var raws [][]byte
