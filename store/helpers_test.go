@@ -12,13 +12,13 @@ import (
 	"mailsift/model"
 )
 
-func openTest(t *testing.T) *Store {
+func openTest(t testing.TB) *Store {
 	t.Helper()
 	return openTestAt(t, nil)
 }
 
 // openTestAt opens a test store on clock c (nil: the real clock).
-func openTestAt(t *testing.T, c *testClock) *Store {
+func openTestAt(t testing.TB, c *testClock) *Store {
 	t.Helper()
 	opts := &Options{Principal: model.Address{Name: "Me", Email: "me@example.com"}}
 	if c != nil {
@@ -98,7 +98,7 @@ func mkMsg(id, subj string, opts ...msgOpt) *model.Message {
 	return m
 }
 
-func put(t *testing.T, s *Store, msgs ...*model.Message) {
+func put(t testing.TB, s *Store, msgs ...*model.Message) {
 	t.Helper()
 	if err := s.PutMessages(context.Background(), msgs); err != nil {
 		t.Fatalf("PutMessages: %v", err)

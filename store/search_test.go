@@ -10,7 +10,7 @@ import (
 	"mailsift/model"
 )
 
-func searchFixture(t *testing.T) *Store {
+func searchFixture(t testing.TB) *Store {
 	s := openTest(t)
 	day := 24 * time.Hour
 	put(t, s,
