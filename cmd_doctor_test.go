@@ -209,3 +209,29 @@ func setUserVersion(t *testing.T, path string, v int) {
 		t.Fatal(err)
 	}
 }
+
+// TestDoctorModelStates checks the two model findings: an unreachable
+// Ollama fails and says triage falls back to the deterministic rules, and
+// a remote model host is named without the credentials in its URL, with
+// the config key that allowed it.
+func TestDoctorModelStates(t *testing.T) {
+	r := runWith(t, map[string]string{"OLLAMA_HOST": deadHost(t)}, "", "--demo", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL ollama") || !strings.Contains(r.stdout, "triage falls back to deterministic rules") ||
+		!strings.Contains(r.stdout, "fix: start it with `ollama serve`") {
+		t.Errorf("doctor with Ollama down: exit %d\n%s", r.code, r.stdout)
+	}
+	home := t.TempDir()
+	cfgPath := filepath.Join(home, "config.toml")
+	cfgText := "[principal]\nemail = \"me@example.org\"\n[ollama]\nhost = \"https://carol:cred-Q7-secret@gpu-box.example:11434\"\nremote = true\n[triage]\noffline = true\n" +
+		"[[account]]\nname = \"local\"\nsource = \"maildir://" + home + "\"\n"
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runWith(t, map[string]string{"HOME": home}, "", "--config", cfgPath, "--data-dir", filepath.Join(home, "data"), "doctor")
+	if !strings.Contains(r.stdout, "model: gpu-box.example:11434 (remote)") || !strings.Contains(r.stdout, "config key ollama.remote = true") {
+		t.Errorf("doctor does not name the remote model host and its config key:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout+r.stderr, "cred-Q7-secret") || strings.Contains(r.stdout, "carol") {
+		t.Errorf("doctor printed the model host's credentials:\n%s", r.stdout)
+	}
+}
