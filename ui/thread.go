@@ -452,8 +452,8 @@ const (
 	foldedBodyLines = 200
 	foldedBodyBytes = 32 << 10
 	// unfoldedBodyLines and unfoldedBodyBytes bound it after z.
-	unfoldedBodyLines = 5000
-	unfoldedBodyBytes = 512 << 10
+	unfoldedBodyLines = 2000
+	unfoldedBodyBytes = 256 << 10
 	// maxHeaderBytes bounds one header line (subject, sender, recipients).
 	maxHeaderBytes = 2000
 	// maxShownAddrs bounds the addresses listed in To or Cc.
