@@ -141,3 +141,30 @@ func TestThreadViewCapsHugeMessage(t *testing.T) {
 		t.Errorf("unfolded: %d lines, want more than %d and at most %d", n, folded, unfoldedBodyLines+1000)
 	}
 }
+
+// TestThreadReloadKeepsScroll: a reload of the open thread (after m, an
+// override) keeps the scroll position, paged or not.
+func TestThreadReloadKeepsScroll(t *testing.T) {
+	var body strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&body, "line %d\n", i)
+	}
+	msgs := []fx{
+		{id: "r1@x", subject: "Reload", body: body.String(), from: me, ago: 3 * time.Hour},
+		{id: "r2@x", subject: "Re: Reload", body: body.String(), from: me, ago: 2 * time.Hour, replyTo: "r1@x"},
+	}
+	s := newFixtureStore(t, msgs, nil)
+	d := newDriver(t, Options{Store: s}, 80, 20)
+	d.keys("g", "enter")
+	for range 25 {
+		d.keys("j")
+	}
+	before := d.m.thread.vp.View()
+	if d.m.thread.vp.YOffset != 25 {
+		t.Fatalf("offset %d after 25 j, want 25", d.m.thread.vp.YOffset)
+	}
+	d.keys("m") // marks unread and reloads the thread
+	if got := d.m.thread.vp.View(); got != before {
+		t.Errorf("reload moved the view:\n%s\nwant:\n%s", got, before)
+	}
+}

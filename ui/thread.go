@@ -276,10 +276,13 @@ func (tv threadModel) View() string { return padLines(tv.vp.View(), tv.c.height)
 
 // setThread installs a loaded thread.
 func (tv *threadModel) setThread(msg threadLoadedMsg) {
-	tv.id, tv.summary, tv.thread = msg.id, msg.summary, msg.thread
+	if tv.thread == nil {
+		// A new thread starts at its top; a reload keeps the window, so
+		// the scroll offset still points at the same lines.
+		tv.lo, tv.hi = 0, 0
+	}
 	tv.unfolded = false
 	tv.attachments = nil
-	tv.lo, tv.hi = 0, 0
 	tv.invalidate()
 	for _, m := range msg.thread.Messages {
 		for _, a := range m.Attachments {
@@ -290,6 +293,7 @@ func (tv *threadModel) setThread(msg threadLoadedMsg) {
 		}
 	}
 	tv.saveIdx = 0
+	tv.id, tv.summary, tv.thread = msg.id, msg.summary, msg.thread
 }
 
 // setSize sets the viewport size and re-renders the content.
