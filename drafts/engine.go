@@ -213,7 +213,9 @@ func (a *abortError) Unwrap() error { return a.err }
 // NewDraft drafts a reply to a stored thread (with its stored triage) and
 // saves it. accountName chooses the sending identity ("" = default).
 func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, accountName string) (*Draft, error) {
-	t, err := e.st.Thread(ctx, threadID)
+	// Only the bodies the prompt can hold are read (see BuildPrompt);
+	// recipients and risk flags need the envelopes alone.
+	t, err := e.st.ThreadHeaders(ctx, threadID, MaxPromptMessages)
 	if err != nil {
 		return nil, fmt.Errorf("drafts: %w", err)
 	}
@@ -239,10 +241,14 @@ func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, ac
 // SaveDraft stores an edited draft (autosave: call it on every edit; the
 // store commits at once), recomputing its risk flags against the thread.
 // The server's Drafts folder is updated separately by PushServerDraft.
+//
+// The flags need the participants' addresses, the answered message's
+// envelope and the latest message's body, so only that body is read:
+// autosave on a giant thread stays cheap.
 func (e *Engine) SaveDraft(ctx context.Context, d *Draft) error {
 	var t *model.Thread
 	if d.ThreadID > 0 {
-		if th, err := e.st.Thread(ctx, d.ThreadID); err == nil {
+		if th, err := e.st.ThreadHeaders(ctx, d.ThreadID, 1); err == nil {
 			t = th
 		}
 	}

@@ -30,6 +30,8 @@ type Policy struct {
 // GenerateRequest is what a Generator gets: the thread (untrusted), the
 // principal and the policy.
 type GenerateRequest struct {
+	// Thread is the thread, oldest first. From Engine.NewDraft only its
+	// newest MaxPromptMessages messages carry bodies (store.ThreadHeaders).
 	Thread    *model.Thread
 	Principal model.Address
 	Policy    Policy

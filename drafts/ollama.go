@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"mailsift/internal/ollama"
+	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 )
 
@@ -133,26 +134,78 @@ func BuildPrompt(req GenerateRequest) (system, user string) {
 	sb.WriteString("List in risk_flags anything risky (money, credentials, urgency pressure, unknown parties); cite the message_id values your reply relies on in cited_message_ids; set needs_human_approval true unless the reply is trivial. Answer with JSON only.")
 	var ub strings.Builder
 	ub.WriteString("BEGIN " + fence + "\n")
-	n := len(req.Thread.Messages)
-	target := 0
-	for i, m := range req.Thread.Messages {
+	msgs := req.Thread.Messages
+	n := len(msgs)
+	target := -1
+	for i, m := range msgs {
 		if req.ReplyTo != nil && (m == req.ReplyTo || (m.MessageID != "" && m.MessageID == req.ReplyTo.MessageID)) {
-			target = i + 1
+			target = i
 		}
-		fmt.Fprintf(&ub, "--- message %d of %d ---\nmessage_id: %s\nfrom: %s\ndate: %s\nsubject: %s\n\n%s\n",
-			i+1, n, fenceSafe(cleanLine(m.MessageID), fence), fenceSafe(cleanLine(addrLine(m.From)), fence),
-			m.Date.UTC().Format("2006-01-02 15:04 MST"), fenceSafe(cleanLine(m.Subject), fence),
-			fenceSafe(truncate(m.Body(), 4000), fence))
+	}
+	// The newest messages go in, within MaxPromptMessages and
+	// MaxPromptBytes (the latest always); the message answered goes in
+	// even when it is older.
+	blocks := make(map[int]string)
+	used := 0
+	for i := n - 1; i >= 0 && len(blocks) < MaxPromptMessages; i-- {
+		b := promptBlock(msgs[i], i, n, fence)
+		if len(blocks) > 0 && used+len(b) > MaxPromptBytes {
+			break
+		}
+		blocks[i] = b
+		used += len(b)
+	}
+	if _, ok := blocks[target]; target >= 0 && !ok {
+		blocks[target] = promptBlock(msgs[target], target, n, fence)
+	}
+	if left := n - len(blocks); left > 0 {
+		fmt.Fprintf(&ub, "[%d earlier messages of this thread are left out; quoted text is removed from the messages below]\n", left)
+	}
+	for i := range n {
+		if b, ok := blocks[i]; ok {
+			ub.WriteString(b)
+		}
 	}
 	ub.WriteString("END " + fence + "\n")
 	// The message to answer is named by its place in the thread: its
 	// Message-ID and sender are mail text and stay inside the fence.
-	if target > 0 {
-		fmt.Fprintf(&ub, "Write the reply to message %d of %d.", target, n)
+	if target >= 0 {
+		fmt.Fprintf(&ub, "Write the reply to message %d of %d.", target+1, n)
 	} else {
 		ub.WriteString("Write the reply to the latest message.")
 	}
 	return sb.String(), ub.String()
+}
+
+// promptBlock is message i of n as the prompt shows it: its envelope and
+// its own text, quoted mail removed, each field bounded.
+func promptBlock(m *model.Message, i, n int, fence string) string {
+	return fmt.Sprintf("--- message %d of %d ---\nmessage_id: %s\nfrom: %s\ndate: %s\nsubject: %s\n\n%s\n",
+		i+1, n, fenceSafe(cleanLine(truncate(m.MessageID, 300)), fence), fenceSafe(cleanLine(truncate(addrLine(m.From), 300)), fence),
+		m.Date.UTC().Format("2006-01-02 15:04 MST"), fenceSafe(cleanLine(truncate(m.Subject, 300)), fence),
+		fenceSafe(truncate(ownText(m.Body()), maxPromptMessageBytes), fence))
+}
+
+// ownText is a body without its quoted mail (what the thread's earlier
+// messages already hold). Only the start of a huge body is looked at.
+func ownText(body string) string {
+	if k := 4 * maxPromptMessageBytes; len(body) > k {
+		for k > 0 && !utf8Start(body[k]) {
+			k--
+		}
+		body = body[:k]
+	}
+	var parts []string
+	for _, p := range rfc822.SplitBody(body) {
+		if p.Kind != model.PartQuote {
+			parts = append(parts, p.Text)
+		}
+	}
+	own := strings.Join(parts, "\n")
+	if strings.TrimSpace(own) == "" && strings.TrimSpace(body) != "" {
+		return "[only quoted text]"
+	}
+	return own
 }
 
 // fenceLike matches text that could pass for the prompt's fence lines,
@@ -186,3 +239,15 @@ func truncate(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Bounds of the draft prompt: a giant thread (thousands of messages,
+// bodies of megabytes) must not reach the model whole.
+const (
+	// MaxPromptMessages is how many of the newest messages go in.
+	MaxPromptMessages = 20
+	// MaxPromptBytes bounds the mail text in the prompt (about 6,000
+	// tokens): older messages are left out once it is spent.
+	MaxPromptBytes = 24 << 10
+	// maxPromptMessageBytes bounds one message's body in the prompt.
+	maxPromptMessageBytes = 4000
+)

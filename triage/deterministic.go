@@ -235,3 +235,9 @@ func extras(r *contract.Result, an *analysis) Extras {
 	e.Confidence = min(max(c, 0), 0.95)
 	return e
 }
+
+// MaxAnalyzedMessages bounds the work of deterministic triage on a giant
+// thread: only the newest messages are scanned for content and header
+// signals (each body is already capped at maxAnalyzed bytes). Who wrote
+// which message is still checked over the whole thread, which is cheap.
+const MaxAnalyzedMessages = 100

@@ -224,7 +224,10 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		add(Signal{Kind: SigPrincipalReplied, Reason: "you have written in this thread", Message: -1})
 	}
 	seenDomain := map[string]bool{}
-	for i, m := range msgs {
+	// Only the newest messages are scanned: the cost per thread is bounded
+	// (see MaxAnalyzedMessages); indexes stay those of the whole thread.
+	for i := max(0, len(msgs)-MaxAnalyzedMessages); i < len(msgs); i++ {
+		m := msgs[i]
 		if sameAddr(m.From.Email, principal.Email) {
 			continue
 		}

@@ -658,10 +658,10 @@ func rowMarks(selected, unread bool) (mark, unreadMark string) {
 // senderLabel is a row's sender: the display name, else the address,
 // made safe for one terminal line.
 func senderLabel(a model.Address) string {
-	if s := termsafe.SanitizeLine(a.Name); s != "" {
+	if s := termsafe.SanitizeLine(clip(a.Name, maxHeaderBytes)); s != "" {
 		return s
 	}
-	return termsafe.SanitizeLine(a.Email)
+	return termsafe.SanitizeLine(clip(a.Email, maxHeaderBytes))
 }
 
 // renderRow draws one thread row: cursor mark, unread mark, sender,
@@ -678,7 +678,7 @@ func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int) strin
 	}
 	age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), ts.Latest))
 	badges := badgeText(ts)
-	subject := termsafe.SanitizeLine(ts.Subject)
+	subject := termsafe.SanitizeLine(clip(ts.Subject, maxHeaderBytes)) // a row never shows more
 	if subject == "" {
 		subject = "(no subject)"
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -38,8 +39,15 @@ type threadModel struct {
 	unfolded    bool
 	vp          viewport.Model
 	attachments []attachmentRef
-	saveIdx     int   // attachment the save prompt is for
-	returnTo    state // screen esc goes back to
+	saveIdx     int // attachment the save prompt is for
+	// Paging: only messages lo..hi-1 are rendered into the viewport (the
+	// ones on screen plus about a screen each side); rendered messages are
+	// kept for the current width and fold state.
+	lo, hi   int
+	head     string        // subject, triage header and rule; "" = not rendered
+	blocks   map[int]block // rendered messages by index
+	starts   []int         // content line where message lo+k starts
+	returnTo state         // screen esc goes back to
 }
 
 // threadLoadedMsg carries a thread loaded by loadThreadCmd.
@@ -177,6 +185,7 @@ func (tv threadModel) update(msg tea.Msg) (threadModel, tea.Cmd) {
 			unread := tv.summary.Unread
 			tv.summary = msg.summary
 			tv.summary.Unread = unread
+			tv.head = ""
 			tv.render()
 		}
 	}
@@ -197,6 +206,7 @@ func (tv *threadModel) loaded(msg threadLoadedMsg) tea.Cmd {
 	if first {
 		tv.vp.GotoTop()
 	}
+	tv.invalidate()
 	tv.render()
 	// Opening marks the thread read; reloads (after m, an override) do not.
 	if first && msg.summary.Unread > 0 {
@@ -220,18 +230,23 @@ func (tv *threadModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		tv.c.show(tv.returnTo)
 	case key.Matches(msg, k.Down):
 		tv.vp.ScrollDown(1)
+		tv.settle()
 	case key.Matches(msg, k.Up):
 		tv.vp.ScrollUp(1)
+		tv.settle()
 	case key.Matches(msg, k.HalfDown):
 		tv.vp.HalfPageDown()
+		tv.settle()
 	case key.Matches(msg, k.HalfUp):
 		tv.vp.HalfPageUp()
+		tv.settle()
 	case key.Matches(msg, k.Top):
-		tv.vp.GotoTop()
+		tv.gotoTop()
 	case key.Matches(msg, k.Bottom):
-		tv.vp.GotoBottom()
+		tv.gotoBottom()
 	case key.Matches(msg, k.Fold):
 		tv.unfolded = !tv.unfolded
+		tv.invalidate()
 		tv.render()
 	default:
 		if tv.thread == nil {
@@ -253,6 +268,7 @@ func (tv *threadModel) scroll(delta int) {
 	} else {
 		tv.vp.ScrollDown(delta)
 	}
+	tv.settle()
 }
 
 // View draws the thread.
@@ -260,9 +276,14 @@ func (tv threadModel) View() string { return padLines(tv.vp.View(), tv.c.height)
 
 // setThread installs a loaded thread.
 func (tv *threadModel) setThread(msg threadLoadedMsg) {
-	tv.id, tv.summary, tv.thread = msg.id, msg.summary, msg.thread
+	if tv.thread == nil {
+		// A new thread starts at its top; a reload keeps the window, so
+		// the scroll offset still points at the same lines.
+		tv.lo, tv.hi = 0, 0
+	}
 	tv.unfolded = false
 	tv.attachments = nil
+	tv.invalidate()
 	for _, m := range msg.thread.Messages {
 		for _, a := range m.Attachments {
 			if a.Inline && a.Filename == "" {
@@ -272,6 +293,7 @@ func (tv *threadModel) setThread(msg threadLoadedMsg) {
 		}
 	}
 	tv.saveIdx = 0
+	tv.id, tv.summary, tv.thread = msg.id, msg.summary, msg.thread
 }
 
 // setSize sets the viewport size and re-renders the content.
@@ -280,65 +302,275 @@ func (tv *threadModel) setSize(w, h int) {
 		tv.vp = viewport.New(w, h)
 		tv.vp.MouseWheelEnabled = true
 	}
+	if tv.vp.Width != w {
+		tv.invalidate()
+	}
 	tv.vp.Width, tv.vp.Height = w, h
 	tv.render()
 }
 
-// render lays the thread out for the viewport's width.
+// render lays the thread out for the viewport's width, keeping the
+// scroll offset.
 func (tv *threadModel) render() {
 	if tv.thread == nil {
 		tv.vp.SetContent("")
 		return
 	}
 	off := tv.vp.YOffset
-	tv.vp.SetContent(renderThread(tv.c, tv.summary, tv.thread, tv.attachments, !tv.unfolded, max(10, tv.vp.Width)))
+	tv.compose(tv.lo, tv.hi)
 	tv.vp.SetYOffset(off)
+	tv.settle()
 }
 
-// renderThread draws the triage header and the messages, oldest first.
-func renderThread(c *common, ts store.ThreadSummary, th *model.Thread, atts []attachmentRef, fold bool, width int) string {
+// block is one rendered message and its number of lines.
+type block struct {
+	text  string
+	lines int
+}
+
+// invalidate drops what was rendered (the thread, width or fold changed).
+func (tv *threadModel) invalidate() {
+	tv.head = ""
+	tv.blocks = nil
+}
+
+// width is the width messages are wrapped to.
+func (tv *threadModel) width() int { return max(10, tv.vp.Width) }
+
+// block returns message i rendered, from the cache when it can.
+func (tv *threadModel) block(i int) block {
+	if b, ok := tv.blocks[i]; ok {
+		return b
+	}
+	if tv.blocks == nil {
+		tv.blocks = make(map[int]block)
+	}
+	text := renderMessage(tv.c, tv.thread.Messages[i], i, !tv.unfolded, tv.width())
+	b := block{text: text, lines: strings.Count(text, "\n")}
+	tv.blocks[i] = b
+	return b
+}
+
+// compose puts messages lo..hi-1 in the viewport: the thread's header (or
+// a line counting the messages above) first, the attachments (or a line
+// counting the messages below) last.
+func (tv *threadModel) compose(lo, hi int) {
+	n := len(tv.thread.Messages)
+	lo, hi = min(max(0, lo), n), min(max(0, hi), n)
+	hi = max(hi, lo)
+	tv.lo, tv.hi = lo, hi
+	w := tv.width()
+	var b strings.Builder
+	if lo == 0 {
+		if tv.head == "" {
+			tv.head = renderHead(tv.c, tv.summary, tv.thread, w)
+		}
+		b.WriteString(tv.head)
+	} else {
+		b.WriteString(tv.c.st.dim.Render(fmt.Sprintf("↑ %d earlier message%s · k or g to show", lo, plural(lo))) + "\n")
+	}
+	line := strings.Count(b.String(), "\n")
+	tv.starts = tv.starts[:0]
+	for i := lo; i < hi; i++ {
+		bl := tv.block(i)
+		tv.starts = append(tv.starts, line)
+		b.WriteString(bl.text)
+		line += bl.lines
+	}
+	tv.starts = append(tv.starts, line) // where the last message ends
+	if hi < n {
+		b.WriteString("\n" + tv.c.st.dim.Render(fmt.Sprintf("↓ %d more message%s · j or G to show", n-hi, plural(n-hi))) + "\n")
+	} else {
+		b.WriteString(renderAttachments(tv.c, tv.attachments, w))
+	}
+	tv.vp.SetContent(strings.TrimRight(b.String(), "\n"))
+}
+
+// settle keeps about a screen of rendered lines above and below the
+// visible part: when less is left on a side that has more messages, the
+// window moves, keeping the same line at the top of the screen.
+func (tv *threadModel) settle() {
+	if tv.thread == nil || len(tv.thread.Messages) == 0 || len(tv.starts) == 0 {
+		return
+	}
+	n := len(tv.thread.Messages)
+	h := max(1, tv.vp.Height)
+	top := tv.vp.YOffset
+	end := tv.starts[len(tv.starts)-1]
+	okAbove := tv.lo == 0 || top-tv.starts[0] >= h
+	okBelow := tv.hi == n || end-(top+h) >= h
+	if okAbove && okBelow {
+		return
+	}
+	// The message holding the top line, and how far into it the top is.
+	a, d := tv.lo, top-tv.starts[0]
+	for k := 1; k < len(tv.starts)-1 && tv.starts[k] <= top; k++ {
+		a, d = tv.lo+k, top-tv.starts[k]
+	}
+	if a >= n { // an empty window below the last message
+		a, d = n-1, 0
+	}
+	margin := 2 * h
+	lo, above := a, d
+	for lo > 0 && above < margin {
+		lo--
+		above += tv.block(lo).lines
+	}
+	hi, below := a, -(d + h)
+	for hi < n && below < margin {
+		below += tv.block(hi).lines
+		hi++
+	}
+	tv.compose(lo, hi)
+	tv.vp.SetYOffset(tv.starts[a-lo] + d)
+}
+
+// gotoTop shows the start of the thread.
+func (tv *threadModel) gotoTop() {
+	if tv.thread != nil && tv.lo > 0 {
+		tv.compose(0, 0)
+	}
+	tv.vp.GotoTop()
+	tv.settle()
+}
+
+// gotoBottom shows the end of the thread.
+func (tv *threadModel) gotoBottom() {
+	if tv.thread != nil && tv.hi < len(tv.thread.Messages) {
+		n := len(tv.thread.Messages)
+		lo, lines := n, 0
+		for lo > 0 && lines < 3*max(1, tv.vp.Height) {
+			lo--
+			lines += tv.block(lo).lines
+		}
+		tv.compose(lo, n)
+	}
+	tv.vp.GotoBottom()
+	tv.settle()
+}
+
+// Bounds of what one message renders: a giant body or header costs a
+// bounded number of lines (and of work) each time it is laid out.
+const (
+	// foldedBodyLines and foldedBodyBytes bound a body in the folded view.
+	foldedBodyLines = 200
+	foldedBodyBytes = 32 << 10
+	// unfoldedBodyLines and unfoldedBodyBytes bound it after z.
+	unfoldedBodyLines = 2000
+	unfoldedBodyBytes = 256 << 10
+	// maxHeaderBytes bounds one header line (subject, sender, recipients).
+	maxHeaderBytes = 2000
+	// maxShownAddrs bounds the addresses listed in To or Cc.
+	maxShownAddrs = 50
+	// maxShownAttachments bounds the attachment list.
+	maxShownAttachments = 100
+)
+
+// renderHead draws the subject, the triage header and a rule.
+func renderHead(c *common, ts store.ThreadSummary, th *model.Thread, width int) string {
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
-	subject := termsafe.SanitizeLine(th.Subject)
+	subject := termsafe.SanitizeLine(clip(th.Subject, maxHeaderBytes))
 	if subject == "" {
-		subject = termsafe.SanitizeLine(ts.Subject)
+		subject = termsafe.SanitizeLine(clip(ts.Subject, maxHeaderBytes))
 	}
 	b.WriteString(c.st.title.Render(wrap(subject)) + "\n")
 	b.WriteString(triageHeader(c, ts, width))
 	b.WriteString(c.st.dim.Render(strings.Repeat("─", width)) + "\n")
-	for i, m := range th.Messages {
-		if i > 0 {
-			b.WriteString("\n" + c.st.dim.Render(strings.Repeat("─", width)) + "\n")
+	return b.String()
+}
+
+// renderMessage draws message i: a rule before all but the first, the
+// envelope, the body and the parser's problems.
+func renderMessage(c *common, m *model.Message, i int, fold bool, width int) string {
+	var b strings.Builder
+	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
+	if i > 0 {
+		b.WriteString("\n" + c.st.dim.Render(strings.Repeat("─", width)) + "\n")
+	}
+	from := termsafe.SanitizeLine(clip(m.From.String(), maxHeaderBytes))
+	b.WriteString(c.st.label.Render("From: ") + c.st.header.Render(wrap(from)) + "\n")
+	if len(m.To) > 0 {
+		b.WriteString(c.st.label.Render("To:   ") + wrap(termsafe.SanitizeLine(addrList(m.To))) + "\n")
+	}
+	if len(m.Cc) > 0 {
+		b.WriteString(c.st.label.Render("Cc:   ") + wrap(termsafe.SanitizeLine(addrList(m.Cc))) + "\n")
+	}
+	if !m.Date.IsZero() {
+		b.WriteString(c.st.label.Render("Date: ") + m.Date.In(c.now().Location()).Format("Mon, 02 Jan 2006 15:04") + "\n")
+	}
+	b.WriteString("\n")
+	if !m.HasBody {
+		b.WriteString(c.st.dim.Render("(body not downloaded yet)") + "\n")
+	} else {
+		b.WriteString(renderBody(c, m.Body(), fold, width))
+	}
+	for _, p := range m.Problems {
+		b.WriteString(c.st.warn.Render(wrap("! "+termsafe.SanitizeLine(clip(p, maxHeaderBytes)))) + "\n")
+	}
+	return b.String()
+}
+
+// renderAttachments lists the thread's attachments (the first
+// maxShownAttachments of them).
+func renderAttachments(c *common, atts []attachmentRef, width int) string {
+	if len(atts) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
+	b.WriteString("\n" + c.st.header.Render("Attachments") + c.st.dim.Render("  (s to save)") + "\n")
+	for i, a := range atts[:min(len(atts), maxShownAttachments)] {
+		line := fmt.Sprintf("%d. %s  %s", i+1, termsafe.SanitizeLine(clip(a.att.Filename, maxHeaderBytes)),
+			c.st.dim.Render(fmt.Sprintf("%s, %s", termsafe.SanitizeLine(clip(a.att.ContentType, maxHeaderBytes)), humanSize(a.att.Size))))
+		b.WriteString(wrap(line) + "\n")
+	}
+	if more := len(atts) - maxShownAttachments; more > 0 {
+		b.WriteString(c.st.dim.Render(fmt.Sprintf("… %d more attachment%s", more, plural(more))) + "\n")
+	}
+	return b.String()
+}
+
+// clip cuts s to at most n bytes (at a character boundary), marking the
+// cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// clipLines returns the first maxLines lines of s, at most maxBytes, and
+// how many lines were left out (a line cut in the middle counts).
+func clipLines(s string, maxLines, maxBytes int) (string, int) {
+	end, lines := 0, 0
+	for end < len(s) && lines < maxLines {
+		i := strings.IndexByte(s[end:], '\n')
+		if i < 0 {
+			end = len(s)
+			break
 		}
-		from := termsafe.SanitizeLine(m.From.String())
-		b.WriteString(c.st.label.Render("From: ") + c.st.header.Render(wrap(from)) + "\n")
-		if len(m.To) > 0 {
-			b.WriteString(c.st.label.Render("To:   ") + wrap(termsafe.SanitizeLine(addrList(m.To))) + "\n")
-		}
-		if len(m.Cc) > 0 {
-			b.WriteString(c.st.label.Render("Cc:   ") + wrap(termsafe.SanitizeLine(addrList(m.Cc))) + "\n")
-		}
-		if !m.Date.IsZero() {
-			b.WriteString(c.st.label.Render("Date: ") + m.Date.In(c.now().Location()).Format("Mon, 02 Jan 2006 15:04") + "\n")
-		}
-		b.WriteString("\n")
-		if !m.HasBody {
-			b.WriteString(c.st.dim.Render("(body not downloaded yet)") + "\n")
-		} else {
-			b.WriteString(renderBody(c, m.Body(), fold, width))
-		}
-		for _, p := range m.Problems {
-			b.WriteString(c.st.warn.Render(wrap("! "+termsafe.SanitizeLine(p))) + "\n")
+		end += i + 1
+		lines++
+	}
+	if end > maxBytes {
+		end = maxBytes
+		for end > 0 && !utf8.RuneStart(s[end]) {
+			end--
 		}
 	}
-	if len(atts) > 0 {
-		b.WriteString("\n" + c.st.header.Render("Attachments") + c.st.dim.Render("  (s to save)") + "\n")
-		for i, a := range atts {
-			line := fmt.Sprintf("%d. %s  %s", i+1, termsafe.SanitizeLine(a.att.Filename), c.st.dim.Render(fmt.Sprintf("%s, %s", termsafe.SanitizeLine(a.att.ContentType), humanSize(a.att.Size))))
-			b.WriteString(wrap(line) + "\n")
-		}
+	if end >= len(s) {
+		return s, 0
 	}
-	return strings.TrimRight(b.String(), "\n")
+	rest := s[end:]
+	more := strings.Count(rest, "\n")
+	if !strings.HasSuffix(rest, "\n") {
+		more++
+	}
+	return s[:end], more
 }
 
 // triageHeader renders bucket, spam/phishing with reasons, summary and
@@ -408,8 +640,16 @@ func reasons(rs []string) string {
 }
 
 // renderBody sanitizes and wraps a body, folding quotes and signatures.
+// Only the start of a long body is drawn (see foldedBodyLines), with a
+// line counting the rest.
 func renderBody(c *common, body string, fold bool, width int) string {
 	var b strings.Builder
+	var more int
+	if fold {
+		body, more = clipLines(body, foldedBodyLines, foldedBodyBytes)
+	} else {
+		body, more = clipLines(body, unfoldedBodyLines, unfoldedBodyBytes)
+	}
 	for _, p := range rfc822.SplitBody(body) {
 		text := strings.TrimRight(termsafe.Sanitize(p.Text), "\n")
 		if strings.TrimSpace(text) == "" {
@@ -429,6 +669,12 @@ func renderBody(c *common, body string, fold bool, width int) string {
 			b.WriteString(c.st.quote.Render(ansi.Wrap(text, width, " -")) + "\n")
 		}
 	}
+	switch {
+	case more > 0 && fold:
+		b.WriteString(c.st.quote.Render(fmt.Sprintf("[… %d more line%s · z to show more]", more, plural(more))) + "\n")
+	case more > 0:
+		b.WriteString(c.st.quote.Render(fmt.Sprintf("[… %d more line%s not shown]", more, plural(more))) + "\n")
+	}
 	return b.String()
 }
 
@@ -439,12 +685,17 @@ func plural(n int) string {
 	return "s"
 }
 
+// addrList joins addresses for a header line: the first maxShownAddrs,
+// then how many more there are.
 func addrList(as []model.Address) string {
-	s := make([]string, len(as))
-	for i, a := range as {
-		s[i] = a.String()
+	s := make([]string, 0, min(len(as), maxShownAddrs)+1)
+	for _, a := range as[:min(len(as), maxShownAddrs)] {
+		s = append(s, clip(a.String(), maxHeaderBytes))
 	}
-	return strings.Join(s, ", ")
+	if more := len(as) - maxShownAddrs; more > 0 {
+		s = append(s, fmt.Sprintf("… %d more recipients", more))
+	}
+	return clip(strings.Join(s, ", "), 4*maxHeaderBytes)
 }
 
 func humanSize(n int64) string {
