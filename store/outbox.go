@@ -203,13 +203,13 @@ func (s *Store) durableTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	}()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.diskFull(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.diskFull(err)
 	}
-	return tx.Commit()
+	return s.diskFull(tx.Commit())
 }
 
 // outboxTx runs fn on the item in one durable write transaction.

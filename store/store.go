@@ -211,16 +211,17 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // tx runs fn in one write transaction on the writer connection.
+// A write refused for want of room says so (diskFull).
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.diskFull(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return s.diskFull(err)
 	}
-	return tx.Commit()
+	return s.diskFull(tx.Commit())
 }
 
 // EnsureAccount records an account and its source URL (redacted by the
