@@ -173,39 +173,50 @@ func (s *Store) ThreadSummaryByID(ctx context.Context, id int64) (ThreadSummary,
 // Thread returns a thread with its messages oldest first, with bodies,
 // and for each message one location (an inbox copy first) and its flags.
 func (s *Store) Thread(ctx context.Context, id int64) (*model.Thread, error) {
-	var subject string
-	err := s.r.QueryRowContext(ctx, `SELECT subject FROM threads WHERE id = ?`, id).Scan(&subject)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: thread %d: %w", id, ErrNotFound)
-	}
+	t, ids, err := s.threadMessages(ctx, id, fullMessageCols, scanMessage)
 	if err != nil {
-		return nil, fmt.Errorf("store: thread %d: %w", id, err)
+		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+fullMessageCols+` FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: thread %d: %w", id, err)
-	}
-	var msgs []*model.Message
-	var ids []int64
-	for rows.Next() {
-		m, rid, err := scanMessage(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: thread %d: %w", id, err)
-		}
-		msgs = append(msgs, m)
-		ids = append(ids, rid)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: thread %d: %w", id, err)
-	}
-	for i, m := range msgs {
+	for i, m := range t.Messages {
 		if err := s.fillLocation(ctx, ids[i], m); err != nil {
 			return nil, fmt.Errorf("store: thread %d: %w", id, err)
 		}
 	}
-	return &model.Thread{ID: id, Subject: subject, Messages: msgs}, nil
+	return t, nil
+}
+
+// threadMessages reads thread id's subject and its messages oldest first,
+// each row read by scan from the columns cols, and returns the messages'
+// row ids in the same order.
+func (s *Store) threadMessages(ctx context.Context, id int64, cols string,
+	scan func(rowScanner) (*model.Message, int64, error)) (*model.Thread, []int64, error) {
+	var subject string
+	err := s.r.QueryRowContext(ctx, `SELECT subject FROM threads WHERE id = ?`, id).Scan(&subject)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("store: thread %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
+	}
+	defer rows.Close()
+	var msgs []*model.Message
+	var ids []int64
+	for rows.Next() {
+		m, rid, err := scan(rows)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
+		}
+		msgs = append(msgs, m)
+		ids = append(ids, rid)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
+	}
+	return &model.Thread{ID: id, Subject: subject, Messages: msgs}, ids, nil
 }
 
 const fullMessageCols = `m.id, m.message_id, COALESCE(m.content_hash, ''), m.from_name, m.from_email, m.sender_json,

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -26,39 +24,16 @@ const headerCols = `m.id, m.message_id, COALESCE(m.content_hash, ''), m.from_nam
 // giant thread: the participants and the latest messages, not megabytes
 // of old bodies.
 func (s *Store) ThreadHeaders(ctx context.Context, id int64, bodies int) (*model.Thread, error) {
-	var subject string
-	err := s.r.QueryRowContext(ctx, `SELECT subject FROM threads WHERE id = ?`, id).Scan(&subject)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: thread %d: %w", id, ErrNotFound)
-	}
+	t, ids, err := s.threadMessages(ctx, id, headerCols, scanHeaders)
 	if err != nil {
-		return nil, fmt.Errorf("store: thread %d: %w", id, err)
+		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+headerCols+` FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: thread %d headers: %w", id, err)
-	}
-	var msgs []*model.Message
-	var ids []int64
-	for rows.Next() {
-		m, rid, err := scanHeaders(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: thread %d headers: %w", id, err)
-		}
-		msgs = append(msgs, m)
-		ids = append(ids, rid)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: thread %d headers: %w", id, err)
-	}
-	for i := max(0, len(msgs)-bodies); i < len(msgs); i++ {
-		if err := s.fillBody(ctx, ids[i], msgs[i]); err != nil {
+	for i := max(0, len(t.Messages)-bodies); i < len(t.Messages); i++ {
+		if err := s.fillBody(ctx, ids[i], t.Messages[i]); err != nil {
 			return nil, fmt.Errorf("store: thread %d: %w", id, err)
 		}
 	}
-	return &model.Thread{ID: id, Subject: subject, Messages: msgs}, nil
+	return t, nil
 }
 
 func scanHeaders(sc rowScanner) (*model.Message, int64, error) {
