@@ -6,9 +6,13 @@ import (
 	"io"
 	"log"
 	"net"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,12 +29,10 @@ import (
 	"mailsift/store"
 )
 
-// The load scenario: loadBatches batches of loadBatch messages arrive over
-// IMAP IDLE while the user navigates; every Update+View cycle is timed.
+// The load scenario: loadTotal messages arrive over IMAP IDLE in batches
+// while the user navigates; every Update+View cycle is timed.
 const (
-	loadBatch   = 50
-	loadBatches = 20
-	loadTotal   = loadBatch * loadBatches
+	loadTotal = 1000
 	// loadKeyEvery is the navigation key rate: about a terminal's key
 	// repeat (held j), so the UI always has a key to answer.
 	loadKeyEvery = 25 * time.Millisecond
@@ -116,9 +118,10 @@ func loadMessage(i int) string {
 		"Thanks,\r\nSender %d\r\n", i%37, i%37, urgent, w, i, date.Format(time.RFC1123Z), i, w, i%37)
 }
 
-// appendBatches appends batch after batch to INBOX, one batch per value
-// received on release, and reports the running total on appended.
-func appendBatches(ctx context.Context, addr string, release <-chan struct{}, appended chan<- int) error {
+// appendBatches appends loadTotal messages to INBOX, batch at a time, one
+// batch per value received on release, and reports the running total on
+// appended.
+func appendBatches(ctx context.Context, addr string, batch int, release <-chan struct{}, appended chan<- int) error {
 	c, err := imapclient.DialInsecure(addr, nil)
 	if err != nil {
 		return err
@@ -128,13 +131,13 @@ func appendBatches(ctx context.Context, addr string, release <-chan struct{}, ap
 		return fmt.Errorf("login: %w", err)
 	}
 	n := 0
-	for range loadBatches {
+	for n < loadTotal {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-release:
 		}
-		for range loadBatch {
+		for range min(batch, loadTotal-n) {
 			raw := loadMessage(n)
 			cmd := c.Append("INBOX", int64(len(raw)), nil)
 			if _, err := io.WriteString(cmd, raw); err != nil {
@@ -168,6 +171,10 @@ type loadRun struct {
 	// slowest is the message type of the longest cycle.
 	slowest string
 	maxDur  time.Duration
+	// maxOwn is the longest cycle less the time the kernel kept the
+	// thread waiting for a CPU (other processes on a loaded machine).
+	maxOwn     time.Duration
+	slowestOwn string
 }
 
 func (r *loadRun) exec(cmd tea.Cmd) {
@@ -194,20 +201,62 @@ func (r *loadRun) exec(cmd tea.Cmd) {
 }
 
 func (r *loadRun) cycle(msg tea.Msg) {
+	gc, wait := gcCycles(), runQueueWait() // outside the timed part
 	start := time.Now()
 	nm, cmd := r.m.Update(msg)
 	r.m = nm.(Model)
 	_ = r.m.View()
 	d := time.Since(start)
+	waited := runQueueWait() - wait
 	r.cycles = append(r.cycles, d)
-	if d > r.maxDur {
-		r.maxDur = d
-		r.slowest = fmt.Sprintf("%T", msg)
+	what := func() string {
+		s := fmt.Sprintf("%T", msg)
 		if em, ok := msg.(eventMsg); ok {
-			r.slowest += fmt.Sprintf(" (%T)", em.ev)
+			s += fmt.Sprintf(" (%T)", em.ev)
 		}
+		if n := gcCycles() - gc; n > 0 {
+			s += fmt.Sprintf(", %d GC cycle(s) meanwhile", n)
+		}
+		if waited > 0 {
+			s += fmt.Sprintf(", %v waiting for a CPU", waited.Round(time.Microsecond))
+		}
+		return s
+	}
+	if d > r.maxDur {
+		r.maxDur, r.slowest = d, what()
+	}
+	if own := d - waited; own > r.maxOwn {
+		r.maxOwn, r.slowestOwn = own, what()
 	}
 	r.exec(cmd)
+}
+
+// gcCycles is the number of GC cycles completed so far: a cycle that
+// overlaps one may have paid for marking (GC assist).
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// runQueueWait is the time the calling thread has spent runnable but
+// waiting for a CPU (Linux schedstat; 0 elsewhere). The driving goroutine
+// is locked to its thread, so the difference across a cycle is time the
+// machine, not the model, took.
+func runQueueWait() time.Duration {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ns)
 }
 
 // listed is the number of threads the inbox counts.
@@ -224,16 +273,21 @@ type loadResult struct {
 	cycles       int
 	p50, p99, mx time.Duration
 	slowest      string
-	stored       int
+	// own is the longest cycle without the time spent waiting for a CPU.
+	own        time.Duration
+	slowestOwn string
+	stored     int
 }
 
 // runLoad runs the scenario once: an imapmemserver, a store, an app
 // session syncing from the server (IDLE) with offline triage, and the
 // model fed the session's events and a key every loadKeyEvery while
-// loadTotal messages arrive in batches. It returns when the inbox lists
-// every message.
-func runLoad(tb testing.TB) loadResult {
+// loadTotal messages arrive in batches of batch. It returns when the inbox
+// lists every message.
+func runLoad(tb testing.TB, batch int) loadResult {
 	tb.Helper()
+	runtime.LockOSThread() // runQueueWait reads this thread's counters
+	defer runtime.UnlockOSThread()
 	addr, idling, idleStarted := loadServer(tb)
 	host, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
@@ -296,7 +350,7 @@ func runLoad(tb testing.TB) loadResult {
 	release := make(chan struct{}, 1)
 	appendedCh := make(chan int)
 	appendErr := make(chan error, 1)
-	go func() { appendErr <- appendBatches(ctx, addr, release, appendedCh) }()
+	go func() { appendErr <- appendBatches(ctx, addr, batch, release, appendedCh) }()
 
 	keys := time.NewTicker(loadKeyEvery)
 	defer keys.Stop()
@@ -304,11 +358,11 @@ func runLoad(tb testing.TB) loadResult {
 	defer deadline.Stop()
 	appended, released, ki := 0, 0, 0
 	for appended < loadTotal || r.listed() < loadTotal {
-		// The next batch goes once the last one is listed and the client
-		// is in IDLE again.
-		if released == appended/loadBatch && released < loadBatches && r.listed() >= appended && idling.Load() > 0 {
+		// The next batch goes once the last one is stored and listed and
+		// the client is in IDLE again.
+		if released == appended && released < loadTotal && r.listed() >= appended && idling.Load() > 0 {
 			release <- struct{}{}
-			released++
+			released = min(loadTotal, released+batch)
 		}
 		select {
 		case msg := <-r.msgs:
@@ -341,7 +395,8 @@ func runLoad(tb testing.TB) loadResult {
 	d := slices.Clone(r.cycles)
 	slices.Sort(d)
 	pct := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
-	return loadResult{cycles: len(d), p50: pct(0.50), p99: pct(0.99), mx: d[len(d)-1], slowest: r.slowest, stored: stored}
+	return loadResult{cycles: len(d), p50: pct(0.50), p99: pct(0.99), mx: d[len(d)-1], slowest: r.slowest,
+		own: r.maxOwn, slowestOwn: r.slowestOwn, stored: stored}
 }
 
 // TestLoadIdleArrivals: 1,000 messages arrive over IDLE in batches while
@@ -353,23 +408,40 @@ func TestLoadIdleArrivals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
 	}
-	res := runLoad(t)
-	t.Logf("%d cycles: p50 %v, p99 %v, max %v (%s)", res.cycles, res.p50, res.p99, res.mx, res.slowest)
-	if res.stored != loadTotal {
-		t.Errorf("store holds %d threads, want %d", res.stored, loadTotal)
-	}
-	if res.mx > time.Second {
-		t.Errorf("slowest Update+View took %v (%s), want ≤ 1 s (target 100 ms)", res.mx, res.slowest)
+	for _, batch := range loadBatchSizes {
+		t.Run(fmt.Sprintf("batch%d", batch), func(t *testing.T) {
+			res := runLoad(t, batch)
+			t.Logf("%d cycles: p50 %v, p99 %v, max %v (%s); max without CPU waits %v (%s)",
+				res.cycles, res.p50, res.p99, res.mx, res.slowest, res.own, res.slowestOwn)
+			if res.stored != loadTotal {
+				t.Errorf("store holds %d threads, want %d", res.stored, loadTotal)
+			}
+			// Time spent waiting for a CPU is left out: other processes
+			// on a shared machine must not fail the test.
+			if res.own > time.Second {
+				t.Errorf("slowest Update+View took %v without CPU waits (%s), want ≤ 1 s (target 100 ms)", res.own, res.slowestOwn)
+			}
+		})
 	}
 }
+
+// loadBatchSizes are the arrival patterns: a steady trickle of batches,
+// and everything in one burst.
+var loadBatchSizes = []int{50, loadTotal}
 
 // BenchmarkLoadIdleArrivals runs the load scenario (run it with
 // -benchtime=1x: one iteration is a whole run) and reports the cycle
 // times in milliseconds.
 func BenchmarkLoadIdleArrivals(b *testing.B) {
+	for _, batch := range loadBatchSizes {
+		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) { benchLoad(b, batch) })
+	}
+}
+
+func benchLoad(b *testing.B, batch int) {
 	var all []loadResult
 	for b.Loop() {
-		all = append(all, runLoad(b))
+		all = append(all, runLoad(b, batch))
 	}
 	var worst loadResult
 	for _, r := range all {
@@ -381,6 +453,7 @@ func BenchmarkLoadIdleArrivals(b *testing.B) {
 	b.ReportMetric(ms(worst.p50), "p50-ms")
 	b.ReportMetric(ms(worst.p99), "p99-ms")
 	b.ReportMetric(ms(worst.mx), "max-ms")
+	b.ReportMetric(ms(worst.own), "max-own-ms")
 	b.ReportMetric(float64(worst.cycles), "cycles")
-	b.Logf("slowest cycle: %v (%s)", worst.mx, worst.slowest)
+	b.Logf("slowest cycle: %v (%s); without CPU waits: %v (%s)", worst.mx, worst.slowest, worst.own, worst.slowestOwn)
 }
