@@ -175,6 +175,8 @@ type loadRun struct {
 	// thread waiting for a CPU (other processes on a loaded machine).
 	maxOwn     time.Duration
 	slowestOwn string
+	// maxCPU is the most CPU time one cycle's thread used.
+	maxCPU time.Duration
 }
 
 func (r *loadRun) exec(cmd tea.Cmd) {
@@ -201,13 +203,15 @@ func (r *loadRun) exec(cmd tea.Cmd) {
 }
 
 func (r *loadRun) cycle(msg tea.Msg) {
-	gc, wait := gcCycles(), runQueueWait() // outside the timed part
+	gc := gcCycles() // outside the timed part
+	cpu, wait := schedStat()
 	start := time.Now()
 	nm, cmd := r.m.Update(msg)
 	r.m = nm.(Model)
 	_ = r.m.View()
 	d := time.Since(start)
-	waited := runQueueWait() - wait
+	cpu2, wait2 := schedStat()
+	ran, waited := cpu2-cpu, wait2-wait
 	r.cycles = append(r.cycles, d)
 	what := func() string {
 		s := fmt.Sprintf("%T", msg)
@@ -217,8 +221,8 @@ func (r *loadRun) cycle(msg tea.Msg) {
 		if n := gcCycles() - gc; n > 0 {
 			s += fmt.Sprintf(", %d GC cycle(s) meanwhile", n)
 		}
-		if waited > 0 {
-			s += fmt.Sprintf(", %v waiting for a CPU", waited.Round(time.Microsecond))
+		if ran > 0 || waited > 0 {
+			s += fmt.Sprintf(", %v on a CPU, %v waiting for one", ran.Round(time.Microsecond), waited.Round(time.Microsecond))
 		}
 		return s
 	}
@@ -228,6 +232,7 @@ func (r *loadRun) cycle(msg tea.Msg) {
 	if own := d - waited; own > r.maxOwn {
 		r.maxOwn, r.slowestOwn = own, what()
 	}
+	r.maxCPU = max(r.maxCPU, ran)
 	r.exec(cmd)
 }
 
@@ -239,24 +244,25 @@ func gcCycles() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// runQueueWait is the time the calling thread has spent runnable but
-// waiting for a CPU (Linux schedstat; 0 elsewhere). The driving goroutine
-// is locked to its thread, so the difference across a cycle is time the
-// machine, not the model, took.
-func runQueueWait() time.Duration {
+// schedStat is the time the calling thread has run on a CPU and the time
+// it spent runnable but waiting for one (Linux schedstat; zeros
+// elsewhere). The driving goroutine is locked to its thread, so the wait
+// across a cycle is time the machine, not the model, took.
+func schedStat() (ran, waited time.Duration) {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	f := strings.Fields(string(b))
 	if len(f) < 2 {
-		return 0
+		return 0, 0
 	}
-	ns, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0
+	r, err1 := strconv.ParseInt(f[0], 10, 64)
+	w, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0
 	}
-	return time.Duration(ns)
+	return time.Duration(r), time.Duration(w)
 }
 
 // listed is the number of threads the inbox counts.
@@ -276,7 +282,9 @@ type loadResult struct {
 	// own is the longest cycle without the time spent waiting for a CPU.
 	own        time.Duration
 	slowestOwn string
-	stored     int
+	// cpu is the most CPU time one cycle used (0 without schedstat).
+	cpu    time.Duration
+	stored int
 }
 
 // runLoad runs the scenario once: an imapmemserver, a store, an app
@@ -286,7 +294,7 @@ type loadResult struct {
 // lists every message.
 func runLoad(tb testing.TB, batch int) loadResult {
 	tb.Helper()
-	runtime.LockOSThread() // runQueueWait reads this thread's counters
+	runtime.LockOSThread() // schedStat reads this thread's counters
 	defer runtime.UnlockOSThread()
 	addr, idling, idleStarted := loadServer(tb)
 	host, port, _ := net.SplitHostPort(addr)
@@ -396,7 +404,7 @@ func runLoad(tb testing.TB, batch int) loadResult {
 	slices.Sort(d)
 	pct := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
 	return loadResult{cycles: len(d), p50: pct(0.50), p99: pct(0.99), mx: d[len(d)-1], slowest: r.slowest,
-		own: r.maxOwn, slowestOwn: r.slowestOwn, stored: stored}
+		own: r.maxOwn, slowestOwn: r.slowestOwn, cpu: r.maxCPU, stored: stored}
 }
 
 // TestLoadIdleArrivals: 1,000 messages arrive over IDLE in batches while
@@ -411,15 +419,22 @@ func TestLoadIdleArrivals(t *testing.T) {
 	for _, batch := range loadBatchSizes {
 		t.Run(fmt.Sprintf("batch%d", batch), func(t *testing.T) {
 			res := runLoad(t, batch)
-			t.Logf("%d cycles: p50 %v, p99 %v, max %v (%s); max without CPU waits %v (%s)",
-				res.cycles, res.p50, res.p99, res.mx, res.slowest, res.own, res.slowestOwn)
+			t.Logf("%d cycles: p50 %v, p99 %v, max %v (%s); max without CPU waits %v (%s); max CPU %v",
+				res.cycles, res.p50, res.p99, res.mx, res.slowest, res.own, res.slowestOwn, res.cpu)
 			if res.stored != loadTotal {
 				t.Errorf("store holds %d threads, want %d", res.stored, loadTotal)
 			}
-			// Time spent waiting for a CPU is left out: other processes
-			// on a shared machine must not fail the test.
-			if res.own > time.Second {
-				t.Errorf("slowest Update+View took %v without CPU waits (%s), want ≤ 1 s (target 100 ms)", res.own, res.slowestOwn)
+			// The CPU a cycle uses is the model's work, whatever else
+			// runs on the machine: it meets the 100 ms target. Its
+			// duration also counts blocking (IO in Update would show
+			// here); time spent waiting for a CPU is left out, and the
+			// bound is generous because other goroutines of this
+			// process, and other processes, still delay the thread.
+			if res.cpu > 100*time.Millisecond {
+				t.Errorf("a cycle used %v of CPU, want ≤ 100 ms", res.cpu)
+			}
+			if res.own > 2*time.Second {
+				t.Errorf("slowest Update+View took %v without CPU waits (%s), want ≤ 2 s (target 100 ms)", res.own, res.slowestOwn)
 			}
 		})
 	}
@@ -454,6 +469,7 @@ func benchLoad(b *testing.B, batch int) {
 	b.ReportMetric(ms(worst.p99), "p99-ms")
 	b.ReportMetric(ms(worst.mx), "max-ms")
 	b.ReportMetric(ms(worst.own), "max-own-ms")
+	b.ReportMetric(ms(worst.cpu), "max-cpu-ms")
 	b.ReportMetric(float64(worst.cycles), "cycles")
 	b.Logf("slowest cycle: %v (%s); without CPU waits: %v (%s)", worst.mx, worst.slowest, worst.own, worst.slowestOwn)
 }
