@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -24,6 +25,7 @@ import (
 
 	"mailsift/internal/loopback"
 	"mailsift/mailsrc"
+	"mailsift/model"
 )
 
 // TLSMode says how the connection to the server is protected.
@@ -141,6 +143,31 @@ type Source struct {
 	// now is the clock the one-pass budget is measured with (tests
 	// replace it).
 	now func() time.Time
+
+	// inbox is INBOX's state as the last successful Sync left it in the
+	// sink (zero UIDValidity: unknown).
+	inboxMu sync.Mutex
+	inbox   model.MailboxState
+}
+
+func (s *Source) setSyncedInbox(st model.MailboxState) {
+	s.inboxMu.Lock()
+	s.inbox = st
+	s.inboxMu.Unlock()
+}
+
+// inboxMovedOn reports whether INBOX as just selected differs from what
+// the last sync stored: new mail (UIDNEXT), a reset (UIDVALIDITY) or, on a
+// CONDSTORE server, flag changes and expunges (HIGHESTMODSEQ).
+func (s *Source) inboxMovedOn(sel *imap.SelectData) bool {
+	s.inboxMu.Lock()
+	st := s.inbox
+	s.inboxMu.Unlock()
+	if sel == nil || st.UIDValidity == 0 {
+		return false
+	}
+	return sel.UIDValidity != st.UIDValidity || uint32(sel.UIDNext) != st.UIDNext ||
+		(sel.HighestModSeq != 0 && st.HighestModSeq != 0 && sel.HighestModSeq != st.HighestModSeq)
 }
 
 var _ mailsrc.Source = (*Source)(nil)

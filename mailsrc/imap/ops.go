@@ -261,10 +261,11 @@ func (s *Source) watchOnce(ctx context.Context, changed func(), reconnected bool
 	stop := context.AfterFunc(ctx, func() { c.c.Close() })
 	defer stop()
 
-	if _, err := c.c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+	sel, err := c.c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait()
+	if err != nil {
 		return fmt.Errorf("imap: select %q: %w", "INBOX", err)
 	}
-	if reconnected {
+	if reconnected || s.inboxMovedOn(sel) {
 		changed()
 	}
 	for {

@@ -21,7 +21,16 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
 	}
-	return s.withConn(ctx, func(c *conn) error { return s.sync(ctx, c, sink, progress) })
+	if err := s.withConn(ctx, func(c *conn) error { return s.sync(ctx, c, sink, progress) }); err != nil {
+		return err
+	}
+	// Watch compares INBOX on the server with this state when it starts,
+	// so mail that arrives between the end of this sync and the start of
+	// IDLE (which reports only what happens after it) is not missed.
+	if st, err := sink.MailboxState(ctx, s.account, "INBOX"); err == nil {
+		s.setSyncedInbox(st)
+	}
+	return nil
 }
 
 // sync runs the phases of a sync on connection c: list, new mail for
