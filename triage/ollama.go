@@ -423,3 +423,5 @@ func (o *Ollama) classify(ctx context.Context, err error) *Error {
 func (o *Ollama) modelMissing(err error) *Error {
 	return &Error{Kind: ErrModelMissing, Msg: fmt.Sprintf("model %s not found: run `ollama pull %s`", o.opts.Model, o.opts.Model), Err: err}
 }
+
+func noReplyAddress(string) bool { return false }
