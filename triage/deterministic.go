@@ -49,7 +49,7 @@ type Outcome struct {
 	// Disagreement is "model: B1 · signals: B2" when the model's bucket
 	// (quarantine for spam or phishing, else its category) differs from
 	// the deterministic signals' ("" when they agree, or no model answered).
-	Disagreement string
+	Disagreement string `json:",omitempty"`
 	// PromptTokens is Ollama's prompt_eval_count of the accepted answer;
 	// Attempts counts chat calls made.
 	PromptTokens, Attempts int

@@ -226,6 +226,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	// A cancelled wait goes on: the request fails on ctx right after.
 	_ = in.Slot.Background(ctx)
 	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal)
+	thread := in.Messages // the whole thread, before MaxMessages trims the prompt's
 	fallback := func(err *Error, attempts int) (*Outcome, error) {
 		out := det
 		out.FallbackReason = err.Msg
@@ -273,46 +274,11 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 			rejection = verr.Error()
 			continue
 		}
-		out := o.outcome(res, an, det)
+		out := o.outcome(res, an, det, thread, in.Principal)
 		out.PromptTokens = resp.PromptEvalCount
 		out.Attempts = attempts
 		return out, nil
 	}
-}
-
-// outcome completes a model result with reasons and extras.
-func (o *Ollama) outcome(res *contract.Result, an *analysis, det *Outcome) *Outcome {
-	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: an.signals}
-	if out.Result.ActionItems == nil {
-		out.Result.ActionItems = []contract.ActionItem{}
-	}
-	if res.IsPhishing {
-		for _, s := range an.signals {
-			if phishingKinds[s.Kind] {
-				out.PhishingReasons = append(out.PhishingReasons, s.Reason)
-			}
-		}
-		if len(out.PhishingReasons) == 0 {
-			out.PhishingReasons = []string{"the model judged this phishing"}
-		}
-	}
-	if res.IsSpam {
-		for _, s := range an.signals {
-			if s.Kind == SigSpamScore || s.Kind == SigSpamPhrase {
-				out.SpamReasons = append(out.SpamReasons, s.Reason)
-			}
-		}
-		if len(out.SpamReasons) == 0 {
-			out.SpamReasons = []string{"the model judged this spam"}
-		}
-	}
-	out.Extras = extras(res, an)
-	if res.Category == det.Result.Category {
-		out.Extras.Confidence = 0.85
-	} else {
-		out.Extras.Confidence = 0.6
-	}
-	return out
 }
 
 // chat sends one non-streaming chat request, retrying 503s with backoff.
@@ -423,5 +389,3 @@ func (o *Ollama) classify(ctx context.Context, err error) *Error {
 func (o *Ollama) modelMissing(err error) *Error {
 	return &Error{Kind: ErrModelMissing, Msg: fmt.Sprintf("model %s not found: run `ollama pull %s`", o.opts.Model, o.opts.Model), Err: err}
 }
-
-func noReplyAddress(string) bool { return false }

@@ -371,7 +371,9 @@ func (w *Worker) reportBatch(ctx context.Context, tr Triager, batch []passResult
 	}
 }
 
-// Record converts an outcome into the store's record.
+// Record converts an outcome into the store's record. A fallback is kept
+// as a "fallback: REASON" signal, and a bucket the model and the signals
+// disagree on as "disagreement: model: B1 · signals: B2", for the UI.
 func Record(threadID int64, cacheKey, contentHash string, o *Outcome) store.TriageRecord {
 	rec := store.TriageRecord{
 		ThreadID: threadID, Result: o.Result, Source: o.Source, Model: o.Model,
@@ -382,6 +384,9 @@ func Record(threadID int64, cacheKey, contentHash string, o *Outcome) store.Tria
 	}
 	if o.FallbackReason != "" {
 		rec.Signals = append(rec.Signals, "fallback: "+o.FallbackReason)
+	}
+	if o.Disagreement != "" {
+		rec.Signals = append(rec.Signals, "disagreement: "+o.Disagreement)
 	}
 	for _, s := range o.Signals {
 		rec.Signals = append(rec.Signals, s.String())
