@@ -31,3 +31,24 @@ func TestTriageHeaderWrapsReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadHeaderShowsDisagreement checks that the triage header says
+// when the model and the signals put the thread in different buckets, and
+// says nothing when they agree.
+func TestThreadHeaderShowsDisagreement(t *testing.T) {
+	c := &common{st: newStyles(), keys: DefaultKeyMap()}
+	rec := &store.TriageRecord{
+		Result:  contract.Result{Category: contract.CategoryActionable, Summary: "s"},
+		Source:  "ollama",
+		Model:   "llama3.2:3b",
+		Signals: []string{"question: asks you a question", "disagreement: model: actionable · signals: urgent"},
+	}
+	out := triageHeader(c, store.ThreadSummary{Section: store.SectionActionable, Triage: rec}, 80)
+	if !strings.Contains(out, "model: actionable · signals: urgent") {
+		t.Errorf("header lacks the disagreement:\n%s", out)
+	}
+	rec.Signals = rec.Signals[:1]
+	if out := triageHeader(c, store.ThreadSummary{Section: store.SectionActionable, Triage: rec}, 80); strings.Contains(out, "signals:") {
+		t.Errorf("header shows a disagreement where there is none:\n%s", out)
+	}
+}

@@ -606,6 +606,9 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 		b.WriteString(c.st.dim.Render("Not triaged yet.") + "\n")
 		return b.String()
 	}
+	if d := disagreement(tr); d != "" {
+		b.WriteString(wrap(c.st.warn.Render("Triage differs: "+termsafe.SanitizeLine(d))) + "\n")
+	}
 	if tr.Result.IsPhishing {
 		b.WriteString(wrap(c.st.danger.Render("PHISHING"+reasons(tr.PhishingReasons))) + "\n")
 	}
@@ -626,6 +629,18 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 		}
 	}
 	return b.String()
+}
+
+// disagreement returns what the model and the signals said when they put
+// the thread in different buckets (triage.Record marks it with a
+// "disagreement: model: B1 · signals: B2" signal), else "".
+func disagreement(tr *store.TriageRecord) string {
+	for _, s := range tr.Signals {
+		if d, ok := strings.CutPrefix(s, "disagreement: "); ok {
+			return d
+		}
+	}
+	return ""
 }
 
 func reasons(rs []string) string {
