@@ -121,13 +121,19 @@ func ownMsg(msg tea.Msg) bool {
 	return strings.HasPrefix(reflect.TypeOf(msg).PkgPath(), "mailsift/")
 }
 
-func runCmd(cmd tea.Cmd) (tea.Msg, bool) {
+func runCmd(cmd tea.Cmd) (tea.Msg, bool) { return runCmdFor(cmd, cmdTimeout) }
+
+// runCmdFor runs cmd and returns its message, or false when it takes
+// longer than d.
+func runCmdFor(cmd tea.Cmd, d time.Duration) (tea.Msg, bool) {
 	ch := make(chan tea.Msg, 1)
 	go func() { ch <- cmd() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case msg := <-ch:
 		return msg, true
-	case <-time.After(cmdTimeout):
+	case <-t.C:
 		return nil, false
 	}
 }

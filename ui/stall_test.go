@@ -82,7 +82,10 @@ func stallCmd(t testing.TB, m Model, cmd tea.Cmd, st *stallStats) Model {
 	if cmd == nil {
 		return m
 	}
-	out, ok := runCmd(cmd)
+	// Loading a 10,000-message thread is IO off the UI goroutine and may
+	// take seconds under -race on a loaded machine: wait for it (the
+	// guard only stops a command that never returns).
+	out, ok := runCmdFor(cmd, 2*time.Minute)
 	if !ok || out == nil {
 		return m
 	}
