@@ -52,7 +52,7 @@ type BucketScore struct {
 // Scores returns each bucket's scores. Precision is over the threads
 // predicted in the bucket, recall over the threads expected in it; a
 // quarantined thread is a miss for its expected bucket.
-func (c *Confusion) Scores() []BucketScore {
+func (c Confusion) Scores() []BucketScore {
 	out := make([]BucketScore, 0, 4)
 	for b, name := range contract.Categories {
 		tp, expected, predicted := c[b][b], 0, 0
@@ -64,8 +64,11 @@ func (c *Confusion) Scores() []BucketScore {
 		}
 		s := BucketScore{Bucket: name, Support: expected, Predicted: predicted,
 			Precision: ratio(tp, predicted), Recall: ratio(tp, expected)}
-		if s.Precision != nil && s.Recall != nil && *s.Precision+*s.Recall > 0 {
-			f := 2 * *s.Precision * *s.Recall / (*s.Precision + *s.Recall)
+		if s.Precision != nil && s.Recall != nil {
+			f := 0.0 // both zero: every guess and every expected thread missed
+			if sum := *s.Precision + *s.Recall; sum > 0 {
+				f = 2 * *s.Precision * *s.Recall / sum
+			}
 			s.F1 = &f
 		}
 		out = append(out, s)
