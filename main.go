@@ -38,6 +38,7 @@ func commands() []command {
 		{"sync", "mirror the configured accounts into the local store", cmdSync},
 		{"search", "full-text search of the local store", cmdSearch},
 		{"triage", "triage threads headlessly; --json prints contract v1.0 results", cmdTriage},
+		{"eval", "score triage against a labeled mailbox: precision, recall, confusion", cmdEval},
 		{"mcp", "serve the mailbox over MCP (stdio)", cmdMCP},
 		{"serve", "serve the triage contract over HTTP on 127.0.0.1", cmdServe},
 		{"outbox", "inspect queued sends", cmdOutbox},
