@@ -2,6 +2,7 @@ package triage
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -67,6 +68,11 @@ var phishingKinds = map[SignalKind]bool{
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
 	SigCredentialRequest: true, SigPaymentRequest: true,
 }
+
+// phishingOrder lists phishingKinds in a fixed order (the score adds
+// their weights in this order).
+var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
@@ -159,6 +165,7 @@ type analysis struct {
 	spamPhrases  int
 	bulk         bool
 	automated    bool
+	list         bool // a message came through a mailing list (see isListMail)
 	calendar     bool
 	meeting      bool
 	addressed    bool // principal in To (or no recipients known) of the latest message from others
@@ -261,13 +268,20 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 			}
 		}
 	}
+	// Each phishing kind counts once, at its strongest: the same finding
+	// repeated over the messages of a thread (or over many links) is one
+	// piece of evidence, not several.
+	var strongest [len(phishingOrder)]float64
 	for _, s := range an.signals {
-		if phishingKinds[s.Kind] {
-			an.phishScore += s.Weight
+		if k := slices.Index(phishingOrder[:], s.Kind); k >= 0 {
+			strongest[k] = max(strongest[k], s.Weight)
 		}
 		if lureKinds[s.Kind] {
 			an.lure = true
 		}
+	}
+	for _, w := range strongest {
+		an.phishScore += w
 	}
 	if an.urgency > 0 {
 		an.phishScore += 0.5

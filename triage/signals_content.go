@@ -23,17 +23,24 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		body = body[:maxAnalyzed]
 	}
 	own := ownText(body)
-	// Links
+	// Links. List mail links to trackers and to many third-party sites:
+	// a link's domain (raw IP, punycode, lookalike) weighs half there; a
+	// link whose text shows another domain than it goes to keeps its
+	// full weight.
+	lw := 1.0
+	if isListMail(m) {
+		lw = 0.5
+	}
 	var ipDone, mismatchDone bool
 	for _, l := range findLinks(body, 50) {
 		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
 			ipDone = true
 			an.suspicious++
-			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2})
+			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2 * lw})
 		}
 		if !seen[l.Host] {
 			seen[l.Host] = true
-			a.domainSignals(l.Host, "a link's domain", i, pDomain, add)
+			a.domainSignals(l.Host, "a link's domain", i, pDomain, lw, add)
 		}
 		if !mismatchDone && l.Text != "" {
 			hreg := a.regDomain(l.Host)

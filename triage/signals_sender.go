@@ -70,14 +70,19 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			break
 		}
 	}
-	if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
+	// A mailing list or bulk sender rewrites the envelope sender so that
+	// bounces come back to it, not to the author: a Return-Path elsewhere
+	// is how list mail looks, not evidence against it.
+	if list := isListMail(m); list {
+		an.list = true
+	} else if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
 		if d := domainOf(rp); d != "" && a.regDomain(d) != fromReg {
 			add(Signal{Kind: SigReturnPathMismatch, Reason: fmt.Sprintf("bounces go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 0.5})
 		}
 	}
 	if from != "" && !seen[from] {
 		seen[from] = true
-		a.domainSignals(from, "the sender's domain", i, pDomain, add)
+		a.domainSignals(from, "the sender's domain", i, pDomain, 1, add)
 	}
 	// The parser records what it stripped (terminal escapes, bidi controls).
 	for _, p := range m.Problems {
@@ -133,6 +138,13 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	}
 }
 
+// isListMail reports whether m says it was sent through a mailing list or
+// a bulk sender that offers unsubscribing (List-Id, List-Unsubscribe,
+// Precedence: list).
+func isListMail(m *model.Message) bool {
+	return m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || strings.EqualFold(strings.TrimSpace(m.Header("Precedence")), "list")
+}
+
 // containsAny2 is strings.ContainsAny(a+b, chars) without building a+b
 // (when a is valid UTF-8, a+b decodes to the runes of a, then of b).
 func containsAny2(a, b, chars string) bool {
@@ -142,13 +154,14 @@ func containsAny2(a, b, chars string) bool {
 	return strings.ContainsAny(a, chars) || strings.ContainsAny(b, chars)
 }
 
-// domainSignals flags punycode and lookalike domains.
-func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, add func(Signal)) {
+// domainSignals flags punycode and lookalike domains; w scales their
+// weights.
+func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, w float64, add func(Signal)) {
 	if strings.Contains(host, "xn--") {
-		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5})
+		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5 * w})
 	}
 	if imitated, ok := a.lookalike(host, pDomain); ok {
-		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3})
+		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3 * w})
 	}
 }
 
