@@ -35,12 +35,11 @@ type accuracyGroup struct {
 // on hard ham, phishing false positives ≤ 1 % on ham. Only the targets met
 // today are asserted (a zero target is not); the others are logged as
 // figures until the triage meets them:
-//   - spam-2 spam recall is 0.945 (target 0.95);
-//   - easy-ham-2 spam false positives are 1.6 % (target 0.5 %);
-//   - hard-ham-1 spam false positives are 46 % (target 5 %) and phishing
+//   - easy-ham-2 spam false positives are 1.4 % (target 0.5 %);
+//   - hard-ham-1 spam false positives are 47 % (target 5 %) and phishing
 //     false positives 1.6 % (target 1 %).
 var accuracyGroups = []accuracyGroup{
-	{name: "spam-2", spam: true},
+	{name: "spam-2", spam: true, minSpamRecall: 0.95},
 	{name: "easy-ham-2", maxPhishFP: 0.01},
 	{name: "hard-ham-1"},
 }

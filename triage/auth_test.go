@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // TestAlignedAuthenticationTempersLearnedScore checks that a receipt whose
@@ -35,5 +36,35 @@ func TestAlignedAuthenticationTempersLearnedScore(t *testing.T) {
 	other.Headers = map[string][]string{"Authentication-Results": {"mx.example; dkim=pass header.d=bulk-sender.example; dmarc=pass header.from=bulk-sender.example"}}
 	if o := Deterministic([]*model.Message{&other}, p); !o.Result.IsSpam {
 		t.Fatal("a pass for another domain than From's must not vouch for the sender")
+	}
+}
+
+// TestAuthenticatedListMailIsLowPriority checks the rule for legitimate
+// bulk mail: a newsletter with List-Unsubscribe whose sender's domain
+// passed DKIM, written in marketing words, lands in Low priority and not
+// in quarantine; without the aligned pass the same wording is spam.
+func TestAuthenticatedListMailIsLowPriority(t *testing.T) {
+	p := model.Address{Email: "me@example.org"}
+	msg := func(auth string) *model.Message {
+		h := map[string][]string{"List-Unsubscribe": {"<https://shop.example/unsubscribe?u=1>"}}
+		if auth != "" {
+			h["Authentication-Results"] = []string{auth}
+		}
+		return &model.Message{
+			From: model.Address{Email: "news@shop.example"}, To: []model.Address{p},
+			Subject: "Autumn sale", Headers: h, HasBody: true,
+			Text: "Limited time offer on our autumn range. Click here to see what is new. Risk free returns within 30 days.",
+		}
+	}
+	o := Deterministic([]*model.Message{msg("mx.example.org; dkim=pass header.d=shop.example")}, p)
+	if o.Result.IsSpam || o.Result.IsPhishing || o.Result.Category != contract.CategoryLowPriority {
+		t.Errorf("authenticated list mail: spam %t, phishing %t, category %q; want not quarantined, low priority (reasons %v)",
+			o.Result.IsSpam, o.Result.IsPhishing, o.Result.Category, o.SpamReasons)
+	}
+	if o := Deterministic([]*model.Message{msg("")}, p); !o.Result.IsSpam {
+		t.Errorf("the same mail without authentication: is_spam = false; the test no longer shows the wording deciding (signals %v)", o.Signals)
+	}
+	if o := Deterministic([]*model.Message{msg("mx.example.org; dkim=pass header.d=other.example")}, p); !o.Result.IsSpam {
+		t.Error("a pass for another domain than From's must not vouch for the sender")
 	}
 }

@@ -268,6 +268,14 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 			}
 		}
 	}
+	// Legitimate bulk mail: list mail (List-Unsubscribe, List-Id) whose
+	// sender's own domain passed DKIM or DMARC, with no independent spam
+	// indicator, is not quarantined for its marketing wording either (the
+	// learned score alone already does not condemn it, see Deterministic):
+	// it lands in Low priority unless the user marks it spam.
+	if an.list && an.authAligned && an.suspicious == 0 {
+		an.spamPhrases = 0
+	}
 	// Each phishing kind counts once, at its strongest: the same finding
 	// repeated over the messages of a thread (or over many links) is one
 	// piece of evidence, not several.

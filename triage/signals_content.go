@@ -98,7 +98,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
 	}
 	if counts[pkSpammy] > 0 {
-		an.spamPhrases += counts[pkSpammy]
+		// The messages of a thread quote each other: the thread's spam
+		// wording is that of its wordiest message, not the sum.
+		an.spamPhrases = max(an.spamPhrases, counts[pkSpammy])
 		add(Signal{Kind: SigSpamPhrase, Reason: fmt.Sprintf("uses typical spam wording (%q)", first[pkSpammy]), Message: i, Value: first[pkSpammy], Weight: float64(counts[pkSpammy])})
 	}
 	if !latest {

@@ -67,6 +67,12 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		d := domainOf(rt.Email)
 		if d != "" && fromReg != "" && a.regDomain(d) != fromReg {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
+			if !isListMail(m) {
+				// Outside a mailing list (which points replies at itself),
+				// replies diverted from the sender are a spam indicator
+				// too: one of the independent ones spam needs two of.
+				an.suspicious++
+			}
 			break
 		}
 	}
