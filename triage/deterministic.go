@@ -119,7 +119,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
 		}
 	}
-	r.Summary = a.summary(msgs, an, phishing || spam)
+	var ask string
+	r.Summary, ask = a.summary(msgs, an, phishing || spam)
+	if ask != "" && r.Category != contract.CategoryLowPriority {
+		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
+	}
 	o.Extras = extras(r, an)
 	return o, an
 }
@@ -134,10 +138,11 @@ func (a *Analyzer) threshold() float64 {
 // summary is extractive: subject, sender, message count and, from the
 // latest message from others, the sentences that carry its ask and its
 // deadline (see askSentences), else its first meaningful sentence. Spam
-// and phishing keep the first sentence: their ask is the lure.
-func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool) string {
+// and phishing keep the first sentence: their ask is the lure. It also
+// returns the sentence that asks ("" when none does, or quarantined).
+func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool) (string, string) {
 	if len(msgs) == 0 {
-		return "Empty thread."
+		return "Empty thread.", ""
 	}
 	subject := strings.TrimSpace(msgs[0].Subject)
 	for _, m := range msgs {
@@ -167,12 +172,13 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 		fmt.Fprintf(&sb, " (%d messages)", n)
 	}
 	var quote []string
+	var ask string
 	if !quarantined && an.latest >= 0 {
 		var skip func(string) bool
 		if an.injection {
 			skip = a.phrases.containsInjection
 		}
-		quote = askSentences(ownText(latest.Body()), skip)
+		quote, ask = askSentences(ownText(latest.Body()), skip)
 	}
 	switch {
 	case len(quote) > 0:
@@ -189,7 +195,7 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 	default:
 		sb.WriteString(".")
 	}
-	return sb.String()
+	return sb.String(), ask
 }
 
 // extras derives intent, urgency, sentiment, confidence and route.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/triage/internal/ascii"
 )
 
@@ -104,8 +106,9 @@ func splitCJK(s string) []string {
 // message order: the best-ranked sentence that asks something and, when
 // it says no deadline, the best-ranked one that does. It returns nil when
 // no sentence asks anything or sets a deadline. Sentences aimed at an AI
-// assistant (when skip says so) are never chosen.
-func askSentences(own string, skip func(string) bool) []string {
+// assistant (when skip says so) are never chosen. ask is the sentence
+// that asks ("" when none does).
+func askSentences(own string, skip func(string) bool) (quote []string, ask string) {
 	if len(own) > 1500 {
 		own = own[:1500] // asks sit near the top, as in sentenceSignals
 	}
@@ -128,25 +131,63 @@ func askSentences(own string, skip func(string) bool) []string {
 			cs = append(cs, cand{s, scoreSentence(s)})
 		}
 	}
-	ask, due := -1, -1
+	ai, due := -1, -1
 	for i, c := range cs {
-		if c.sc.ask > 0 && (ask < 0 || c.sc.rank() > cs[ask].sc.rank()) {
-			ask = i
+		if c.sc.ask > 0 && (ai < 0 || c.sc.rank() > cs[ai].sc.rank()) {
+			ai = i
 		}
 		if c.sc.deadline > 0 && (due < 0 || c.sc.rank() > cs[due].sc.rank()) {
 			due = i
 		}
 	}
 	switch {
-	case ask < 0 && due < 0:
-		return nil
-	case ask < 0:
-		return []string{cs[due].text}
-	case due < 0 || cs[ask].sc.deadline > 0 || due == ask:
-		return []string{cs[ask].text}
-	case due < ask:
-		return []string{cs[due].text, cs[ask].text}
+	case ai < 0 && due < 0:
+		return nil, ""
+	case ai < 0:
+		return []string{cs[due].text}, ""
+	case due < 0 || cs[ai].sc.deadline > 0 || due == ai:
+		return []string{cs[ai].text}, cs[ai].text
+	case due < ai:
+		return []string{cs[due].text, cs[ai].text}, cs[ai].text
 	default:
-		return []string{cs[ask].text, cs[due].text}
+		return []string{cs[ai].text, cs[due].text}, cs[ai].text
 	}
+}
+
+// withAsk puts the summary's ask sentence first among items when no item
+// already carries it: a stated need ("we need the complete export within
+// the next two hours") or a request in another language is the thread's
+// action even when it is not one of the English request forms the items
+// come from. Its due hint is the deadline the sentence names. Items stay
+// at most five.
+func withAsk(items []contract.ActionItem, ask string, from model.Address) []contract.ActionItem {
+	sender := from.Name
+	if sender == "" {
+		sender = from.Email
+	}
+	if f := strings.Fields(sender); len(f) > 0 {
+		sender = f[0]
+	}
+	q := strings.HasSuffix(strings.TrimRight(ask, " \"')"), "?") || strings.HasSuffix(ask, "？")
+	desc := actionText(ask, sender, q)
+	core := strings.TrimRight(ask, "?.!？。 ")
+	for _, it := range items {
+		if it.Description == desc || strings.Contains(it.Description, core) || strings.Contains(ask, strings.TrimRight(it.Description, "?.!…")) {
+			return items
+		}
+	}
+	it := contract.ActionItem{Description: desc}
+	for _, re := range []*regexp.Regexp{deadlineRe, dueRe, soonRe} {
+		if m := re.FindStringSubmatch(ask); m != nil {
+			d := m[len(m)-1]
+			if d == "" {
+				d = m[0]
+			}
+			d = normSpace(d)
+			it.DueHint = &d
+			break
+		}
+	}
+	out := append([]contract.ActionItem{it}, items...)
+	return out[:min(len(out), 5)]
 }

@@ -100,3 +100,37 @@ func TestDemoSummariesQuoteTheLatestAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestAskBecomesActionItem checks that the ask the summary quotes is an
+// action item, first, with the deadline it names, when the request forms
+// the items come from missed it (a stated need, another language), and
+// is not added twice when they caught it.
+func TestAskBecomesActionItem(t *testing.T) {
+	p := model.Address{Name: "Alice", Email: "alice@example.com"}
+	for _, tc := range []struct {
+		name, text, want, due string
+	}{
+		{name: "stated need", text: "The file arrived but one table is missing. We need the complete file within the next two hours or we miss the audit. Please ring me at the office.",
+			want: "We need the complete file within the next two hours", due: "within the next two hours"},
+		{name: "german", text: "Das Angebot liegt vor. Wir brauchen deine Freigabe bis Freitag.", want: "Wir brauchen deine Freigabe bis Freitag", due: "bis Freitag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := Deterministic(oneMessage("Status", tc.text), p).Result.ActionItems
+			if len(items) == 0 || !strings.Contains(items[0].Description, tc.want) {
+				t.Fatalf("items %+v, want first %q", items, tc.want)
+			}
+			if items[0].DueHint == nil || *items[0].DueHint != tc.due {
+				t.Errorf("due hint %v, want %q", items[0].DueHint, tc.due)
+			}
+		})
+	}
+	items := Deterministic(oneMessage("Report", "The report is done. Could you review it by Friday?"), p).Result.ActionItems
+	if len(items) != 1 {
+		t.Errorf("a request the items caught was added again: %+v", items)
+	}
+	esc := demoThreads(t)["31-contoso-escalation-1"]
+	items = Deterministic(esc, demo.Principal()).Result.ActionItems
+	if len(items) == 0 || !strings.Contains(items[0].Description, "complete export within the next two hours") {
+		t.Errorf("escalation items %+v, want the export first", items)
+	}
+}
