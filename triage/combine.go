@@ -21,9 +21,15 @@ import (
 // for legitimate, the signals' bucket and no action items are kept: the
 // model's reading of a mail it did not see through is not acted on. A
 // bucket the two disagree on is recorded in Disagreement. The model's
-// draft is grounded in the thread (see groundDraft).
+// draft is grounded in the thread (see groundDraft), and so are its
+// summary and action items: one that names an email address, a link or an
+// amount the thread does not hold is flagged with an SigUngrounded signal
+// (a reason shown like the others); such an action item is dropped and
+// such a summary replaced by the deterministic one, so the contract answer
+// never passes on a name the model made up (or was fed by an injection).
 func (o *Ollama) outcome(res *contract.Result, an *analysis, det *Outcome, msgs []*model.Message, principal model.Address) *Outcome {
-	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: an.signals}
+	// Signals is a copy: grounding adds to it, and an.signals is shared.
+	out := &Outcome{Result: *res, Source: SourceOllama, Model: o.opts.Model, Signals: append([]Signal(nil), an.signals...)}
 	r := &out.Result
 	if r.ActionItems == nil {
 		r.ActionItems = []contract.ActionItem{}
@@ -64,7 +70,33 @@ func (o *Ollama) outcome(res *contract.Result, an *analysis, det *Outcome, msgs 
 			out.SpamReasons = []string{"the model judged this spam"}
 		}
 	}
-	r.Draft = o.groundDraft(res.Draft, r, an, msgs, principal)
+	facts := factsOf(msgs, principal)
+	last := max(len(msgs)-1, 0)
+	if bad := facts.ungrounded(r.Summary, true); len(bad) > 0 {
+		o.log.Warn("triage: model summary names what the thread does not hold", "names", bad)
+		out.Signals = append(out.Signals, ungroundedSignal(bad, "summary", "the thread's own summary is shown instead", last))
+		r.Summary = det.Result.Summary
+	}
+	kept := r.ActionItems[:0:0]
+	for _, it := range r.ActionItems {
+		due := ""
+		if it.DueHint != nil {
+			due = *it.DueHint
+		}
+		if bad := facts.ungrounded(it.Description+"\n"+due, true); len(bad) > 0 {
+			o.log.Warn("triage: model action item names what the thread does not hold: dropped", "names", bad)
+			out.Signals = append(out.Signals, ungroundedSignal(bad, "action item", "dropped", last))
+			continue
+		}
+		kept = append(kept, it)
+	}
+	r.ActionItems = kept
+	var sig *Signal
+	r.Draft, sig = o.groundDraft(res.Draft, r, an, msgs, principal, facts)
+	if sig != nil {
+		sig.Message = last
+		out.Signals = append(out.Signals, *sig)
+	}
 	out.Extras = extras(r, an)
 	if r.Category == det.Result.Category {
 		out.Extras.Confidence = 0.85
@@ -90,10 +122,16 @@ func bucket(r *contract.Result) string {
 // anyone else is dropped (and logged), and so is any draft for spam,
 // phishing, bulk mail or a no-reply sender: the contract answer that
 // scripts and agents read never proposes mailing an address the thread
-// did not give.
-func (o *Ollama) groundDraft(d *contract.DraftReply, r *contract.Result, an *analysis, msgs []*model.Message, principal model.Address) *contract.DraftReply {
+// did not give. The draft has no cc: a second address in To is checked
+// like the first. A body that names an email address or a link the thread
+// does not hold ("please send it to x@elsewhere") is dropped too, rather
+// than kept with a warning, because a draft is one confirmation away from
+// being sent and the body is what the recipient acts on. A draft dropped
+// for naming an address outside the thread comes back with the
+// SigUngrounded signal that says so (nil otherwise).
+func (o *Ollama) groundDraft(d *contract.DraftReply, r *contract.Result, an *analysis, msgs []*model.Message, principal model.Address, facts *threadFacts) (*contract.DraftReply, *Signal) {
 	if d == nil || len(msgs) == 0 {
-		return nil
+		return nil, nil
 	}
 	rcpt := drafts.ComputeRecipients(&model.Thread{Messages: msgs}, principal, false).To
 	drop := ""
@@ -112,17 +150,27 @@ func (o *Ollama) groundDraft(d *contract.DraftReply, r *contract.Result, an *ana
 	}
 	if drop != "" {
 		o.log.Info("triage: model draft dropped", "why", drop)
-		return nil
+		return nil, nil
 	}
 	want := make(map[string]bool, len(rcpt))
 	for _, a := range rcpt {
 		want[strings.ToLower(strings.TrimSpace(a.Email))] = true
 	}
+	var outside []string
 	for _, a := range d.To {
 		if !want[strings.ToLower(strings.TrimSpace(a.Email))] {
-			o.log.Warn("triage: model draft addressed outside the thread's reply recipients dropped", "to", a.Email)
-			return nil
+			outside = append(outside, a.Email)
 		}
+	}
+	if len(outside) > 0 {
+		o.log.Warn("triage: model draft addressed outside the thread's reply recipients dropped", "to", outside)
+		s := ungroundedSignal(outside, "draft reply", "addressed outside the reply's recipients, dropped", 0)
+		return nil, &s
+	}
+	if bad := facts.ungrounded(d.Body, false); len(bad) > 0 {
+		o.log.Warn("triage: model draft whose body names what the thread does not hold dropped", "names", bad)
+		s := ungroundedSignal(bad, "draft reply", "dropped", 0)
+		return nil, &s
 	}
 	out := &contract.DraftReply{Subject: drafts.ReplySubject(msgs[len(msgs)-1].Subject), Body: d.Body}
 	for _, a := range rcpt {
@@ -133,7 +181,7 @@ func (o *Ollama) groundDraft(d *contract.DraftReply, r *contract.Result, an *ana
 		}
 		out.To = append(out.To, ca)
 	}
-	return out
+	return out, nil
 }
 
 // noReplyAddress reports whether an address says it takes no replies:

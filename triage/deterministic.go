@@ -119,7 +119,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
 		}
 	}
-	r.Summary = summary(msgs, an)
+	var ask string
+	r.Summary, ask = a.summary(msgs, an, phishing || spam)
+	if ask != "" && r.Category != contract.CategoryLowPriority {
+		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
+	}
 	o.Extras = extras(r, an)
 	return o, an
 }
@@ -131,11 +135,14 @@ func (a *Analyzer) threshold() float64 {
 	return a.spam.Threshold()
 }
 
-// summary is extractive: subject, sender, message count and the first
-// meaningful sentence of the latest message from others.
-func summary(msgs []*model.Message, an *analysis) string {
+// summary is extractive: subject, sender, message count and, from the
+// latest message from others, the sentences that carry its ask and its
+// deadline (see askSentences), else its first meaningful sentence. Spam
+// and phishing keep the first sentence: their ask is the lure. It also
+// returns the sentence that asks ("" when none does, or quarantined).
+func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool) (string, string) {
 	if len(msgs) == 0 {
-		return "Empty thread."
+		return "Empty thread.", ""
 	}
 	subject := strings.TrimSpace(msgs[0].Subject)
 	for _, m := range msgs {
@@ -164,13 +171,31 @@ func summary(msgs []*model.Message, an *analysis) string {
 	if n := len(msgs); n > 1 {
 		fmt.Fprintf(&sb, " (%d messages)", n)
 	}
-	if an.firstLine != "" {
+	var quote []string
+	var ask string
+	if !quarantined && an.latest >= 0 {
+		var skip func(string) bool
+		if an.injection {
+			skip = a.phrases.containsInjection
+		}
+		quote, ask = askSentences(ownText(latest.Body()), skip)
+	}
+	switch {
+	case len(quote) > 0:
+		sb.WriteString(": ")
+		for i, q := range quote {
+			if i > 0 {
+				sb.WriteString(" ")
+			}
+			sb.WriteString(truncateRunes(q, 200))
+		}
+	case an.firstLine != "":
 		sb.WriteString(": ")
 		sb.WriteString(truncateRunes(an.firstLine, 200))
-	} else {
+	default:
 		sb.WriteString(".")
 	}
-	return sb.String()
+	return sb.String(), ask
 }
 
 // extras derives intent, urgency, sentiment, confidence and route.

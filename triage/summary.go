@@ -1,0 +1,193 @@
+package triage
+
+// Sentence scoring for the extractive summary: the sentences of the
+// latest message from others that ask something of the reader and say
+// by when, in the five languages mailsift handles (English, German,
+// French, Spanish, Japanese).
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"mailsift/model"
+	"mailsift/model/contract"
+	"mailsift/triage/internal/ascii"
+)
+
+// sentenceScore is what one sentence carries.
+type sentenceScore struct {
+	// ask is 1 for a question, a request or a stated need addressed to
+	// the reader, or an imperative, else 0.
+	ask int
+	// deadline is 1 when the sentence says by when, else 0.
+	deadline int
+}
+
+// rank orders sentences: an ask outweighs a deadline.
+func (s sentenceScore) rank() int { return 2*s.ask + s.deadline }
+
+var (
+	// askRe finds requests, needs and questions beyond the English
+	// prefixes isRequest knows (Go's \b is ASCII: the words around it
+	// start and end with ASCII letters).
+	askRe = regexp.MustCompile(`(?i)` +
+		// English: stated needs and wishes of the writer
+		`\b(?:i|we)(?:'d| would)?\s+(?:really\s+|urgently\s+|still\s+|also\s+)?(?:need|require|expect)\b|\bwould you\b|\bcan you\b|\bcould you\b|\bwould like you to\b|` +
+		// German
+		`\bbitte\b|\b(?:kannst|könntest|können|könnten|würdest|würden|wären)\s+(?:du|sie|ihr)\b|\b(?:ich|wir)\s+(?:\S+\s+)?(?:brauche|brauchen|benötige|benötigen)\b|` +
+		// French
+		`\bmerci de\b|\bs'il (?:te|vous) pla[iî]t\b|\bsvp\b|\bveuillez\b|\b(?:pourriez|pouvez|pourrais|peux|pourrions|pouvons)[- ](?:vous|tu|nous)\b|\b(?:j'ai|nous avons) besoin\b|\bil (?:me|nous) faut\b|` +
+		// Spanish
+		`\bpor favor\b|\b(?:puedes|podrías|podrias|puede|podría|podria|pueden|podrían)\s|\b(?:te|le|les) agradecer(?:ía|ia)\b|\bnecesit(?:o|amos)\b|` +
+		// Japanese
+		`ください|下さい|お願い|おねがい|いただけ|頂け|ほしい|欲しい|ませんか|でしょうか`)
+	// imperativeRe is an English sentence that opens with an imperative
+	// verb of the kind mail asks for.
+	imperativeRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|then),?\s+)?(?:approve|confirm|review|send|sign|submit|check|call|reply|respond|fill|complete|update|book|pick|choose|forward|pay|schedule|register|let me know|make sure|remember|don't forget|do not forget)\b`)
+	// dueRe are deadline phrases beyond deadlineRe and soonRe (English
+	// closing dates and time spans, and the other four languages).
+	dueRe = regexp.MustCompile(`(?i)` +
+		`\b(?:closes?|ends?|expires?)\s+(?:on|at|in)\b|\bwithin (?:the )?(?:next )?(?:\w+ )?(?:minutes?|hours?|days?|weeks?)\b|\bin the next (?:\w+ )?(?:minutes?|hours?|days?)\b|\bdue (?:on|by|in)\b|\bdeadline\b|\bthis week\b|` +
+		// German
+		`\bbis (?:zum |spätestens |morgen|heute|montag|dienstag|mittwoch|donnerstag|freitag|ende|\d)|\b(?:heute|morgen|spätestens|umgehend|sofort|frist)\b|` +
+		// French
+		`\b(?:avant|d'ici) (?:le |la |demain|ce soir|cet|ce |lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|midi|\d)|\baujourd'hui\b|\bdemain\b|\bau plus tard\b|\bimmédiatement\b|` +
+		// Spanish
+		`\b(?:antes del?|para el|hasta el) |\bhoy\b|\bmañana\b|\bcuanto antes\b|\bfecha límite\b|` +
+		// Japanese
+		`までに|本日中|今日中|明日|本日|今日|至急|期限|締め切り|締切`)
+)
+
+// scoreSentence scores one sentence (white space already collapsed).
+func scoreSentence(s string) sentenceScore {
+	var sc sentenceScore
+	t := strings.TrimRight(s, " \"')")
+	low := ascii.LowerString(s)
+	// よろしくお願いします closes Japanese mail as "best regards" does:
+	// it asks nothing.
+	plain := strings.ReplaceAll(strings.ReplaceAll(s, "よろしくお願い", ""), "宜しくお願い", "")
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || isRequest(low) || askRe.MatchString(plain) || imperativeRe.MatchString(s) {
+		sc.ask = 1
+	}
+	// 本日から is "from today", a start and not a deadline.
+	due := strings.NewReplacer("本日から", "", "今日から", "", "明日から", "").Replace(s)
+	if deadlineRe.MatchString(s) || soonRe.MatchString(s) || dueRe.MatchString(due) {
+		sc.deadline = 1
+	}
+	return sc
+}
+
+// splitCJK splits a sentence further after the full-width stops
+// (。！？) that sentenceRanges does not know.
+func splitCJK(s string) []string {
+	if !strings.ContainsAny(s, "。！？") {
+		return []string{s}
+	}
+	var out []string
+	start := 0
+	for i, r := range s {
+		if r == '。' || r == '！' || r == '？' {
+			end := i + utf8.RuneLen(r)
+			if p := strings.TrimSpace(s[start:end]); p != "" {
+				out = append(out, p)
+			}
+			start = end
+		}
+	}
+	if p := strings.TrimSpace(s[start:]); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+// askSentences returns the sentences of own (the author's own text of the
+// latest message from others) that carry its ask and its deadline, in
+// message order: the best-ranked sentence that asks something and, when
+// it says no deadline, the best-ranked one that does. It returns nil when
+// no sentence asks anything or sets a deadline. Sentences aimed at an AI
+// assistant (when skip says so) are never chosen. ask is the sentence
+// that asks ("" when none does).
+func askSentences(own string, skip func(string) bool) (quote []string, ask string) {
+	if len(own) > 1500 {
+		own = own[:1500] // asks sit near the top, as in sentenceSignals
+	}
+	type cand struct {
+		text string
+		sc   sentenceScore
+	}
+	var cs []cand
+	for k, rg := range sentenceRanges(own, 40) {
+		raw := own[rg[0]:rg[1]]
+		if k < 2 {
+			if g := greetingRe.FindStringIndex(raw); g != nil {
+				raw = raw[g[1]:]
+			}
+		}
+		for _, s := range splitCJK(normSpace(raw)) {
+			if utf8.RuneCountInString(s) < 8 || skip != nil && skip(s) {
+				continue
+			}
+			cs = append(cs, cand{s, scoreSentence(s)})
+		}
+	}
+	ai, due := -1, -1
+	for i, c := range cs {
+		if c.sc.ask > 0 && (ai < 0 || c.sc.rank() > cs[ai].sc.rank()) {
+			ai = i
+		}
+		if c.sc.deadline > 0 && (due < 0 || c.sc.rank() > cs[due].sc.rank()) {
+			due = i
+		}
+	}
+	switch {
+	case ai < 0 && due < 0:
+		return nil, ""
+	case ai < 0:
+		return []string{cs[due].text}, ""
+	case due < 0 || cs[ai].sc.deadline > 0 || due == ai:
+		return []string{cs[ai].text}, cs[ai].text
+	case due < ai:
+		return []string{cs[due].text, cs[ai].text}, cs[ai].text
+	default:
+		return []string{cs[ai].text, cs[due].text}, cs[ai].text
+	}
+}
+
+// withAsk puts the summary's ask sentence first among items when no item
+// already carries it: a stated need ("we need the complete export within
+// the next two hours") or a request in another language is the thread's
+// action even when it is not one of the English request forms the items
+// come from. Its due hint is the deadline the sentence names. Items stay
+// at most five.
+func withAsk(items []contract.ActionItem, ask string, from model.Address) []contract.ActionItem {
+	sender := from.Name
+	if sender == "" {
+		sender = from.Email
+	}
+	if f := strings.Fields(sender); len(f) > 0 {
+		sender = f[0]
+	}
+	q := strings.HasSuffix(strings.TrimRight(ask, " \"')"), "?") || strings.HasSuffix(ask, "？")
+	desc := actionText(ask, sender, q)
+	core := strings.TrimRight(ask, "?.!？。 ")
+	for _, it := range items {
+		if it.Description == desc || strings.Contains(it.Description, core) || strings.Contains(ask, strings.TrimRight(it.Description, "?.!…")) {
+			return items
+		}
+	}
+	it := contract.ActionItem{Description: desc}
+	for _, re := range []*regexp.Regexp{deadlineRe, dueRe, soonRe} {
+		if m := re.FindStringSubmatch(ask); m != nil {
+			d := m[len(m)-1]
+			if d == "" {
+				d = m[0]
+			}
+			d = normSpace(d)
+			it.DueHint = &d
+			break
+		}
+	}
+	out := append([]contract.ActionItem{it}, items...)
+	return out[:min(len(out), 5)]
+}
