@@ -67,12 +67,22 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 	events := make(chan triage.Event, 16)
 	done := make(chan struct{})
 	bar := &triageBar{w: g.Stderr, tty: tty, start: time.Now()}
+	// With --json each result is printed as the worker saves it, so a
+	// script sees progress and a cancelled run still prints what finished.
+	enc := newJSONLines(g.Stdout)
+	printed := make(map[int64]bool)
+	var printErr error
 	go func() {
 		defer close(done)
 		for ev := range events {
 			if ev.Err != nil {
 				bar.clear()
 				fmt.Fprintf(g.Stderr, "mailsift triage: %s\n", errorText(ev.Err)) // may quote the model server
+			}
+			if *jsonOut && ev.Outcome != nil && ev.ThreadID != 0 && printErr == nil {
+				if printErr = enc.Encode(triage.Response(contract.KindThread, ev.Outcome)); printErr == nil {
+					printed[ev.ThreadID] = true
+				}
 			}
 			bar.update(ev)
 		}
@@ -84,6 +94,9 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if printErr != nil {
+		return printErr
+	}
 	mode := tr.Model()
 	if res.Offline != nil || mode == "" {
 		mode = "deterministic"
@@ -94,7 +107,8 @@ func cmdTriage(ctx context.Context, g *globals, args []string) error {
 	}
 	fmt.Fprintln(g.Stderr)
 	if *jsonOut {
-		if err := printStoredTriage(ctx, g.Stdout, st); err != nil {
+		// Threads whose stored triage was already current.
+		if err := printStoredTriage(ctx, enc, st, printed); err != nil {
 			return err
 		}
 	}
@@ -154,10 +168,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// printStoredTriage prints the stored triage of every thread as contract
-// v1.0 responses, one JSON line per thread.
-func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error {
-	enc := newJSONLines(w)
+// printStoredTriage prints the stored triage of every thread not in skip
+// as contract v1.0 responses, one JSON line per thread.
+func printStoredTriage(ctx context.Context, enc *jsonLines, st *store.Store, skip map[int64]bool) error {
 	for _, sec := range store.Sections() {
 		if sec == store.SectionUntriaged {
 			continue
@@ -168,7 +181,7 @@ func printStoredTriage(ctx context.Context, w io.Writer, st *store.Store) error 
 				return err
 			}
 			for _, r := range rows {
-				if r.Triage == nil {
+				if r.Triage == nil || skip[r.ID] {
 					continue
 				}
 				o := &triage.Outcome{Result: r.Triage.Result}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"mailsift/model/contract"
@@ -166,5 +170,86 @@ func TestDoctorStore(t *testing.T) {
 	r = runWith(t, env, "", "--data-dir", bad, "--demo", "doctor")
 	if r.code != 1 || !strings.Contains(r.stdout, "FAIL store") || !strings.Contains(r.stdout, "fix:") {
 		t.Errorf("damaged store: %+v", r)
+	}
+}
+
+// lineWriter collects what is written and signals each write.
+type lineWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (w *lineWriter) lines() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Split(strings.TrimSuffix(w.buf.String(), "\n"), "\n")
+}
+
+// TestTriageJSONStreamsAndCancel: `triage --json` prints each result as
+// it is saved, while the run goes on, and a cancelled run keeps what it
+// printed. The fake model answers three requests and then never again, so
+// the run cannot end before the test cancels it.
+func TestTriageJSONStreamsAndCancel(t *testing.T) {
+	modelResult := `{"category":"actionable","is_spam":false,"is_phishing":false,"summary":"s","action_items":[],"draft":null}`
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/version":
+			io.WriteString(w, `{"version":"0.17.4"}`)
+		case "/api/tags":
+			io.WriteString(w, `{"models":[{"name":"llama3.2:3b","model":"llama3.2:3b"}]}`)
+		case "/api/chat":
+			io.Copy(io.Discard, r.Body) // then the server notices the client going away
+			if calls.Add(1) > 3 {
+				<-r.Context().Done()
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]any{"model": "llama3.2:3b", "message": map[string]string{"role": "assistant", "content": modelResult}, "done": true, "done_reason": "stop", "prompt_eval_count": 100})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	env := map[string]string{"OLLAMA_HOST": srv.URL, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "cfg"), "XDG_DATA_HOME": filepath.Join(home, "data")}
+	out := &lineWriter{wrote: make(chan struct{}, 1)}
+	var errb bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"--demo", "triage", "--json"}, strings.NewReader(""), out, &errb, func(k string) string { return env[k] })
+	}()
+	for len(out.lines()) < 3 || out.lines()[0] == "" {
+		select {
+		case <-out.wrote:
+		case code := <-exit:
+			t.Fatalf("run ended (exit %d) before it was cancelled; stderr %s", code, errb.String())
+		}
+	}
+	cancel()
+	if code := <-exit; code == 0 {
+		t.Errorf("cancelled run exited 0")
+	}
+	lines := out.lines()
+	if len(lines) < 3 || len(lines) >= 30 {
+		t.Fatalf("%d lines printed by the cancelled run, want those finished before the cancel", len(lines))
+	}
+	for i, l := range lines {
+		if _, err := contract.ParseResponse([]byte(l)); err != nil {
+			t.Fatalf("line %d: %v\n%s", i+1, err, l)
+		}
 	}
 }

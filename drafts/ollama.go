@@ -42,7 +42,8 @@ type Ollama struct {
 }
 
 // NewOllama returns a generator for the Ollama server at host (e.g.
-// http://127.0.0.1:11434) and model; httpClient nil means the shared
+// http://127.0.0.1:11434) and model; numCtx 0 means
+// ollama.DefaultNumCtx, as for triage; httpClient nil means the shared
 // client's default (bound the time with the context).
 func NewOllama(host, modelName string, numCtx int, httpClient *http.Client) (*Ollama, error) {
 	c, err := ollama.New(host, &ollama.Options{HTTPClient: httpClient})
@@ -66,9 +67,10 @@ func (o *Ollama) GenerateReply(ctx context.Context, req GenerateRequest) (*Gener
 		Format:   json.RawMessage(replySchema),
 		Options:  map[string]any{"temperature": 0.3},
 	}
-	if o.numCtx > 0 {
-		cr.Options["num_ctx"] = o.numCtx
-	}
+	// The same num_ctx and keep_alive as triage's requests (numCtx 0:
+	// the same default), so the server does not reload the model between
+	// a triage and a draft.
+	ollama.ChatOptions{NumCtx: o.numCtx}.Apply(cr)
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		resp, err := o.client.Chat(ctx, cr)

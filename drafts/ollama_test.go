@@ -24,9 +24,10 @@ func TestOllamaGeneratorStrict(t *testing.T) {
 			Role    string `json:"role"`
 			Content string `json:"content"`
 		} `json:"messages"`
-		Stream  *bool           `json:"stream"`
-		Format  json.RawMessage `json:"format"`
-		Options map[string]any  `json:"options"`
+		Stream    *bool           `json:"stream"`
+		Format    json.RawMessage `json:"format"`
+		KeepAlive json.RawMessage `json:"keep_alive"`
+		Options   map[string]any  `json:"options"`
 	}
 	tests := []struct {
 		name    string
@@ -47,8 +48,8 @@ func TestOllamaGeneratorStrict(t *testing.T) {
 				if err := dec.Decode(&req); err != nil || r.URL.Path != "/api/chat" {
 					t.Errorf("fake ollama: %s: bad request body: %v", r.URL.Path, err)
 				}
-				if req.Stream == nil || *req.Stream || req.Model != "llama3.2:3b" || req.Options["num_ctx"] != float64(4096) {
-					t.Errorf("request = %+v; want stream false, the model and num_ctx", req)
+				if req.Stream == nil || *req.Stream || req.Model != "llama3.2:3b" || req.Options["num_ctx"] != float64(4096) || len(req.KeepAlive) == 0 {
+					t.Errorf("request = %+v; want stream false, the model, num_ctx and keep_alive", req)
 				}
 				w.WriteHeader(tt.status)
 				io.WriteString(w, tt.body)

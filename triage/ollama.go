@@ -11,6 +11,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -30,7 +31,8 @@ const (
 	ErrModelMissing
 	// ErrBusy: Ollama's queue stayed full after retries (503).
 	ErrBusy
-	// ErrTimeout: no answer within the configured timeout.
+	// ErrTimeout: no answer within the configured timeout of the
+	// request's turn at the server (the model is slow), or cancelled.
 	ErrTimeout
 	// ErrServer: Ollama answered with another error status.
 	ErrServer
@@ -61,6 +63,17 @@ func (e *Error) Unwrap() error { return e.Err }
 // deterministic triage and re-probe later.
 func (e *Error) Offline() bool { return e.Kind == ErrUnreachable || e.Kind == ErrModelMissing }
 
+// Slow reports whether the error means the model answers too slowly: a
+// request got no answer within ollama.timeout of its turn at the server.
+// The model stays in use; the status line says it is slow.
+func (e *Error) Slow() bool { return e.Kind == ErrTimeout && errors.Is(e.Err, ollama.ErrTimeout) }
+
+// IsSlow reports whether err is an *Error with Slow() true.
+func IsSlow(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Slow()
+}
+
 // IsOffline reports whether err is an *Error with Offline() true.
 func IsOffline(err error) bool {
 	var e *Error
@@ -73,14 +86,21 @@ type OllamaOptions struct {
 	Host string
 	// Model is the model name (default llama3.2:3b).
 	Model string
-	// NumCtx is the context window asked for (default 8192).
+	// NumCtx is the context window asked for (default
+	// ollama.DefaultNumCtx); drafts ask for the same, so the model is not
+	// reloaded between them.
 	NumCtx int
 	// Seed makes answers reproducible (default 42).
 	Seed int
-	// Timeout bounds one chat call (default 2m).
+	// Timeout bounds one chat call from its turn at the server, so time
+	// queued behind other requests does not count (default 2m; see
+	// ollama.Options.Timeout).
 	Timeout time.Duration
+	// AfterFunc arms the timeout (default time.AfterFunc); tests inject
+	// a fake clock.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// KeepAlive keeps the model loaded between the calls of a batch
-	// (default 10m).
+	// (default ollama.DefaultKeepAlive, as for drafts).
 	KeepAlive time.Duration
 	// ReserveTokens is left for the answer (default 1024).
 	ReserveTokens int
@@ -94,7 +114,7 @@ type OllamaOptions struct {
 	BusyRetries int
 	BusyBackoff time.Duration
 	// HTTPClient is used for requests (default: the shared client's, which
-	// has no timeout; Timeout applies per call through the context).
+	// has no timeout; the client applies Timeout per call).
 	HTTPClient *http.Client
 	// Analyzer computes signals and the fallback (default NewAnalyzer(nil)).
 	Analyzer *Analyzer
@@ -109,6 +129,13 @@ type Ollama struct {
 	client *ollama.Client
 	schema json.RawMessage
 	log    *slog.Logger
+
+	mu sync.Mutex
+	// scale is the model's tokens per token of EstimateTokens, learned
+	// from prompt_eval_count (0 until the first untruncated answer).
+	// Tokenizers differ from the estimate by 4x and more, so a prompt is
+	// budgeted with it.
+	scale float64
 }
 
 // NewOllama returns an Ollama triager. It does not contact the server.
@@ -127,7 +154,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 		opts.Model = "llama3.2:3b"
 	}
 	if opts.NumCtx <= 0 {
-		opts.NumCtx = 8192
+		opts.NumCtx = ollama.DefaultNumCtx
 	}
 	if opts.Seed == 0 {
 		opts.Seed = 42
@@ -136,7 +163,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 		opts.Timeout = 2 * time.Minute
 	}
 	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = 10 * time.Minute
+		opts.KeepAlive = ollama.DefaultKeepAlive
 	}
 	if opts.ReserveTokens <= 0 {
 		opts.ReserveTokens = 1024
@@ -154,7 +181,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	client, err := ollama.New(u.String(), &ollama.Options{HTTPClient: opts.HTTPClient})
+	client, err := ollama.New(u.String(), &ollama.Options{HTTPClient: opts.HTTPClient, Timeout: opts.Timeout, AfterFunc: opts.AfterFunc})
 	if err != nil {
 		return nil, fmt.Errorf("triage: %w (set ollama.host or OLLAMA_HOST)", err)
 	}
@@ -214,6 +241,56 @@ func (o *Ollama) HasModel(ctx context.Context) (bool, error) {
 // maxShrinks bounds retries after a detected prompt truncation.
 const maxShrinks = 2
 
+// worstScale bounds the model's tokens per EstimateTokens token: a
+// tokenizer spends at most one token per byte plus the chat template's,
+// and the estimate counts four ASCII bytes (or one other rune, at most
+// four bytes) as a token. A prompt budgeted with it fits any tokenizer.
+const worstScale = 4.5
+
+// minLearnTokens is the smallest prompt (estimated) whose
+// prompt_eval_count teaches the scale: the chat template's own tokens
+// would inflate the ratio of a smaller one.
+const minLearnTokens = 200
+
+// Scale returns the model's tokens per EstimateTokens token learned from
+// prompt_eval_count, or 0 before the first untruncated answer.
+func (o *Ollama) Scale() float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.scale
+}
+
+// learn records what an answer tells about the model's tokenizer: an
+// untruncated prompt of est estimated tokens took n model tokens; a
+// truncated one took more than n, and is budgeted with worstScale until an
+// untruncated answer says better.
+func (o *Ollama) learn(n, est int, truncated bool) {
+	if est <= 0 || n <= 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := float64(n) / float64(est)
+	switch {
+	case truncated:
+		o.scale = max(o.scale*1.25, worstScale, r*1.25)
+	case est >= minLearnTokens:
+		o.scale = r
+	}
+}
+
+// estimateBudget converts a budget of model tokens into EstimateTokens
+// tokens with the learned scale. Before anything is learned it assumes the
+// worst tokenizer (worstScale): the requests sent before the first answer
+// fit whatever the model, rather than costing a truncated request each.
+func (o *Ollama) estimateBudget(budget int) int {
+	sc := o.Scale()
+	if sc <= 0 {
+		sc = worstScale
+	}
+	return max(int(float64(budget)/sc), 256)
+}
+
 // Triage implements Triager: the model's answer, validated, or the
 // deterministic triage marked with the reason.
 //
@@ -248,24 +325,33 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	shrinks := 0
 	offContract := 0
 	for {
-		p := buildPrompt(in, an.signals, budget, newFence(), rejection, dropped)
+		p := buildPrompt(in, an.signals, o.estimateBudget(budget), newFence(), rejection, dropped)
 		attempts++
 		resp, err := o.chat(ctx, p, in.Slot)
 		if err != nil {
 			return fallback(err, attempts)
 		}
-		if n := resp.PromptEvalCount; n > 0 && (n*2 < p.Tokens || n >= o.opts.NumCtx-8) {
-			// Ollama dropped the start of the prompt (our system prompt)
-			// and still answered: shrink the thread and ask again.
+		// Ollama cuts an over-long prompt from the front, keeping only
+		// its first 4 tokens: the system prompt and the fence go first,
+		// and the answer still comes with 200. prompt_eval_count is then
+		// the context window.
+		n := resp.PromptEvalCount
+		truncated := n >= o.opts.NumCtx-8
+		o.learn(n, p.Tokens, truncated)
+		if truncated {
 			if shrinks == maxShrinks {
-				return fallback(&Error{Kind: ErrTruncated, Msg: fmt.Sprintf("model %s kept truncating the prompt (prompt_eval_count %d for ~%d tokens); raise ollama.num_ctx", o.opts.Model, n, p.Tokens)}, attempts)
+				return fallback(&Error{Kind: ErrTruncated, Msg: fmt.Sprintf("model %s kept truncating the prompt (prompt_eval_count %d for ~%d estimated tokens); raise ollama.num_ctx", o.opts.Model, n, p.Tokens)}, attempts)
 			}
 			shrinks++
-			o.log.Info("triage: prompt truncated by ollama, shrinking", "prompt_eval_count", n, "estimated", p.Tokens, "budget", budget)
-			budget = min(budget, max(n, 512)) / 2
+			o.log.Info("triage: prompt truncated by ollama, budgeting with the model's tokenizer", "prompt_eval_count", n, "estimated", p.Tokens, "scale", o.Scale())
 			continue
 		}
 		res, verr := contract.ParseResult([]byte(resp.Message.Content))
+		if verr != nil && resp.DoneReason == "length" {
+			// A model that rambles is cut at num_predict: its JSON is cut
+			// too (a complete object followed by padding parses above).
+			verr = fmt.Errorf("the model hit num_predict (%d tokens) before finishing its JSON answer: %w", o.opts.ReserveTokens, verr)
+		}
 		if verr != nil {
 			offContract++
 			if offContract == 2 {
@@ -293,15 +379,14 @@ func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatRespo
 			{Role: "system", Content: p.System},
 			{Role: "user", Content: p.User},
 		},
-		Format:    o.schema,
-		KeepAlive: &api.Duration{Duration: o.opts.KeepAlive},
+		Format: o.schema,
 		Options: map[string]any{
 			"temperature": 0,
-			"num_ctx":     o.opts.NumCtx,
 			"seed":        o.opts.Seed,
 			"num_predict": o.opts.ReserveTokens,
 		},
 	}
+	o.chatOptions().Apply(req)
 	body, err := ollama.EncodeChat(req)
 	if err != nil {
 		return nil, &Error{Kind: ErrProtocol, Msg: fmt.Sprintf("triage: %v", err), Err: err}
@@ -322,15 +407,18 @@ func (o *Ollama) chat(ctx context.Context, p Prompt, slot *Slot) (*api.ChatRespo
 	return cr, nil
 }
 
+// chatOptions are the options that keep the model loaded (see
+// ollama.ChatOptions): the same for every request of the triager.
+func (o *Ollama) chatOptions() ollama.ChatOptions {
+	return ollama.ChatOptions{NumCtx: o.opts.NumCtx, KeepAlive: o.opts.KeepAlive}
+}
+
 // send posts body to /api/chat, retrying 503s with backoff, and returns
 // the answer's bytes.
 func (o *Ollama) send(ctx context.Context, body []byte, slot *Slot) ([]byte, *Error) {
 	backoff := o.opts.BusyBackoff
 	for try := 0; ; try++ {
-		cctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
-		got, err := o.post(cctx, body, slot)
-		cerr := cctx.Err()
-		cancel()
+		got, err := o.post(ctx, body, slot)
 		if err == nil {
 			return got, nil
 		}
@@ -345,8 +433,8 @@ func (o *Ollama) send(ctx context.Context, body []byte, slot *Slot) ([]byte, *Er
 			backoff *= 2
 			continue
 		}
-		if cerr != nil && ctx.Err() == nil {
-			return nil, &Error{Kind: ErrTimeout, Msg: fmt.Sprintf("model %s did not answer within %s (raise ollama.timeout, or use a smaller model)", o.opts.Model, o.opts.Timeout), Err: err}
+		if errors.Is(err, ollama.ErrTimeout) && ctx.Err() == nil {
+			return nil, &Error{Kind: ErrTimeout, Msg: fmt.Sprintf("model %s is slow: it did not answer within %s of its turn at the server (raise ollama.timeout, or use a smaller model)", o.opts.Model, o.opts.Timeout), Err: err}
 		}
 		return nil, o.classify(ctx, err)
 	}

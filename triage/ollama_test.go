@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/drafts"
+	"mailsift/internal/ollama"
 	"mailsift/model"
 	"mailsift/model/contract"
 )
@@ -34,7 +36,11 @@ type wireChat struct {
 }
 
 // fakeOllama is an httptest Ollama that is strict about the request and
-// answers from a script.
+// answers from a script. Like Ollama v0.17.4 it counts tokens with its
+// own tokenizer (fakeTokens: about 4 per token of EstimateTokens), and a
+// prompt over num_ctx is cut from the front keeping its first 4 tokens:
+// the system prompt and the fence are lost, the model answers prose, and
+// prompt_eval_count is num_ctx.
 type fakeOllama struct {
 	t      testing.TB
 	srv    *httptest.Server
@@ -46,7 +52,30 @@ type fakeOllama struct {
 	// answer returns status, body for call n (0-based).
 	answer func(n int, req wireChat) (int, string)
 	delay  time.Duration
+	// truncated counts the prompts cut for exceeding num_ctx.
+	truncated atomic.Int32
+	// charsPerToken is the fake tokenizer's ratio (0: one token per
+	// character).
+	charsPerToken int
 }
+
+// fakeTemplateTokens is what the fake's chat template adds per message.
+const fakeTemplateTokens = 4
+
+// fakeTokens counts a request's prompt tokens as the fake's tokenizer
+// does: one per character by default, unlike EstimateTokens (about one
+// per four).
+func (f *fakeOllama) fakeTokens(req wireChat) int {
+	per := max(f.charsPerToken, 1)
+	n := 0
+	for _, m := range req.Messages {
+		n += (len([]rune(m.Content))+per-1)/per + fakeTemplateTokens
+	}
+	return n
+}
+
+// fakeTokens counts with the default fake tokenizer.
+func fakeTokens(req wireChat) int { return (&fakeOllama{}).fakeTokens(req) }
 
 func newFakeOllama(t testing.TB, answer func(n int, req wireChat) (int, string)) *fakeOllama {
 	f := &fakeOllama{t: t, model: "llama3.2:3b", numCtx: 4096, answer: answer}
@@ -94,6 +123,20 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	status, body := f.answer(n, req)
+	if f.charsPerToken > 0 {
+		var a map[string]any
+		if json.Unmarshal([]byte(body), &a) == nil && a["prompt_eval_count"] != nil {
+			a["prompt_eval_count"] = f.fakeTokens(req)
+			b, _ := json.Marshal(a)
+			body = string(b)
+		}
+	}
+	if status == http.StatusOK && f.fakeTokens(req) > f.numCtx {
+		// "truncating input prompt limit=4096 prompt=4794 keep=4
+		// new=4096": the model never sees the instructions.
+		f.truncated.Add(1)
+		body = chatAnswerDone(req, "Sure! This email is about a contract renewal call.", f.numCtx, "stop")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	io.WriteString(w, body)
@@ -112,18 +155,23 @@ func (f *fakeOllama) check(req wireChat) {
 	if err := json.Unmarshal(req.Format, &got); err != nil {
 		t.Errorf("format is not JSON: %v", err)
 	}
-	json.Unmarshal(contract.ResultSchema(), &want)
-	if !jsonEqual(got, want) {
-		t.Errorf("format is not the v1.0 result schema: %s", req.Format)
-	}
-	if v, ok := req.Options["temperature"].(float64); !ok || v != 0 {
-		t.Errorf("options.temperature = %v, want 0", req.Options["temperature"])
+	if isDraftRequest(req) {
+		// A draft generator's request: its own schema and temperature,
+		// the same options that load the model (checked below).
+	} else {
+		json.Unmarshal(contract.ResultSchema(), &want)
+		if !jsonEqual(got, want) {
+			t.Errorf("format is not the v1.0 result schema: %s", req.Format)
+		}
+		if v, ok := req.Options["temperature"].(float64); !ok || v != 0 {
+			t.Errorf("options.temperature = %v, want 0", req.Options["temperature"])
+		}
+		if _, ok := req.Options["seed"].(float64); !ok {
+			t.Errorf("options.seed missing")
+		}
 	}
 	if v, ok := req.Options["num_ctx"].(float64); !ok || int(v) != f.numCtx {
 		t.Errorf("options.num_ctx = %v, want %d", req.Options["num_ctx"], f.numCtx)
-	}
-	if _, ok := req.Options["seed"].(float64); !ok {
-		t.Errorf("options.seed missing")
 	}
 	if len(req.KeepAlive) == 0 {
 		t.Errorf("keep_alive missing")
@@ -131,6 +179,11 @@ func (f *fakeOllama) check(req wireChat) {
 	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
 		t.Errorf("messages: want system + user, got %d", len(req.Messages))
 	}
+}
+
+// isDraftRequest reports whether req comes from the draft generator.
+func isDraftRequest(req wireChat) bool {
+	return bytes.Contains(req.Format, []byte("needs_human_approval"))
 }
 
 func jsonEqual(a, b any) bool {
@@ -151,19 +204,22 @@ func (f *fakeOllama) triager(t testing.TB, mod func(*OllamaOptions)) *Ollama {
 	return o
 }
 
-// chatAnswer renders a successful non-streamed chat answer whose
-// prompt_eval_count matches the prompt it answers.
+// chatAnswer renders a successful non-streamed chat answer; promptEval
+// -1 is the fake tokenizer's count of the prompt it answers.
 func chatAnswer(req wireChat, content string, promptEval int) string {
+	return chatAnswerDone(req, content, promptEval, "stop")
+}
+
+// chatAnswerDone is chatAnswer with a done_reason ("stop", or "length"
+// when the model hit num_predict).
+func chatAnswerDone(req wireChat, content string, promptEval int, reason string) string {
 	if promptEval < 0 {
-		promptEval = 0
-		for _, m := range req.Messages {
-			promptEval += EstimateTokens(m.Content)
-		}
+		promptEval = fakeTokens(req)
 	}
 	b, _ := json.Marshal(map[string]any{
 		"model": req.Model, "created_at": "2026-11-21T23:00:00Z",
 		"message": map[string]any{"role": "assistant", "content": content},
-		"done":    true, "done_reason": "stop", "prompt_eval_count": promptEval, "eval_count": 42,
+		"done":    true, "done_reason": reason, "prompt_eval_count": promptEval, "eval_count": 42,
 	})
 	return string(b)
 }
@@ -291,6 +347,9 @@ func TestOllamaErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("message %q lacks %q", err.Error(), tt.msg)
 			}
+			if IsSlow(err) != (tt.kind == ErrTimeout) {
+				t.Errorf("IsSlow = %v for kind %d; a timeout says the model is slow", IsSlow(err), tt.kind)
+			}
 			if IsOffline(err) != tt.offline {
 				t.Errorf("IsOffline = %v, want %v", IsOffline(err), tt.offline)
 			}
@@ -331,54 +390,6 @@ func TestOllamaUnreachable(t *testing.T) {
 	}
 }
 
-func TestOllamaTruncatedPromptShrinks(t *testing.T) {
-	f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
-		if n == 0 {
-			// Ollama kept only the end of the prompt: it evaluated far fewer
-			// tokens than were sent, and still answered 200.
-			return 200, chatAnswer(req, goodResult, 300)
-		}
-		return 200, chatAnswer(req, goodResult, -1)
-	})
-	o := f.triager(t, nil)
-	in := testInput()
-	// An old long message and a new short one.
-	in.Messages = append([]*model.Message{{
-		MessageID: "m0", From: model.Address{Email: "bob@example.org"}, Subject: "Contract renewal",
-		Text: strings.Repeat("Background on the renewal terms and history. ", 300),
-	}}, in.Messages...)
-	out, err := o.Triage(context.Background(), in)
-	if err != nil {
-		t.Fatalf("Triage: %v", err)
-	}
-	if out.Attempts != 2 || f.calls.Load() != 2 {
-		t.Fatalf("attempts = %d, calls %d; want 2", out.Attempts, f.calls.Load())
-	}
-	first, second := f.reqs[0].Messages[1].Content, f.reqs[1].Messages[1].Content
-	if len(second) >= len(first) {
-		t.Errorf("retry prompt not shrunk: %d >= %d bytes", len(second), len(first))
-	}
-	if !strings.Contains(second, "Can we hop on a call about the renewal?") {
-		t.Errorf("newest message not kept whole after shrinking")
-	}
-	if !strings.Contains(second, "trimmed") && !strings.Contains(second, "omitted") {
-		t.Errorf("shrunk prompt has no trim marker")
-	}
-}
-
-func TestOllamaTruncatedAlwaysFallsBack(t *testing.T) {
-	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, 5) })
-	o := f.triager(t, nil)
-	out, err := o.Triage(context.Background(), testInput())
-	var e *Error
-	if !asError(err, &e) || e.Kind != ErrTruncated || !strings.Contains(e.Msg, "num_ctx") {
-		t.Fatalf("err = %v, want truncation error", err)
-	}
-	if f.calls.Load() != 1+maxShrinks || out.Source != SourceDeterministic {
-		t.Errorf("calls = %d source %q", f.calls.Load(), out.Source)
-	}
-}
-
 func TestOllamaMaxMessages(t *testing.T) {
 	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
 	o := f.triager(t, func(op *OllamaOptions) { op.MaxMessages = 1 })
@@ -390,5 +401,172 @@ func TestOllamaMaxMessages(t *testing.T) {
 	u := f.reqs[0].Messages[1].Content
 	if strings.Contains(u, "The very first message.") || !strings.Contains(u, "[1 earlier message(s) omitted") || !strings.Contains(u, "hop on a call") {
 		t.Errorf("max_thread_messages not applied:\n%s", u)
+	}
+}
+
+// longThread is testInput with an old long message before the new short
+// one: too long for the fake's num_ctx unless budgeted with its tokenizer.
+func longThread() Input {
+	in := testInput()
+	in.Messages = append([]*model.Message{{
+		MessageID: "m0", From: model.Address{Email: "bob@example.org"}, Subject: "Contract renewal",
+		Text: strings.Repeat("Background on the renewal terms and history. ", 300),
+	}}, in.Messages...)
+	return in
+}
+
+// TestOllamaLearnsTokenizer: the fake's tokenizer counts about two
+// tokens per token of EstimateTokens. The first answer's
+// prompt_eval_count teaches mailsift that ratio, and a long thread after
+// it is budgeted with it: one request that fills the budget (not the
+// worst tokenizer's smaller one) and is never cut by the server.
+func TestOllamaLearnsTokenizer(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	f.numCtx = 8192
+	f.charsPerToken = 2
+	o := f.triager(t, nil)
+	if _, err := o.Triage(context.Background(), testInput()); err != nil {
+		t.Fatal(err)
+	}
+	est := EstimateTokens(f.reqs[0].Messages[0].Content) + EstimateTokens(f.reqs[0].Messages[1].Content)
+	want := float64(f.fakeTokens(f.reqs[0])) / float64(est)
+	if got := o.Scale(); got != want || got < 1.5 || got > 2.5 {
+		t.Fatalf("Scale() = %v, want %v (prompt_eval_count / estimate)", got, want)
+	}
+	out, err := o.Triage(context.Background(), longThread())
+	if err != nil {
+		t.Fatalf("Triage: %v", err)
+	}
+	if out.Attempts != 1 || f.calls.Load() != 2 || f.truncated.Load() != 0 {
+		t.Fatalf("attempts %d, calls %d, truncated %d; want the long thread in one request that fits", out.Attempts, f.calls.Load(), f.truncated.Load())
+	}
+	budget := f.numCtx - 512
+	if got := f.fakeTokens(f.reqs[1]); got > budget || got < budget*3/4 {
+		t.Errorf("prompt of %d tokens, want at most the budget of %d and most of it", got, budget)
+	}
+	u := f.reqs[1].Messages[1].Content
+	if !strings.Contains(u, "Can we hop on a call about the renewal?") || !strings.Contains(u, "trimmed") {
+		t.Errorf("newest message not kept whole, or the old one not trimmed with a marker:\n%s", u)
+	}
+}
+
+// TestOllamaFirstRequestFitsAnyTokenizer: before any answer, a long
+// thread is budgeted for the worst tokenizer, so even the first request
+// is not cut.
+func TestOllamaFirstRequestFitsAnyTokenizer(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	f.numCtx = 8192
+	o := f.triager(t, nil)
+	out, err := o.Triage(context.Background(), longThread())
+	if err != nil || out.Attempts != 1 || f.truncated.Load() != 0 || out.Source != SourceOllama {
+		t.Fatalf("err %v, attempts %d, truncated %d; want one request that fits", err, out.Attempts, f.truncated.Load())
+	}
+}
+
+// TestOllamaTruncatedPromptRefits: a scale learned too low (a KV-cache
+// hit makes prompt_eval_count small) lets a prompt exceed num_ctx; the
+// server cuts it from the front and answers prose with prompt_eval_count
+// = num_ctx. The retry is budgeted for the worst tokenizer and fits, and
+// its answer teaches the right scale.
+func TestOllamaTruncatedPromptRefits(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	f.numCtx = 8192
+	o := f.triager(t, nil)
+	o.scale = 1
+	out, err := o.Triage(context.Background(), longThread())
+	if err != nil {
+		t.Fatalf("Triage: %v", err)
+	}
+	if out.Attempts != 2 || f.calls.Load() != 2 || f.truncated.Load() != 1 {
+		t.Fatalf("attempts %d, calls %d, truncated %d; want one cut request and a retry that fits", out.Attempts, f.calls.Load(), f.truncated.Load())
+	}
+	if sc := o.Scale(); sc < 3 {
+		t.Errorf("Scale() = %v after an untruncated answer, want the fake's ~4", sc)
+	}
+}
+
+func TestOllamaTruncatedAlwaysFallsBack(t *testing.T) {
+	f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+	f.numCtx = 1024 // smaller than the system prompt in the fake's tokens
+	o := f.triager(t, nil)
+	out, err := o.Triage(context.Background(), testInput())
+	var e *Error
+	if !asError(err, &e) || e.Kind != ErrTruncated || !strings.Contains(e.Msg, "num_ctx") {
+		t.Fatalf("err = %v, want truncation error", err)
+	}
+	if f.calls.Load() != 1+maxShrinks || out.Source != SourceDeterministic {
+		t.Errorf("calls = %d source %q", f.calls.Load(), out.Source)
+	}
+}
+
+// TestOllamaNumPredict: a model that rambles until num_predict answers
+// done_reason "length". Complete JSON followed by padding is accepted;
+// cut JSON is retried once and then named as the cause.
+func TestOllamaNumPredict(t *testing.T) {
+	t.Run("complete json then whitespace", func(t *testing.T) {
+		f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
+			return 200, chatAnswerDone(req, goodResult+strings.Repeat("\n \t", 200), -1, "length")
+		})
+		out, err := f.triager(t, nil).Triage(context.Background(), testInput())
+		if err != nil || out.Source != SourceOllama || out.Attempts != 1 {
+			t.Fatalf("err %v source %q attempts %d; want the answer accepted", err, out.Source, out.Attempts)
+		}
+	})
+	t.Run("cut json", func(t *testing.T) {
+		f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
+			return 200, chatAnswerDone(req, goodResult[:60], -1, "length")
+		})
+		out, err := f.triager(t, nil).Triage(context.Background(), testInput())
+		var e *Error
+		if !asError(err, &e) || e.Kind != ErrOffContract || !strings.Contains(e.Msg, "the model hit num_predict (512 tokens)") {
+			t.Fatalf("err = %v, want the cause named", err)
+		}
+		if f.calls.Load() != 2 || out.Source != SourceDeterministic {
+			t.Errorf("calls %d source %q", f.calls.Load(), out.Source)
+		}
+		if !strings.Contains(f.reqs[1].Messages[1].Content, "num_predict") {
+			t.Errorf("retry does not say why the answer was rejected")
+		}
+	})
+}
+
+// TestOllamaSameOptionsAsDrafts: a request that differs in num_ctx or
+// num_thread makes Ollama reload the model. Triage and drafts send the
+// same load options and keep_alive, configured or default.
+func TestOllamaSameOptionsAsDrafts(t *testing.T) {
+	reply := `{"body":"Thursday works.","risk_flags":[],"cited_message_ids":[],"needs_human_approval":true}`
+	for _, numCtx := range []int{4096, 0} {
+		t.Run(fmt.Sprint("num_ctx ", numCtx), func(t *testing.T) {
+			f := newFakeOllama(t, func(n int, req wireChat) (int, string) {
+				if isDraftRequest(req) {
+					return 200, chatAnswer(req, reply, -1)
+				}
+				return 200, chatAnswer(req, goodResult, -1)
+			})
+			if numCtx == 0 {
+				f.numCtx = ollama.DefaultNumCtx
+			}
+			o := f.triager(t, func(op *OllamaOptions) { op.NumCtx = numCtx })
+			if _, err := o.Triage(context.Background(), testInput()); err != nil {
+				t.Fatal(err)
+			}
+			g, err := drafts.NewOllama(f.srv.URL, f.model, numCtx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := testInput()
+			if _, err := g.GenerateReply(context.Background(), drafts.GenerateRequest{Thread: &model.Thread{Messages: in.Messages}, Principal: in.Principal}); err != nil {
+				t.Fatal(err)
+			}
+			if len(f.reqs) != 2 || !isDraftRequest(f.reqs[1]) {
+				t.Fatalf("requests: %d, want a triage and a draft", len(f.reqs))
+			}
+			load := func(r wireChat) string {
+				return fmt.Sprintf("num_ctx=%v num_thread=%v keep_alive=%s", r.Options["num_ctx"], r.Options["num_thread"], r.KeepAlive)
+			}
+			if a, b := load(f.reqs[0]), load(f.reqs[1]); a != b {
+				t.Errorf("triage sends %s, drafts %s: the server reloads the model between them", a, b)
+			}
+		})
 	}
 }

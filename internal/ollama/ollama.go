@@ -25,6 +25,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
@@ -32,6 +34,18 @@ import (
 
 // DefaultMaxAnswerBytes is the default bound on one answer's body.
 const DefaultMaxAnswerBytes = 16 << 20
+
+// DefaultNumCtx is the context window every request asks for when the
+// caller configures none.
+const DefaultNumCtx = 8192
+
+// DefaultKeepAlive is how long the server keeps the model loaded after a
+// request when the caller configures nothing else.
+const DefaultKeepAlive = 10 * time.Minute
+
+// ErrTimeout is returned (wrapped) when a chat request has no answer
+// within Options.Timeout of its turn at the server (see Options.Timeout).
+var ErrTimeout = errors.New("ollama: no answer within the timeout")
 
 // ErrAnswerTooLarge is returned (wrapped) when an answer's body exceeds
 // Options.MaxAnswerBytes.
@@ -46,13 +60,30 @@ type Options struct {
 	// MaxAnswerBytes bounds how much of one answer is read (default
 	// DefaultMaxAnswerBytes).
 	MaxAnswerBytes int64
+	// Timeout bounds a chat request from its turn at the server, not from
+	// when it was sent (0: no bound but the context's). Ollama serves one
+	// request at a time unless OLLAMA_NUM_PARALLEL says otherwise and
+	// queues the rest, so a request sent while others of this client are
+	// still unanswered waits in that queue; its clock starts only when
+	// every chat request sent before it has its answer. A slow model thus
+	// fails a request only when it takes Timeout for one answer, however
+	// many requests are queued.
+	Timeout time.Duration
+	// AfterFunc arms the timeout (default time.AfterFunc, returning the
+	// timer's Stop); tests inject a fake clock.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Client talks to one Ollama server. It is safe for concurrent use.
 type Client struct {
-	base *url.URL
-	http *http.Client
-	max  int64
+	base      *url.URL
+	http      *http.Client
+	max       int64
+	timeout   time.Duration
+	afterFunc func(time.Duration, func()) func() bool
+
+	mu      sync.Mutex
+	pending []chan struct{} // one per unanswered chat request, in send order; closed when answered
 }
 
 // New returns a client for the server at base, a URL with a scheme and a
@@ -74,7 +105,48 @@ func New(base string, opts *Options) (*Client, error) {
 	if o.MaxAnswerBytes <= 0 {
 		o.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
-	return &Client{base: u, http: o.HTTPClient, max: o.MaxAnswerBytes}, nil
+	if o.AfterFunc == nil {
+		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	return &Client{base: u, http: o.HTTPClient, max: o.MaxAnswerBytes, timeout: o.Timeout, afterFunc: o.AfterFunc}, nil
+}
+
+// ChatOptions are the options that make Ollama load a model: a request to
+// the same model that differs in any of them (num_ctx, num_thread) makes
+// the server reload it, and keep_alive decides how long it stays loaded.
+// Every request mailsift sends to a model — triage and drafts — carries
+// the same ChatOptions through Apply, so the model stays loaded.
+type ChatOptions struct {
+	// NumCtx is the context window (default DefaultNumCtx).
+	NumCtx int
+	// KeepAlive keeps the model loaded between requests (default
+	// DefaultKeepAlive).
+	KeepAlive time.Duration
+}
+
+// Normalized returns o with defaults filled in.
+func (o ChatOptions) Normalized() ChatOptions {
+	if o.NumCtx <= 0 {
+		o.NumCtx = DefaultNumCtx
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	return o
+}
+
+// Apply sets req's num_ctx and keep_alive from o (defaults filled in);
+// other options of req (temperature, seed, num_predict, which do not
+// reload the model) are left as they are. num_thread is never set: the
+// server's choice is the same for every request.
+func (o ChatOptions) Apply(req *api.ChatRequest) {
+	o = o.Normalized()
+	if req.Options == nil {
+		req.Options = map[string]any{}
+	}
+	req.Options["num_ctx"] = o.NumCtx
+	delete(req.Options, "num_thread")
+	req.KeepAlive = &api.Duration{Duration: o.KeepAlive}
 }
 
 // Version returns the server's version (GET /api/version).
@@ -151,8 +223,61 @@ func EncodeChat(req *api.ChatRequest) ([]byte, error) {
 // (or the body, if it is not Ollama's JSON); a success status whose body
 // is an error object is an error with that message. A trace in ctx
 // (net/http/httptrace) sees the request.
+//
+// With Options.Timeout, the request fails with ErrTimeout when it has no
+// answer within Timeout of its turn (see Options.Timeout).
 func (c *Client) ChatBytes(ctx context.Context, body []byte) ([]byte, error) {
-	return c.do(ctx, http.MethodPost, "/api/chat", body)
+	if c.timeout <= 0 {
+		return c.do(ctx, http.MethodPost, "/api/chat", body)
+	}
+	mine := make(chan struct{})
+	c.mu.Lock()
+	before := append([]chan struct{}(nil), c.pending...)
+	c.pending = append(c.pending, mine)
+	c.mu.Unlock()
+	defer c.answered(mine)
+
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go c.armAfter(cctx, before, func() {
+		cancel(fmt.Errorf("%w (%s from its turn at the server)", ErrTimeout, c.timeout))
+	})
+	data, err := c.do(cctx, http.MethodPost, "/api/chat", body)
+	if err != nil && ctx.Err() == nil {
+		if cause := context.Cause(cctx); errors.Is(cause, ErrTimeout) {
+			return nil, cause
+		}
+	}
+	return data, err
+}
+
+// armAfter waits until every request in before is answered, then arms the
+// timeout f; it ends when ctx does (the request was answered or given up).
+func (c *Client) armAfter(ctx context.Context, before []chan struct{}, f func()) {
+	for _, ch := range before {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+	stop := c.afterFunc(c.timeout, f)
+	<-ctx.Done()
+	stop()
+}
+
+// answered removes ch from the pending requests and closes it, starting
+// the clock of the requests queued behind it.
+func (c *Client) answered(ch chan struct{}) {
+	c.mu.Lock()
+	for i, p := range c.pending {
+		if p == ch {
+			c.pending = append(c.pending[:i], c.pending[i+1:]...)
+			break
+		}
+	}
+	c.mu.Unlock()
+	close(ch)
 }
 
 // DecodeChat decodes the answer of a non-streamed chat request; the error

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -250,5 +251,135 @@ func TestNewRejectsBadHosts(t *testing.T) {
 		if _, err := New(h, nil); err == nil {
 			t.Errorf("New(%q) accepted", h)
 		}
+	}
+}
+
+// fakeClock is a clock for Options.AfterFunc that moves only when the
+// test advances it; armed receives one value per timer armed.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Duration
+	timers []*fakeTimer
+	armed  chan time.Duration
+}
+
+type fakeTimer struct {
+	at          time.Duration
+	f           func()
+	done, fired bool
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{armed: make(chan time.Duration, 16)} }
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	t := &fakeTimer{at: c.now + d, f: f}
+	c.timers = append(c.timers, t)
+	now := c.now
+	c.mu.Unlock()
+	c.armed <- now
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+// Advance moves the clock by d and runs the timers that fall due.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now += d
+	var due []func()
+	for _, t := range c.timers {
+		if !t.done && t.at <= c.now {
+			t.done, t.fired = true, true
+			due = append(due, t.f)
+		}
+	}
+	c.mu.Unlock()
+	for _, f := range due {
+		f()
+	}
+}
+
+// TestChatTimeoutSkipsServerQueue: Ollama serves one request at a time
+// and queues the rest. With two requests sent at once and each answer
+// taking 90 s against a 120 s timeout, the second must not fail for the
+// 90 s it spent queued; a request that gets no answer within the timeout
+// of its turn fails with ErrTimeout.
+func TestChatTimeoutSkipsServerQueue(t *testing.T) {
+	var one sync.Mutex // the server runs one request at a time
+	arrived := make(chan string, 4)
+	serving := make(chan string, 4)
+	release := make(chan struct{})
+	srv := strictServer(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived <- "x"
+		one.Lock()
+		defer one.Unlock()
+		serving <- "x"
+		select {
+		case <-release:
+			io.WriteString(w, goodAnswer)
+		case <-r.Context().Done():
+		}
+	})
+	clock := newFakeClock()
+	c := newClient(t, srv, &Options{Timeout: 120 * time.Second, AfterFunc: clock.AfterFunc})
+	errs := make(chan error, 3)
+	send := func() { _, err := c.Chat(context.Background(), chatRequest()); errs <- err }
+
+	go send() // A
+	<-arrived
+	<-serving
+	if at := <-clock.armed; at != 0 {
+		t.Fatalf("first request's timeout armed at %v, want 0", at)
+	}
+	go send() // B: queued at the server behind A
+	<-arrived
+	clock.Advance(90 * time.Second)
+	release <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatalf("A: %v", err)
+	}
+	<-serving
+	if at := <-clock.armed; at != 90*time.Second {
+		t.Errorf("queued request's timeout armed at %v, want 90s (when the request before it was answered)", at)
+	}
+	clock.Advance(90 * time.Second) // 180 s after B was sent, 90 s into its turn
+	release <- struct{}{}
+	if err := <-errs; err != nil {
+		t.Fatalf("B failed after waiting in the server's queue: %v", err)
+	}
+
+	go send() // C: never answered
+	<-arrived
+	<-serving
+	<-clock.armed
+	clock.Advance(120 * time.Second)
+	err := <-errs
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "2m0s from its turn") {
+		t.Fatalf("C: err = %v, want ErrTimeout", err)
+	}
+}
+
+// TestChatOptionsApply: the options that load a model are set the same
+// way on every request, with defaults, whatever else the request holds.
+func TestChatOptionsApply(t *testing.T) {
+	a := &api.ChatRequest{Options: map[string]any{"temperature": 0, "num_thread": 3}}
+	b := &api.ChatRequest{}
+	ChatOptions{}.Apply(a)
+	ChatOptions{NumCtx: DefaultNumCtx, KeepAlive: DefaultKeepAlive}.Apply(b)
+	for _, r := range []*api.ChatRequest{a, b} {
+		if r.Options["num_ctx"] != DefaultNumCtx || r.KeepAlive == nil || r.KeepAlive.Duration != DefaultKeepAlive {
+			t.Errorf("options %v keep_alive %v, want num_ctx %d keep_alive %v", r.Options, r.KeepAlive, DefaultNumCtx, DefaultKeepAlive)
+		}
+		if _, ok := r.Options["num_thread"]; ok {
+			t.Errorf("num_thread kept: %v", r.Options)
+		}
+	}
+	if a.Options["temperature"] != 0 {
+		t.Errorf("temperature dropped: %v", a.Options)
 	}
 }
