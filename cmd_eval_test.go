@@ -150,19 +150,7 @@ func TestEvalCommandOffline(t *testing.T) {
 	if rep.Confusion != conf || rep.BucketLabeled != 2 {
 		t.Errorf("confusion = %v (%d), want %v (2)", rep.Confusion, rep.BucketLabeled, conf)
 	}
-	var tp, fp, fn, tn int
-	for id, want := range map[string]bool{"lunch@example.com": false, "digest@example.net": true, "prize@prize.example": true} {
-		switch got := p[id].IsSpam; {
-		case want && got:
-			tp++
-		case want:
-			fn++
-		case got:
-			fp++
-		default:
-			tn++
-		}
-	}
+	tp, fp, fn, tn := spamCounts(p)
 	if s := rep.Spam; s.TP != tp || s.FP != fp || s.FN != fn || s.TN != tn || s.Labeled != 3 {
 		t.Errorf("spam = %+v, want tp %d fp %d fn %d tn %d", s, tp, fp, fn, tn)
 	}
@@ -241,19 +229,7 @@ func TestEvalCommandModel(t *testing.T) {
 	if rep.Confusion != want {
 		t.Errorf("confusion = %v, want %v from the predictions", rep.Confusion, want)
 	}
-	var tp, fp, fn, tn int
-	for id, spam := range map[string]bool{"lunch@example.com": false, "digest@example.net": true, "prize@prize.example": true} {
-		switch got := p[id].IsSpam; {
-		case spam && got:
-			tp++
-		case spam:
-			fn++
-		case got:
-			fp++
-		default:
-			tn++
-		}
-	}
+	tp, fp, fn, tn := spamCounts(p)
 	if s := rep.Spam; s.TP != tp || s.FP != fp || s.FN != fn || s.TN != tn || s.Labeled != 3 {
 		t.Errorf("spam = %+v, want tp %d fp %d fn %d tn %d", s, tp, fp, fn, tn)
 	}
@@ -285,4 +261,22 @@ func TestEvalCommandErrors(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, "$.threads[0].bucket") {
 		t.Errorf("bad labels: %+v, want exit 1 naming the file and the JSON path", r)
 	}
+}
+
+// spamCounts scores the predictions' spam flags against evalLabels' spam
+// labels (the thread whose label is not found is not predicted).
+func spamCounts(p map[string]evalPrediction) (tp, fp, fn, tn int) {
+	for id, spam := range map[string]bool{"lunch@example.com": false, "digest@example.net": true, "prize@prize.example": true} {
+		switch got := p[id].IsSpam; {
+		case spam && got:
+			tp++
+		case spam:
+			fn++
+		case got:
+			fp++
+		default:
+			tn++
+		}
+	}
+	return tp, fp, fn, tn
 }

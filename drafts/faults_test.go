@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"mailsift/internal/storecheck"
+	"mailsift/internal/testproc"
 	"mailsift/store"
 )
 
@@ -70,35 +70,6 @@ func killOnWrite(path string) {
 			}
 		}
 	}()
-}
-
-// runHelper runs this test binary's helper test name with env and waits
-// for it to end (a minute at most); it returns the process state and what
-// the helper wrote to stderr.
-func runHelper(t *testing.T, name string, env ...string) (*os.ProcessState, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$")
-	cmd.Env = append(os.Environ(), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("%s did not end; stderr:\n%s", name, stderr.String())
-	}
-	return cmd.ProcessState, stderr.String()
-}
-
-func killedBySIGKILL(ps *os.ProcessState) bool {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 const autosaves = 5
@@ -161,9 +132,9 @@ func TestEditKill9(t *testing.T) {
 			st, path := newStore(t)
 			tid, _ := seedThread(t, st)
 			reportPath := filepath.Join(t.TempDir(), "report")
-			ps, stderr := runHelper(t, "TestEditKillHelperProcess", "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path,
+			ps, stderr := testproc.Run(t, "TestEditKillHelperProcess", "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path,
 				"MAILSIFT_REPORT="+reportPath, "MAILSIFT_THREAD="+strconv.FormatInt(tid, 10))
-			if !killedBySIGKILL(ps) {
+			if !testproc.KilledBySIGKILL(ps) {
 				t.Fatalf("helper ended with %v, want killed by SIGKILL; stderr:\n%s", ps, stderr)
 			}
 			rep := readReport(t, reportPath)
@@ -304,7 +275,7 @@ func TestSendDiskFull(t *testing.T) {
 			if c.serverSaves {
 				saves = "1"
 			}
-			ps, stderr := runHelper(t, "TestSendDiskFullHelperProcess", "MAILSIFT_FULL_STEP="+c.step, "MAILSIFT_DB="+path,
+			ps, stderr := testproc.Run(t, "TestSendDiskFullHelperProcess", "MAILSIFT_FULL_STEP="+c.step, "MAILSIFT_DB="+path,
 				"MAILSIFT_SMTP_PORT="+strconv.Itoa(srv.port), "MAILSIFT_SENT_DIR="+sentDir, "MAILSIFT_SERVER_SAVES="+saves)
 			if ps.ExitCode() != 1 {
 				t.Fatalf("helper exit = %v, want 1 (the pass's error); stderr:\n%s", ps, stderr)

@@ -3,24 +3,14 @@ package drafts
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"mailsift/internal/testproc"
 	"mailsift/model"
 )
-
-// allocatedBytes returns how many bytes the heap allocated while f ran.
-func allocatedBytes(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // seedGiantThread stores a thread of n messages with bodies of size bytes:
 // the first message Cc's dave (a participant only there), the latest asks
@@ -75,7 +65,7 @@ func TestSaveDraftReadsNoOldBodies(t *testing.T) {
 	}
 	d.Cc = []model.Address{{Email: "dave@example.com"}}
 	d.Body = "Sure, I will look into it this afternoon and get back to you."
-	got := allocatedBytes(func() {
+	got := testproc.AllocatedBytes(func() {
 		if err := e.SaveDraft(ctx, d); err != nil {
 			t.Fatal(err)
 		}

@@ -2,23 +2,13 @@ package triage
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"mailsift/internal/testproc"
 	"mailsift/model"
 )
-
-// allocatedBytes returns how many bytes the heap allocated while f ran.
-func allocatedBytes(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // giantThread is a thread of n messages between several senders, each
 // with links, a question and a request, the principal writing early on.
@@ -50,9 +40,9 @@ func TestDeterministicBoundedOnGiantThread(t *testing.T) {
 	me := model.Address{Name: "Me", Email: "me@example.com"}
 	small := giantThread(MaxAnalyzedMessages)
 	giant := giantThread(10_000)
-	base := allocatedBytes(func() { a.Deterministic(small, me) })
+	base := testproc.AllocatedBytes(func() { a.Deterministic(small, me) })
 	var out *Outcome
-	got := allocatedBytes(func() { out = a.Deterministic(giant, me) })
+	got := testproc.AllocatedBytes(func() { out = a.Deterministic(giant, me) })
 	if got > 2*base+64<<10 {
 		t.Errorf("deterministic triage of 10,000 messages allocated %d bytes, of %d messages %d: want at most about the same", got, len(small), base)
 	}
@@ -75,8 +65,8 @@ func TestDeterministicBoundedOnGiantThread(t *testing.T) {
 	huge := giantThread(1)
 	huge[0].Text = strings.Repeat("A long line of words about money and a wire transfer. ", 5<<20/56)
 	one := giantThread(1)
-	base = allocatedBytes(func() { a.Deterministic(one, me) })
-	got = allocatedBytes(func() { a.Deterministic(huge, me) })
+	base = testproc.AllocatedBytes(func() { a.Deterministic(one, me) })
+	got = testproc.AllocatedBytes(func() { a.Deterministic(huge, me) })
 	if got > 2*base+256<<10 {
 		t.Errorf("deterministic triage of a 5 MB body allocated %d bytes, of a small one %d", got, base)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"mailsift/internal/storecheck"
+	"mailsift/internal/testproc"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -159,25 +159,9 @@ func TestTriageKill9(t *testing.T) {
 			reportPath := filepath.Join(dir, "report")
 			seedKillStore(t, path)
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestTriageKillHelperProcess$")
-			cmd.Env = append(os.Environ(), "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path, "MAILSIFT_REPORT="+reportPath)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatal("helper did not end")
-			}
-			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-			if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("helper ended with %v (%s), want killed by SIGKILL", cmd.ProcessState, stderr.String())
+			ps, stderr := testproc.Run(t, "TestTriageKillHelperProcess", "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path, "MAILSIFT_REPORT="+reportPath)
+			if !testproc.KilledBySIGKILL(ps) {
+				t.Fatalf("helper ended with %v (%s), want killed by SIGKILL", ps, stderr)
 			}
 			reported := 0 // records the child saw saved before it died
 			if b, err := os.ReadFile(reportPath); err == nil {

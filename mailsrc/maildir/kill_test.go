@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"mailsift/internal/storecheck"
+	"mailsift/internal/testproc"
 	"mailsift/mailsrc"
 	"mailsift/model"
 	"mailsift/store"
@@ -167,23 +167,7 @@ func (c *commitKiller) PutMessages(ctx context.Context, msgs []*model.Message) e
 // path and returns its process state and stderr.
 func runSyncHelper(t *testing.T, path, root, mode string) (*os.ProcessState, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSyncFaultHelperProcess$")
-	cmd.Env = append(os.Environ(), "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path, "MAILSIFT_MAILDIR="+root)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("helper (%s) did not end: %s", mode, stderr.String())
-	}
-	return cmd.ProcessState, stderr.String()
+	return testproc.Run(t, "TestSyncFaultHelperProcess", "MAILSIFT_FAULT="+mode, "MAILSIFT_DB="+path, "MAILSIFT_MAILDIR="+root)
 }
 
 // newFaultStore creates the store at a new path and closes it, so the
@@ -297,8 +281,7 @@ func TestSyncKill9(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			path := newFaultStore(t)
 			ps, stderr := runSyncHelper(t, path, root, mode)
-			ws, ok := ps.Sys().(syscall.WaitStatus)
-			if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			if !testproc.KilledBySIGKILL(ps) {
 				t.Fatalf("helper ended with %v (%s), want killed by SIGKILL", ps, stderr)
 			}
 			got := len(storedMessageIDs(t, path))

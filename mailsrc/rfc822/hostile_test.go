@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mailsift/internal/testproc"
 	"mailsift/model"
 )
 
@@ -173,9 +174,9 @@ func TestHostileMail(t *testing.T) {
 			var m, hm *model.Message
 			var err, herr error
 			start := time.Now()
-			n := allocBytes(func() { m, err = Parse(c.raw) })
+			n := testproc.AllocatedBytes(func() { m, err = Parse(c.raw) })
 			d := time.Since(start)
-			hn := allocBytes(func() { hm, herr = ParseHeader(c.raw) })
+			hn := testproc.AllocatedBytes(func() { hm, herr = ParseHeader(c.raw) })
 			t.Logf("%d bytes: Parse %v, %d bytes allocated; ParseHeader %d bytes", len(c.raw), d, n, hn)
 			if err != nil || herr != nil {
 				t.Fatalf("Parse = %v, ParseHeader = %v; want the message kept", err, herr)

@@ -1,20 +1,10 @@
 package rfc822
 
 import (
-	"runtime"
+	"mailsift/internal/testproc"
 	"strings"
 	"testing"
 )
-
-// allocBytes returns the bytes f allocates.
-func allocBytes(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestHTMLToTextNestedLinksLinear: every open link used to copy all text
 // written since it opened when it closed, so 256 nested links around
@@ -26,7 +16,7 @@ func TestHTMLToTextNestedLinksLinear(t *testing.T) {
 	}
 	for name, in := range inputs {
 		var out string
-		n := allocBytes(func() { out = HTMLToText(in) })
+		n := testproc.AllocatedBytes(func() { out = HTMLToText(in) })
 		if limit := uint64(16 * len(in)); n > limit {
 			t.Errorf("%s: HTMLToText allocated %d bytes for %d bytes of input, want at most %d", name, n, len(in), limit)
 		}

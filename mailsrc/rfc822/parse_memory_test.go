@@ -3,6 +3,7 @@ package rfc822
 import (
 	"encoding/base64"
 	"fmt"
+	"mailsift/internal/testproc"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestParseNestedMemory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
-			n := allocBytes(func() { _, err = Parse(tt.raw) })
+			n := testproc.AllocatedBytes(func() { _, err = Parse(tt.raw) })
 			if err != nil {
 				t.Fatalf("Parse = %v", err)
 			}
