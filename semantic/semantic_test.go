@@ -279,4 +279,3 @@ func TestEmbedderRunFollowsNewMail(t *testing.T) {
 	cancel2()
 	<-done
 }
-
