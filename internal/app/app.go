@@ -33,6 +33,8 @@ type App struct {
 	st  *store.Store
 	log *slog.Logger
 	now func() time.Time
+
+	search searchState // semantic search, built on first use (search.go)
 }
 
 // New returns the app over an open store.

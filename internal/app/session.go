@@ -29,6 +29,9 @@ type Session struct {
 	events chan event.Event
 	wake   chan struct{}
 	wg     sync.WaitGroup
+	// embedWake wakes the background embedder after a sync (search.go);
+	// nil without an embed model.
+	embedWake chan struct{}
 }
 
 // Start starts the session's background work; it ends when ctx ends. Call
@@ -41,6 +44,7 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 		return nil, err
 	}
 	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
+	s.startEmbedding(ctx)
 	s.Mail = s.startSync(ctx)
 	s.startOutbox(ctx)
 	return s, nil
@@ -219,6 +223,7 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 			s.send(ctx, event.Conn{Account: ev.Account, State: state})
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
+			s.wakeEmbedding()
 		case ev.Watching:
 			if network {
 				s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnIdle})

@@ -1,0 +1,415 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"sync"
+	"time"
+
+	"mailsift/internal/app/event"
+	"mailsift/internal/ollama"
+	"mailsift/semantic"
+	"mailsift/store"
+)
+
+// SearchQuery is one search of the mailbox, as every surface asks it (the
+// TUI's `/`, MCP search_inbox).
+type SearchQuery struct {
+	// Text is words ("invoice from the contractor") or the store's search
+	// syntax (from:, to:, subject:, body:, is:unread, "phrases", OR, NOT,
+	// prefix*; after:/before: narrow the time range). Words are searched
+	// by meaning and by text; syntax is searched by text only.
+	Text string
+	// Since and Until bound the message date: Since <= date < Until. A
+	// zero time is no bound.
+	Since, Until time.Time
+	// Limit is the most hits returned (default 10, at most MaxSearchLimit).
+	Limit int
+	// Cursor continues a search from SearchResults.Next; "" starts it.
+	Cursor string
+}
+
+// MaxSearchLimit is the most hits one page holds.
+const MaxSearchLimit = 200
+
+// SearchMode says how a search was answered.
+type SearchMode string
+
+// The search modes.
+const (
+	// SearchHybrid fused vector similarity and FTS5 relevance.
+	SearchHybrid SearchMode = "hybrid"
+	// SearchLexical used FTS5 alone; SearchResults.Reason says why.
+	SearchLexical SearchMode = "lexical"
+)
+
+// SearchHit is one message found.
+type SearchHit struct {
+	store.SearchHit
+	// Score is the reciprocal-rank-fusion score (higher is better; the
+	// lexical ranking alone in a lexical search).
+	Score float64
+	// LexicalRank and VectorRank are the hit's 1-based ranks in the FTS5
+	// and the vector ranking (0: not in it).
+	LexicalRank, VectorRank int
+}
+
+// SearchResults is one page of a search.
+type SearchResults struct {
+	Hits []SearchHit
+	// Mode is how the search was answered.
+	Mode SearchMode
+	// Reason says why a search is lexical ("no embed model configured",
+	// "Ollama not reachable: …"); "" for a hybrid search.
+	Reason string
+	// Next continues the search after this page; "" when there is no more.
+	// Pages are taken from a snapshot of the store at the first page, so
+	// mail arriving meanwhile does not shift them.
+	Next string
+}
+
+// searchState is the semantic side of search: the index, its embedder,
+// and the last time the embed model could not be reached (so that search
+// as you type does not wait on a dead server at every keystroke).
+type searchState struct {
+	once sync.Once
+	idx  *semantic.Index
+	emb  *semantic.Embedder
+	off  string // why there is no semantic search at all ("" if there is)
+
+	mu       sync.Mutex
+	downAt   time.Time
+	downWhy  string
+	loadedOK bool
+}
+
+// queryEmbedTimeout bounds embedding one query: a search waits for it.
+const queryEmbedTimeout = 10 * time.Second
+
+// downFor is how long a failed query embedding makes searches lexical
+// before the model is asked again.
+const downFor = 30 * time.Second
+
+// semantic returns the search state, built on first use.
+func (a *App) semantic() *searchState {
+	s := &a.search
+	s.once.Do(func() {
+		m := a.cfg.Ollama.EmbedModel
+		if m == "" {
+			s.off = "no embed model configured (ollama.embed_model)"
+			return
+		}
+		c, err := ollama.New(a.cfg.Ollama.Host, nil)
+		if err != nil {
+			s.off = err.Error()
+			return
+		}
+		s.idx = semantic.NewIndex(m)
+		s.emb, err = semantic.NewEmbedder(a.st, s.idx, semantic.EmbedderOptions{
+			Model: m, Client: c, ChatOptions: ollama.ChatOptions{NumCtx: a.cfg.Ollama.NumCtx},
+			Timeout: a.cfg.Ollama.Timeout, Logger: a.log,
+		})
+		if err != nil {
+			s.off = err.Error()
+		}
+	})
+	return s
+}
+
+// load fills the index from the store once (Run loads it too; loading
+// twice replaces vectors, never duplicates them).
+func (s *searchState) load(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loadedOK {
+		return nil
+	}
+	if err := s.emb.Load(ctx); err != nil {
+		return err
+	}
+	s.loadedOK = true
+	return nil
+}
+
+// startEmbedding runs the background embedder until ctx ends, woken by
+// s.embedWake after each sync; a failure is reported once per message.
+func (s *Session) startEmbedding(ctx context.Context) {
+	st := s.app.semantic()
+	if st.emb == nil {
+		return
+	}
+	s.embedWake = make(chan struct{}, 1)
+	progress := make(chan semantic.Progress, 4)
+	s.goRun(func() {
+		if err := st.load(ctx); err != nil && ctx.Err() == nil {
+			s.send(ctx, event.Failure{Err: fmt.Errorf("search: %w", err)})
+			return
+		}
+		if err := st.emb.Run(ctx, s.embedWake, progress); err != nil && !errors.Is(err, context.Canceled) {
+			s.app.log.Warn("app: embedding loop ended", "err", err)
+		}
+	})
+	s.goRun(func() {
+		told := ""
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case p := <-progress:
+				if p.Err == nil || p.Err.Error() == told {
+					continue
+				}
+				told = p.Err.Error()
+				s.send(ctx, event.Failure{Err: fmt.Errorf("semantic search: %w; search is lexical until it works", p.Err)})
+			}
+		}
+	})
+}
+
+// wakeEmbedding tells the embedder that new mail may be waiting.
+func (s *Session) wakeEmbedding() {
+	if s.embedWake == nil {
+		return
+	}
+	select {
+	case s.embedWake <- struct{}{}:
+	default:
+	}
+}
+
+// searchCursor is what SearchResults.Next encodes.
+type searchCursor struct {
+	Offset int        `json:"o"`
+	MaxID  int64      `json:"m"`
+	Mode   SearchMode `json:"k"`
+	Query  uint64     `json:"q"`
+}
+
+// Search answers a search: by meaning and text fused with reciprocal rank
+// fusion when an embed model is configured, reachable and has embedded
+// mail, else by text alone, saying why. Words are searched both ways;
+// a query using the search syntax is searched by text only (the syntax
+// says exactly what to match). Hits are messages, best first.
+func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) {
+	if q.Limit <= 0 {
+		q.Limit = 10
+	}
+	q.Limit = min(q.Limit, MaxSearchLimit)
+	text, since, until, syntax, err := splitQuery(q.Text, q.Since, q.Until)
+	if err != nil {
+		return SearchResults{}, err
+	}
+	if text == "" && since.IsZero() && until.IsZero() {
+		return SearchResults{}, errors.New("search: empty query: give words, \"a phrase\", or operators like from:alice")
+	}
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return SearchResults{}, fmt.Errorf("search: the time range starts (%s) at or after it ends (%s)", since.Format(time.RFC3339), until.Format(time.RFC3339))
+	}
+	qhash := queryHash(q.Text, since, until)
+	cur := searchCursor{Query: qhash}
+	if q.Cursor != "" {
+		if cur, err = decodeCursor(q.Cursor); err != nil || cur.Query != qhash {
+			return SearchResults{}, errors.New("search: the cursor belongs to another search; start again without it")
+		}
+	} else if cur.MaxID, err = a.st.MaxMessageID(ctx); err != nil {
+		return SearchResults{}, err
+	}
+
+	res := SearchResults{Mode: SearchLexical}
+	var qvec []float32
+	switch {
+	case syntax:
+		res.Reason = "the query uses search syntax"
+	case text == "":
+		res.Reason = "no words to compare"
+	default:
+		qvec, res.Reason = a.queryVector(ctx, text)
+		if qvec != nil {
+			res.Mode = SearchHybrid
+		}
+	}
+	if cur.Mode != "" && cur.Mode != res.Mode {
+		if cur.Mode == SearchLexical {
+			res.Mode, res.Reason, qvec = SearchLexical, "the search started lexical", nil
+		} else {
+			return SearchResults{}, fmt.Errorf("search: semantic search is no longer available (%s); start again without the cursor", res.Reason)
+		}
+	}
+	cur.Mode = res.Mode
+
+	need := cur.Offset + q.Limit
+	depth := min(max(2*need, 100), 2000)
+	lexText := text
+	if res.Mode == SearchHybrid {
+		// Any of the words, ranked by bm25: the vector side carries the
+		// meaning, the lexical side rewards the words themselves.
+		lexText = strings.Join(strings.Fields(text), " OR ")
+	}
+	lex, err := a.st.SearchRanked(ctx, store.RankedQuery{Query: lexText, Since: since, Until: until, MaxID: cur.MaxID, Limit: depth})
+	if err != nil {
+		return SearchResults{}, err
+	}
+	byID := make(map[int64]store.SearchHit, len(lex))
+	lexIDs := make([]int64, len(lex))
+	for i, h := range lex {
+		lexIDs[i] = h.ID
+		byID[h.ID] = h.SearchHit
+	}
+	rankings := [][]int64{lexIDs}
+	if res.Mode == SearchHybrid {
+		vec, err := a.semantic().idx.Search(qvec, semantic.Filter{Since: since, Until: until, MaxID: cur.MaxID}, depth)
+		if err != nil {
+			return SearchResults{}, fmt.Errorf("search: %w", err)
+		}
+		vecIDs := make([]int64, len(vec))
+		for i, v := range vec {
+			vecIDs[i] = v.ID
+		}
+		rankings = append(rankings, vecIDs)
+	}
+	fused := semantic.Fuse(rankings...)
+	if cur.Offset >= len(fused) {
+		return res, nil
+	}
+	page := fused[cur.Offset:min(len(fused), need)]
+	var missing []int64
+	for _, f := range page {
+		if _, ok := byID[f.ID]; !ok {
+			missing = append(missing, f.ID)
+		}
+	}
+	more, err := a.st.SearchHitsByID(ctx, missing)
+	if err != nil {
+		return SearchResults{}, err
+	}
+	for _, h := range more {
+		byID[h.ID] = h.SearchHit
+	}
+	for _, f := range page {
+		h, ok := byID[f.ID]
+		if !ok {
+			continue // deleted since it was indexed
+		}
+		sh := SearchHit{SearchHit: h, Score: f.Score, LexicalRank: f.Ranks[0]}
+		if len(f.Ranks) > 1 {
+			sh.VectorRank = f.Ranks[1]
+		}
+		res.Hits = append(res.Hits, sh)
+	}
+	if need < len(fused) {
+		cur.Offset = need
+		res.Next = encodeCursor(cur)
+	}
+	return res, nil
+}
+
+// queryVector embeds a query, or says why it cannot.
+func (a *App) queryVector(ctx context.Context, text string) ([]float32, string) {
+	s := a.semantic()
+	if s.off != "" {
+		return nil, s.off
+	}
+	s.mu.Lock()
+	downAt, why := s.downAt, s.downWhy
+	s.mu.Unlock()
+	if !downAt.IsZero() && a.now().Sub(downAt) < downFor {
+		return nil, why
+	}
+	if err := s.load(ctx); err != nil {
+		return nil, err.Error()
+	}
+	if s.idx.Len() == 0 {
+		return nil, fmt.Sprintf("no mail embedded yet by %s", s.idx.Model())
+	}
+	ectx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	v, err := s.emb.EmbedQuery(ectx, text)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "cancelled"
+		}
+		why := "embed model unavailable: " + err.Error()
+		s.mu.Lock()
+		s.downAt, s.downWhy = a.now(), why
+		s.mu.Unlock()
+		a.log.Warn("app: search is lexical", "err", err)
+		return nil, why
+	}
+	s.mu.Lock()
+	s.downAt, s.downWhy = time.Time{}, ""
+	s.mu.Unlock()
+	return v, ""
+}
+
+// splitQuery takes after:/before: out of a query into the time range
+// (narrowing the one given) and reports whether the rest uses the search
+// syntax: field operators, quotes, boolean operators, parentheses or a
+// prefix*.
+func splitQuery(text string, since, until time.Time) (rest string, s, u time.Time, syntax bool, err error) {
+	s, u = since, until
+	var words []string
+	for _, w := range strings.Fields(text) {
+		lw := strings.ToLower(w)
+		if op, val, ok := strings.Cut(lw, ":"); ok && (op == "after" || op == "before") {
+			d, perr := time.ParseInLocation("2006-01-02", strings.Trim(val, `"`), time.Local)
+			if perr != nil {
+				return "", s, u, false, fmt.Errorf("search: %s: want a date as YYYY-MM-DD", w)
+			}
+			if op == "after" && (s.IsZero() || d.After(s)) {
+				s = d
+			}
+			if op == "before" && (u.IsZero() || d.Before(u)) {
+				u = d
+			}
+			continue
+		}
+		if op, _, ok := strings.Cut(lw, ":"); ok {
+			switch op {
+			case "from", "to", "subject", "body", "is":
+				syntax = true
+			}
+		}
+		if strings.ContainsAny(w, `"()`) || strings.HasSuffix(w, "*") {
+			syntax = true
+		}
+		switch w {
+		case "AND", "OR", "NOT", "NEAR":
+			syntax = true
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " "), s, u, syntax, nil
+}
+
+func queryHash(text string, since, until time.Time) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", text, since.Unix(), until.Unix())
+	return h.Sum64()
+}
+
+func encodeCursor(c searchCursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (searchCursor, error) {
+	var c searchCursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return c, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, err
+	}
+	if c.Offset < 0 || (c.Mode != SearchHybrid && c.Mode != SearchLexical) {
+		return c, errors.New("bad cursor")
+	}
+	return c, nil
+}

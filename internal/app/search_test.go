@@ -1,0 +1,162 @@
+package app
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mailsift/config"
+	"mailsift/internal/ollama/ollamatest"
+	"mailsift/model"
+	"mailsift/store"
+)
+
+var searchT0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+func searchStore(t *testing.T) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mailsift.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	putSearchMsg(t, st, "inv@x", "Your invoice for October", "please pay the invoice by friday", 0)
+	putSearchMsg(t, st, "bill@x", "Plumber", "the bill for the repair is attached", time.Hour)
+	putSearchMsg(t, st, "lunch@x", "Lunch", "sandwiches at noon", 2*time.Hour)
+	return st
+}
+
+func putSearchMsg(t *testing.T, st *store.Store, id, subj, body string, at time.Duration) {
+	t.Helper()
+	m := &model.Message{
+		Loc: model.Location{Account: "a", Mailbox: "INBOX", Key: id}, MessageID: id,
+		From: model.Address{Email: "bob@example.com"}, Subject: subj, Text: body, HasBody: true,
+		Date: searchT0.Add(at), ContentHash: "h-" + id, Size: 10,
+	}
+	if err := st.PutMessages(context.Background(), []*model.Message{m}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hitIDs(r SearchResults) string {
+	var ids []string
+	for _, h := range r.Hits {
+		ids = append(ids, h.MessageID)
+	}
+	return strings.Join(ids, ",")
+}
+
+// TestSearchHybridAndLexical: with the embed model, a search for
+// "invoice" also finds the plumber's bill (the fake embeds "bill" as
+// "invoice"), ranked after the mail that matches both ways; without it,
+// only the words match and the results say why.
+func TestSearchHybridAndLexical(t *testing.T) {
+	ctx := context.Background()
+	st := searchStore(t)
+	srv := ollamatest.New(t, []string{"emb"}, nil)
+	srv.Synonyms = map[string]string{"bill": "invoice"}
+
+	cfg := &config.Config{Ollama: config.Ollama{Host: srv.URL, EmbedModel: "emb", NumCtx: 4096}}
+	a := New(cfg, st, Options{})
+	if _, _, err := a.semantic().emb.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Search(ctx, SearchQuery{Text: "invoice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mode != SearchHybrid || res.Reason != "" {
+		t.Fatalf("mode = %s (%s), want hybrid", res.Mode, res.Reason)
+	}
+	if got := hitIDs(res); !strings.HasPrefix(got, "inv@x,bill@x") {
+		t.Errorf("hybrid hits = %s, want inv@x then bill@x", got)
+	}
+	if h := res.Hits[0]; h.LexicalRank != 1 || h.VectorRank == 0 || res.Hits[1].LexicalRank != 0 || res.Hits[1].VectorRank == 0 {
+		t.Errorf("ranks = %+v / %+v", h, res.Hits[1])
+	}
+	// The query went to the embed model with the same options as the mail.
+	calls := srv.EmbedCalls()
+	last := calls[len(calls)-1]
+	if len(last.Inputs) != 1 || last.Inputs[0] != "invoice" || string(last.KeepAlive) != string(calls[0].KeepAlive) || last.Options["num_ctx"] != calls[0].Options["num_ctx"] {
+		t.Errorf("query request = %+v, first = %+v", last, calls[0])
+	}
+
+	// A time range applies to both sides.
+	res, _ = a.Search(ctx, SearchQuery{Text: "invoice", Since: searchT0.Add(30 * time.Minute), Until: searchT0.Add(90 * time.Minute)})
+	if got := hitIDs(res); got != "bill@x" {
+		t.Errorf("with a time range, hits = %s, want bill@x", got)
+	}
+	// Search syntax is lexical, and says so.
+	res, _ = a.Search(ctx, SearchQuery{Text: "subject:invoice"})
+	if res.Mode != SearchLexical || res.Reason != "the query uses search syntax" || hitIDs(res) != "inv@x" {
+		t.Errorf("syntax search = %s %q %s", res.Mode, res.Reason, hitIDs(res))
+	}
+	// after:/before: are the time range, not syntax.
+	res, _ = a.Search(ctx, SearchQuery{Text: "invoice after:2026-11-02"})
+	if res.Mode != SearchHybrid || len(res.Hits) != 0 {
+		t.Errorf("after: a later day = %s %s, want hybrid with no hits", res.Mode, hitIDs(res))
+	}
+
+	// Without an embed model: lexical, saying why.
+	plain := New(&config.Config{Ollama: config.Ollama{Host: srv.URL}}, st, Options{})
+	res, err = plain.Search(ctx, SearchQuery{Text: "invoice"})
+	if err != nil || res.Mode != SearchLexical || !strings.Contains(res.Reason, "no embed model") || hitIDs(res) != "inv@x" {
+		t.Errorf("without embed model = %s %q %s %v", res.Mode, res.Reason, hitIDs(res), err)
+	}
+}
+
+// TestSearchOllamaDown: the embed model configured but unreachable gives
+// lexical results that say why.
+func TestSearchOllamaDown(t *testing.T) {
+	ctx := context.Background()
+	st := searchStore(t)
+	srv := ollamatest.New(t, []string{"emb"}, nil)
+	a := New(&config.Config{Ollama: config.Ollama{Host: srv.URL, EmbedModel: "emb"}}, st, Options{})
+	if _, _, err := a.semantic().emb.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	down := New(&config.Config{Ollama: config.Ollama{Host: dead, EmbedModel: "emb"}}, st, Options{})
+	res, err := down.Search(ctx, SearchQuery{Text: "invoice"})
+	if err != nil || res.Mode != SearchLexical || !strings.HasPrefix(res.Reason, "embed model unavailable") || hitIDs(res) != "inv@x" {
+		t.Fatalf("Ollama down = %s %q %s %v", res.Mode, res.Reason, hitIDs(res), err)
+	}
+}
+
+// TestSearchCursorIsStable pages one hit at a time while new mail
+// arrives: the pages are those of the first page's snapshot.
+func TestSearchCursorIsStable(t *testing.T) {
+	ctx := context.Background()
+	st := searchStore(t)
+	a := New(&config.Config{}, st, Options{})
+	p1, err := a.Search(ctx, SearchQuery{Text: "the", Limit: 1})
+	if err != nil || len(p1.Hits) != 1 || p1.Next == "" {
+		t.Fatalf("page 1 = %+v, %v", p1, err)
+	}
+	putSearchMsg(t, st, "new@x", "the newest", "the the the the", 3*time.Hour)
+	p2, err := a.Search(ctx, SearchQuery{Text: "the", Limit: 1, Cursor: p1.Next})
+	if err != nil || len(p2.Hits) != 1 || p2.Hits[0].MessageID == p1.Hits[0].MessageID || p2.Hits[0].MessageID == "new@x" {
+		t.Fatalf("page 2 = %s, %v; want the other old message", hitIDs(p2), err)
+	}
+	if p2.Next != "" {
+		t.Errorf("page 2 has a next page; the snapshot held two matches")
+	}
+	if _, err := a.Search(ctx, SearchQuery{Text: "other", Cursor: p1.Next}); err == nil {
+		t.Error("a cursor of another search was accepted")
+	}
+	if _, err := a.Search(ctx, SearchQuery{Text: "the", Cursor: "garbage"}); err == nil {
+		t.Error("a garbage cursor was accepted")
+	}
+	if _, err := a.Search(ctx, SearchQuery{}); err == nil {
+		t.Error("an empty search was accepted")
+	}
+}
