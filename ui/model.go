@@ -99,7 +99,7 @@ func New(opts Options) Model {
 		screen:  stateInbox,
 		inbox:   newInbox(c, opts.Store, acts),
 		thread:  newThreadModel(c, opts.Store, acts),
-		search:  newSearchModel(c, opts.Store),
+		search:  newSearchModel(c, opts.Store, opts.Searcher),
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
 		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),

@@ -55,6 +55,9 @@ type Options struct {
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error
+	// Searcher answers `/` by meaning and words (app.Search). Nil means
+	// the store's lexical search, newest first.
+	Searcher Searcher
 	// Hint is shown in the status line at startup (e.g. the demo hint).
 	Hint string
 	// SaveDir is the default directory for saved attachments ("" is the

@@ -10,9 +10,16 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"mailsift/internal/app"
 	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
+
+// Searcher answers `/`: by meaning and words when it can, by words
+// otherwise, saying which. *app.App satisfies it.
+type Searcher interface {
+	Search(ctx context.Context, q app.SearchQuery) (app.SearchResults, error)
+}
 
 // searchDebounce is how long typing must pause before a search runs.
 const searchDebounce = 150 * time.Millisecond
@@ -26,11 +33,13 @@ const searchLimit = 200
 type searchModel struct {
 	c      *common
 	b      Backend
+	sr     Searcher // nil: the store's lexical search, newest first
 	input  textinput.Model
 	seq    int
 	cancel context.CancelFunc
 	hits   []store.SearchHit
 	query  string // query the hits are for
+	mode   string // how the hits were found: "hybrid", "lexical: why"; "" for the store's search
 	err    string
 	cursor int
 	top    int
@@ -38,12 +47,12 @@ type searchModel struct {
 	width  int
 }
 
-func newSearchModel(c *common, b Backend) searchModel {
+func newSearchModel(c *common, b Backend, sr Searcher) searchModel {
 	ti := textinput.New()
 	ti.Prompt = "/"
 	ti.Placeholder = "words, \"a phrase\", from:alice subject:invoice is:unread"
 	ti.CharLimit = 256
-	return searchModel{c: c, b: b, input: ti}
+	return searchModel{c: c, b: b, sr: sr, input: ti}
 }
 
 // searchTickMsg fires searchDebounce after a keystroke.
@@ -54,6 +63,7 @@ type searchResultsMsg struct {
 	seq   int
 	query string
 	hits  []store.SearchHit
+	mode  string
 	err   error
 }
 
@@ -138,7 +148,21 @@ func (s *searchModel) tick(msg searchTickMsg) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(s.c.ctx)
 	s.cancel = cancel
-	b, seq := s.b, msg.seq
+	b, sr, seq := s.b, s.sr, msg.seq
+	if sr != nil {
+		return func() tea.Msg {
+			res, err := sr.Search(ctx, app.SearchQuery{Text: q, Limit: searchLimit})
+			hits := make([]store.SearchHit, len(res.Hits))
+			for i, h := range res.Hits {
+				hits[i] = h.SearchHit
+			}
+			mode := string(res.Mode)
+			if res.Reason != "" {
+				mode += ": " + res.Reason
+			}
+			return searchResultsMsg{seq: seq, query: q, hits: hits, mode: mode, err: err}
+		}
+	}
 	return func() tea.Msg {
 		hits, err := b.Search(ctx, q, searchLimit)
 		return searchResultsMsg{seq: seq, query: q, hits: hits, err: err}
@@ -158,7 +182,7 @@ func (s *searchModel) results(msg searchResultsMsg) {
 	if msg.err != nil {
 		return
 	}
-	s.hits, s.query, s.err, s.cursor, s.top = msg.hits, msg.query, "", 0, 0
+	s.hits, s.query, s.mode, s.err, s.cursor, s.top = msg.hits, msg.query, msg.mode, "", 0, 0
 }
 
 func (s *searchModel) move(d int) {
@@ -186,7 +210,11 @@ func (s searchModel) View() string {
 	case s.query == "":
 		lines = append(lines, c.st.dim.Render("type to search · ↑/↓ move · enter open · esc back"))
 	default:
-		lines = append(lines, c.st.dim.Render(fmt.Sprintf("%d results for %s", len(s.hits), termsafe.SanitizeLine(s.query))))
+		line := fmt.Sprintf("%d results for %s", len(s.hits), termsafe.SanitizeLine(s.query))
+		if s.mode != "" {
+			line += " · " + termsafe.SanitizeLine(s.mode)
+		}
+		lines = append(lines, c.st.dim.Render(fit(line, max(1, width))))
 	}
 	for i := s.top; i < len(s.hits) && i < s.top+s.rows(); i++ {
 		h := s.hits[i]
