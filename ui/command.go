@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"mailsift/mailops"
 	"mailsift/model"
 )
 
@@ -83,6 +84,10 @@ type Command struct {
 	Index int
 	// Latest picks the newest match instead of asking ("open latest from bob").
 	Latest bool
+	// Confirm goes from the draft straight to the confirm screen once the
+	// draft is ready (the contract's replyConfirm); the send still needs y
+	// there.
+	Confirm bool
 }
 
 // HasTarget reports whether the command names something to act on.
@@ -324,4 +329,145 @@ func Pick(cands []ListItem, latest bool) (Resolution, error) {
 	default:
 		return Resolution{Candidates: cands}, nil
 	}
+}
+
+// commandWords are the first words of the structured commands.
+var commandWords = map[string]bool{
+	"list": true, "ls": true, "l": true, "open": true, "o": true, "show": true, "reply": true, "re": true,
+	"replyall": true, "reply-all": true, "ra": true, "read": true, "unread": true,
+}
+
+// functionWords are words of a sentence that no filter means: a command
+// line holding one as a filter value or search word is plain language
+// ("reply to the latest mail from Dana" is not a reply to mail sent to
+// "the").
+var functionWords = map[string]bool{
+	"the": true, "a": true, "an": true, "to": true, "from": true, "of": true, "for": true, "about": true,
+	"me": true, "my": true, "mine": true, "all": true, "that": true, "this": true, "these": true, "those": true,
+	"with": true, "and": true, "or": true, "is": true, "are": true, "was": true, "it": true, "its": true,
+	"please": true, "mail": true, "mails": true, "email": true, "emails": true, "message": true, "messages": true,
+	"one": true, "ones": true, "which": true, "who": true, "i": true, "you": true, "can": true, "could": true,
+	"would": true, "sent": true, "got": true, "received": true, "by": true, "in": true, "on": true, "as": true,
+	"them": true, "him": true, "her": true, "say": true, "saying": true, "tell": true, "ask": true,
+}
+
+// IsPlainLanguage reports whether a command line is a sentence for the
+// model rather than a structured command: its first word is no command,
+// or what ParseCommand made of it holds words of a sentence as filter
+// values or search words, or a reply is addressed in the spoken form
+// ("reply to Dana" means Dana's mail, not mail sent to Dana).
+func IsPlainLanguage(line string) bool {
+	toks, err := tokenize(line)
+	if err != nil || len(toks) == 0 {
+		return false
+	}
+	if !commandWords[strings.ToLower(toks[0])] {
+		return len(toks) > 1 // one unknown word is a mistyped command
+	}
+	c, err := ParseCommand(line)
+	if err != nil {
+		return false // a structured command with a mistake: its error helps more
+	}
+	if (c.Op == OpReply || c.Op == OpReplyAll) && len(toks) > 1 && strings.EqualFold(toks[1], "to") {
+		return true
+	}
+	f := c.Filters
+	for _, vals := range [][]string{f.From, f.To, f.Subject, f.Text} {
+		for _, v := range vals {
+			if functionWords[strings.ToLower(v)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CommandFromArgs turns the contract's args (as the model proposed them
+// and mailops validated them) into a command line's Command, or says why
+// the product cannot do it yet.
+func CommandFromArgs(a mailops.Args) (Command, error) {
+	var c Command
+	switch a.Operation {
+	case mailops.ListEmails:
+		c.Op = OpList
+	case mailops.GetLatestEmail:
+		c.Op, c.Latest = OpOpen, true
+	case mailops.GetEmailByID:
+		c.Op = OpOpen
+	case mailops.ReplyPreview:
+		c.Op = OpReply
+	case mailops.ReplyConfirm:
+		c.Op, c.Confirm = OpReply, true
+	case mailops.MarkAsRead:
+		c.Op = OpRead
+	case mailops.MarkAsUnread:
+		c.Op = OpUnread
+	case mailops.SendPreview, mailops.SendConfirm:
+		return Command{}, errors.New("writing a new message is not available yet; replies are: try “reply to the latest mail from …”")
+	case mailops.Unsupported:
+		what := a.Requested
+		if what == "" {
+			what = "that"
+		}
+		return Command{}, fmt.Errorf("%q is not available yet; the : line can list, open, reply to and mark mail read or unread", what)
+	default:
+		return Command{}, fmt.Errorf("operation %q is not available", a.Operation)
+	}
+	if a.MessageID != "" {
+		return Command{}, errors.New("choosing a message by its Message-ID is not available on the : line yet; use a number of the list or who it is from")
+	}
+	c.Index = a.SelectionIndex
+	if a.Filters != nil {
+		f := a.Filters
+		if v := strings.TrimSpace(f.From); v != "" {
+			c.Filters.From = []string{v}
+		}
+		if v := strings.TrimSpace(f.To); v != "" {
+			c.Filters.To = []string{v}
+		}
+		if v := strings.TrimSpace(f.SubjectContains); v != "" {
+			c.Filters.Subject = []string{stemTerm(v)}
+		}
+		if v := strings.TrimSpace(f.TextContains); v != "" {
+			c.Filters.Text = []string{stemTerm(v)}
+		}
+		for _, l := range f.LabelIDs {
+			switch strings.ToUpper(l) {
+			case "UNREAD":
+				v := true
+				c.Filters.Unread = &v
+			case "INBOX":
+			default:
+				return Command{}, fmt.Errorf("label %q is not available; filters are who from, to, subject, words and unread", l)
+			}
+		}
+		c.Filters.Limit = f.MaxResults
+		if f.MaxResults == 1 && c.Op != OpList {
+			c.Latest = true
+		}
+	}
+	if c.Op != OpList && !c.HasTarget() {
+		return Command{}, fmt.Errorf("%s: which mail? say a number of the list or who it is from", c.Op)
+	}
+	return c, nil
+}
+
+// stemTerm makes one word a prefix search that also matches its singular
+// or plural ("invoices" → invoice*), since the search index does not stem;
+// a phrase stays as written.
+func stemTerm(v string) string {
+	if strings.ContainsAny(v, " \t\"*") {
+		return v
+	}
+	r := []rune(v)
+	for _, ch := range r {
+		if !unicode.IsLetter(ch) && !unicode.IsDigit(ch) {
+			return v
+		}
+	}
+	lv := strings.ToLower(v)
+	if len(r) > 3 && strings.HasSuffix(lv, "s") && !strings.HasSuffix(lv, "ss") {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "*"
 }

@@ -116,6 +116,7 @@ func (m *Model) apply(c Command, id int64) tea.Cmd {
 	case OpOpen:
 		return m.openThread(id)
 	case OpReply, OpReplyAll:
+		m.autoConfirm = c.Confirm
 		return m.reply(id, c.Op == OpReplyAll)
 	case OpRead, OpUnread:
 		seen := c.Op == OpRead
@@ -138,6 +139,9 @@ type commandResultMsg struct {
 func (m *Model) runCommand(line string) tea.Cmd {
 	if line == "" {
 		return nil
+	}
+	if cmd, ok := m.plainLanguage(line); ok { // nlcommand.go
+		return cmd
 	}
 	c, err := ParseCommand(line)
 	if err != nil {

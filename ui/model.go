@@ -55,6 +55,9 @@ type Model struct {
 	confirm    confirmModel // the confirm screen
 	outbox     outboxModel  // the outbox screen
 	undo       sendWindow   // the undo window of the last confirmed send
+	// autoConfirm takes the draft being loaded to the confirm screen
+	// (a plain-language replyConfirm; nlcommand.go).
+	autoConfirm bool
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -284,6 +287,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return m.handleSearch(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case interpretedMsg:
+		return m.handleInterpreted(msg)
 	case noteMsg:
 		m.c.note = string(msg)
 		return nil
@@ -314,6 +319,7 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 func (m *Model) handleDraft(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	m.draft, cmd = m.draft.update(msg)
+	m.confirmWhenReady()
 	return tea.Batch(cmd, m.follow())
 }
 

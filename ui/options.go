@@ -55,6 +55,10 @@ type Options struct {
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error
+	// Interpreter reads plain language on the `:` line (the local model
+	// through mailops). Nil means plain language says it needs the model;
+	// the structured commands work either way.
+	Interpreter Interpreter
 	// Searcher answers `/` by meaning and words (app.Search). Nil means
 	// the store's lexical search, newest first.
 	Searcher Searcher

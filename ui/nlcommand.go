@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"mailsift/internal/termsafe"
+	"mailsift/mailops"
+)
+
+// This file is plain language on the `:` line: a sentence that is not a
+// structured command goes to the local model, which answers with one
+// operation of the mail-operations contract (mailops validates it); the
+// answer then runs exactly like the structured command it maps to, so a
+// target that matches several threads asks which one (the same
+// disambiguation list), and a reply opens the draft review or, for
+// replyConfirm, the confirm screen, where only y sends.
+
+// Interpreter turns a plain-language request into the contract's
+// operation and args. *mailops.Interpreter satisfies it.
+type Interpreter interface {
+	Interpret(ctx context.Context, request string) (mailops.Args, error)
+}
+
+// needsModel is the answer to plain language without a model.
+const needsModel = "plain language needs the local model"
+
+// interpretedMsg carries the model's reading of a request.
+type interpretedMsg struct {
+	line string
+	args mailops.Args
+	err  error
+}
+
+// plainLanguage sends a plain-language line to the model; ok is false for
+// a structured command, which runs as before.
+func (m *Model) plainLanguage(line string) (tea.Cmd, bool) {
+	if !IsPlainLanguage(line) {
+		return nil, false
+	}
+	in := m.opts.Interpreter
+	if in == nil {
+		m.c.setError(fmt.Errorf("%s, which is off (triage.offline, or no model configured); %s", needsModel, commandHelp))
+		return nil, true
+	}
+	m.c.note = "asking the model what you mean…"
+	ctx := m.ctx()
+	return func() tea.Msg {
+		a, err := in.Interpret(ctx, line)
+		return interpretedMsg{line: line, args: a, err: err}
+	}, true
+}
+
+// handleInterpreted runs the operation the model read, or says why not;
+// nothing is done for an answer off the contract or an operation the
+// product does not have.
+func (m *Model) handleInterpreted(msg interpretedMsg) tea.Cmd {
+	m.c.note = ""
+	var me *mailops.ModelError
+	var oce *mailops.OffContractError
+	switch {
+	case msg.err == nil:
+	case errors.As(msg.err, &me):
+		m.c.setError(fmt.Errorf("%s, which did not answer (%w); %s", needsModel, msg.err, commandHelp))
+		return nil
+	case errors.As(msg.err, &oce):
+		m.c.setError(fmt.Errorf("the model's answer was off the contract, so nothing was done (%w); try other words or a command", msg.err))
+		return nil
+	default:
+		if err := quiet(msg.err); err != nil {
+			m.c.setError(err)
+		}
+		return nil
+	}
+	understood := "understood: " + termsafe.SanitizeLine(msg.args.Describe())
+	c, err := CommandFromArgs(msg.args)
+	if err != nil {
+		m.c.setError(fmt.Errorf("%s — %w; nothing was done", understood, err))
+		return nil
+	}
+	m.c.note = understood
+	return m.runResolved(c)
+}
+
+// runResolved runs a command the way a typed one runs: a row of the last
+// list at once, filters through a search (several matches ask).
+func (m *Model) runResolved(c Command) tea.Cmd {
+	if c.Index > 0 {
+		id, err := ResolveIndex(c.Index, m.lastList)
+		if err != nil {
+			m.c.setError(err)
+			return nil
+		}
+		return m.apply(c, id)
+	}
+	b, ctx := m.opts.Store, m.ctx()
+	return func() tea.Msg {
+		items, err := findThreads(ctx, b, c.Filters)
+		return commandResultMsg{cmd: c, items: items, err: err}
+	}
+}
+
+// confirmWhenReady moves a replyConfirm from the draft review to the
+// confirm screen once its draft is loaded; a failed load stays on the
+// review with its error.
+func (m *Model) confirmWhenReady() {
+	if !m.autoConfirm {
+		return
+	}
+	if m.screen != stateDraft || m.draft.loadErr != nil {
+		m.autoConfirm = false
+		return
+	}
+	if m.draft.loading || m.draft.d == nil {
+		return
+	}
+	m.autoConfirm = false
+	m.c.show(stateConfirm)
+}
