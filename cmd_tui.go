@@ -62,6 +62,12 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	if cfg.NoConfig {
 		opts.Hint = tuiHint
 	}
+	opts.Searcher = a
+	if in, err := a.Interpreter(); err == nil {
+		opts.Interpreter = in
+	} else {
+		log.Info("tui: plain language on the : line is off", "reason", err)
+	}
 	p := tea.NewProgram(ui.New(opts),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),

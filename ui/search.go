@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -214,7 +215,10 @@ func (s searchModel) View() string {
 		if s.mode != "" {
 			line += " · " + termsafe.SanitizeLine(s.mode)
 		}
-		lines = append(lines, c.st.dim.Render(fit(line, max(1, width))))
+		if utf8.RuneCountInString(line) > width {
+			line = fit(line, max(1, width))
+		}
+		lines = append(lines, c.st.dim.Render(line))
 	}
 	for i := s.top; i < len(s.hits) && i < s.top+s.rows(); i++ {
 		h := s.hits[i]
