@@ -29,6 +29,9 @@ type RankedQuery struct {
 	MaxID int64
 	// Limit is the most hits returned (default 50).
 	Limit int
+	// NoSnippets leaves the snippets empty: a ranking deeper than the page
+	// shown skips their cost (SearchHitsByID makes them for the page).
+	NoSnippets bool
 }
 
 // MaxMessageID returns the highest message row id: a snapshot bound for
@@ -56,14 +59,20 @@ func (s *Store) SearchRanked(ctx context.Context, rq RankedQuery) ([]RankedHit, 
 	var args []any
 	cols := `m.id, COALESCE(m.thread_id, 0), m.message_id, m.from_name, m.from_email, m.subject, m.date, ` + unreadExpr
 	var from, order string
-	if sq.match != "" {
+	switch {
+	case rq.NoSnippets:
+		cols += `, ''`
+	case sq.match != "":
 		cols += `, snippet(messages_fts, 3, '', '', '…', 16)`
+	default:
+		cols += `, substr(CASE WHEN trim(m.text) <> '' THEN m.text ELSE m.html_text END, 1, 200)`
+	}
+	if sq.match != "" {
 		from = "messages_fts CROSS JOIN messages m ON m.fts_rowid = messages_fts.rowid"
 		where = append(where, "messages_fts MATCH ?")
 		args = append(args, sq.match)
 		order = "messages_fts.rank, messages_fts.rowid DESC"
 	} else {
-		cols += `, substr(CASE WHEN trim(m.text) <> '' THEN m.text ELSE m.html_text END, 1, 200)`
 		from = "messages m"
 		where = append(where, "m.has_body = 1")
 		order = "m.date DESC, m.id DESC"
@@ -125,8 +134,10 @@ func (s *Store) SearchRanked(ctx context.Context, rq RankedQuery) ([]RankedHit, 
 }
 
 // SearchHitsByID returns the hits for message row ids, in the order given;
-// ids of messages deleted meanwhile are left out.
-func (s *Store) SearchHitsByID(ctx context.Context, ids []int64) ([]RankedHit, error) {
+// ids of messages deleted meanwhile are left out. A message that matches
+// query (Search's syntax; "" for none) gets a snippet around the match,
+// any other the start of its body.
+func (s *Store) SearchHitsByID(ctx context.Context, ids []int64, query string) ([]RankedHit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -157,6 +168,9 @@ FROM messages m WHERE m.id IN (`+ph+`)`, args...)
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: search hits: %w", err)
 	}
+	if err := s.matchSnippets(ctx, query, ph, args, byID); err != nil {
+		return nil, err
+	}
 	out := make([]RankedHit, 0, len(ids))
 	for _, id := range ids {
 		if h, ok := byID[id]; ok {
@@ -164,4 +178,36 @@ FROM messages m WHERE m.id IN (`+ph+`)`, args...)
 		}
 	}
 	return out, nil
+}
+
+// matchSnippets replaces the snippets of the hits that match query with
+// FTS5's snippet around the match.
+func (s *Store) matchSnippets(ctx context.Context, query, ph string, ids []any, byID map[int64]RankedHit) error {
+	if strings.TrimSpace(query) == "" {
+		return nil
+	}
+	sq, err := parseSearch(query)
+	if err != nil || sq.match == "" {
+		return err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT m.id, snippet(messages_fts, 3, '', '', '…', 16)
+FROM messages_fts CROSS JOIN messages m ON m.fts_rowid = messages_fts.rowid
+WHERE messages_fts MATCH ? AND messages_fts.rowid IN (SELECT fts_rowid FROM messages WHERE id IN (`+ph+`))`,
+		append([]any{sq.match}, ids...)...)
+	if err != nil {
+		return searchError(query, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var snip string
+		if err := rows.Scan(&id, &snip); err != nil {
+			return searchError(query, err)
+		}
+		if h, ok := byID[id]; ok && strings.TrimSpace(snip) != "" {
+			h.Snippet = truncRunes(strings.Join(strings.Fields(snip), " "), 160)
+			byID[id] = h
+		}
+	}
+	return rows.Err()
 }

@@ -111,8 +111,15 @@ func TestSearchRankedOrderAndRange(t *testing.T) {
 	if len(hits) != 2 {
 		t.Errorf("with a snapshot, %d hits, want the 2 stored before it", len(hits))
 	}
-	byID, err := s.SearchHitsByID(ctx, []int64{hits[1].ID, 999, hits[0].ID})
+	byID, err := s.SearchHitsByID(ctx, []int64{hits[1].ID, 999, hits[0].ID}, "mentioned")
 	if err != nil || len(byID) != 2 || byID[0].ID != hits[1].ID {
-		t.Errorf("SearchHitsByID = %+v, %v; want two hits in the order asked", byID, err)
+		t.Fatalf("SearchHitsByID = %+v, %v; want two hits in the order asked", byID, err)
+	}
+	if byID[0].Snippet != "one invoice mentioned" || byID[1].Snippet != "invoice invoice due" {
+		t.Errorf("snippets = %q, %q", byID[0].Snippet, byID[1].Snippet)
+	}
+	bare, _ := s.SearchRanked(ctx, RankedQuery{Query: "invoice", MaxID: maxID, NoSnippets: true})
+	if len(bare) != 2 || bare[0].Snippet != "" || bare[0].ID != hits[0].ID {
+		t.Errorf("without snippets = %+v", bare)
 	}
 }

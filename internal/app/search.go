@@ -250,15 +250,13 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 		// meaning, the lexical side rewards the words themselves.
 		lexText = strings.Join(strings.Fields(text), " OR ")
 	}
-	lex, err := a.st.SearchRanked(ctx, store.RankedQuery{Query: lexText, Since: since, Until: until, MaxID: cur.MaxID, Limit: depth})
+	lex, err := a.st.SearchRanked(ctx, store.RankedQuery{Query: lexText, Since: since, Until: until, MaxID: cur.MaxID, Limit: depth, NoSnippets: true})
 	if err != nil {
 		return SearchResults{}, err
 	}
-	byID := make(map[int64]store.SearchHit, len(lex))
 	lexIDs := make([]int64, len(lex))
 	for i, h := range lex {
 		lexIDs[i] = h.ID
-		byID[h.ID] = h.SearchHit
 	}
 	rankings := [][]int64{lexIDs}
 	if res.Mode == SearchHybrid {
@@ -277,17 +275,16 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 		return res, nil
 	}
 	page := fused[cur.Offset:min(len(fused), need)]
-	var missing []int64
-	for _, f := range page {
-		if _, ok := byID[f.ID]; !ok {
-			missing = append(missing, f.ID)
-		}
+	ids := make([]int64, len(page))
+	for i, f := range page {
+		ids[i] = f.ID
 	}
-	more, err := a.st.SearchHitsByID(ctx, missing)
+	rows, err := a.st.SearchHitsByID(ctx, ids, lexText)
 	if err != nil {
 		return SearchResults{}, err
 	}
-	for _, h := range more {
+	byID := make(map[int64]store.SearchHit, len(rows))
+	for _, h := range rows {
 		byID[h.ID] = h.SearchHit
 	}
 	for _, f := range page {

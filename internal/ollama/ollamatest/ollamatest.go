@@ -26,7 +26,7 @@ import (
 	"unicode"
 )
 
-// Dim is the length of the fake's embedding vectors.
+// Dim is the default length of the fake's embedding vectors.
 const Dim = 64
 
 // EmbedCall is one /api/embed request the fake received.
@@ -57,6 +57,9 @@ type Server struct {
 	ChatModels []string
 	// Synonyms maps a word to the word it embeds as.
 	Synonyms map[string]string
+	// Dims is the length of the vectors (0: Dim); real models have
+	// hundreds (nomic-embed-text: 768).
+	Dims int
 	// Chat answers a /api/chat request with the assistant's content; nil
 	// answers "{}".
 	Chat func(call ChatCall) string
@@ -224,7 +227,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 // Vector is the fake's embedding of text.
 func (s *Server) Vector(text string) []float32 {
-	v := make([]float32, Dim)
+	dim := s.Dims
+	if dim <= 0 {
+		dim = Dim
+	}
+	v := make([]float32, dim)
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for _, w := range words {
 		if syn, ok := s.Synonyms[w]; ok {
@@ -234,8 +241,8 @@ func (s *Server) Vector(text string) []float32 {
 		h.Write([]byte(w))
 		x := h.Sum64()
 		for k := 0; k < 3; k++ {
-			i := int(x % Dim)
-			x /= Dim
+			i := int(x % uint64(dim))
+			x /= uint64(dim)
 			if x&1 == 0 {
 				v[i]++
 			} else {
