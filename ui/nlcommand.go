@@ -43,7 +43,7 @@ func (m *Model) plainLanguage(line string) (tea.Cmd, bool) {
 	}
 	in := m.opts.Interpreter
 	if in == nil {
-		m.c.setError(fmt.Errorf("%s, which is off (triage.offline, or no model configured); %s", needsModel, commandHelp))
+		m.c.setError(fmt.Errorf("%s, which is off (triage.offline, or no model configured); the commands work: %s", needsModel, commandHelp))
 		return nil, true
 	}
 	m.c.note = "asking the model what you mean…"
@@ -64,7 +64,7 @@ func (m *Model) handleInterpreted(msg interpretedMsg) tea.Cmd {
 	switch {
 	case msg.err == nil:
 	case errors.As(msg.err, &me):
-		m.c.setError(fmt.Errorf("%s, which did not answer (%w); %s", needsModel, msg.err, commandHelp))
+		m.c.setError(fmt.Errorf("%s; the commands work (list, open, reply, read, unread; ? for help) — the model did not answer: %w", needsModel, msg.err))
 		return nil
 	case errors.As(msg.err, &oce):
 		m.c.setError(fmt.Errorf("the model's answer was off the contract, so nothing was done (%w); try other words or a command", msg.err))
@@ -78,7 +78,11 @@ func (m *Model) handleInterpreted(msg interpretedMsg) tea.Cmd {
 	understood := "understood: " + termsafe.SanitizeLine(msg.args.Describe())
 	c, err := CommandFromArgs(msg.args)
 	if err != nil {
-		m.c.setError(fmt.Errorf("%s — %w; nothing was done", understood, err))
+		if msg.args.Operation == mailops.Unsupported {
+			m.c.setError(fmt.Errorf("%w; nothing was done", err))
+		} else {
+			m.c.setError(fmt.Errorf("%s — %w; nothing was done", understood, err))
+		}
 		return nil
 	}
 	m.c.note = understood

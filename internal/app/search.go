@@ -88,6 +88,11 @@ type searchState struct {
 	loadedOK bool
 }
 
+// vectorDepth is how many nearest messages by meaning join the words'
+// matches: every message has a nearest neighbour, so without a bound a
+// search would list the whole mailbox.
+const vectorDepth = 50
+
 // queryEmbedTimeout bounds embedding one query: a search waits for it.
 const queryEmbedTimeout = 10 * time.Second
 
@@ -260,7 +265,7 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 	}
 	rankings := [][]int64{lexIDs}
 	if res.Mode == SearchHybrid {
-		vec, err := a.semantic().idx.Search(qvec, semantic.Filter{Since: since, Until: until, MaxID: cur.MaxID}, depth)
+		vec, err := a.semantic().idx.Search(qvec, semantic.Filter{Since: since, Until: until, MaxID: cur.MaxID}, vectorDepth)
 		if err != nil {
 			return SearchResults{}, fmt.Errorf("search: %w", err)
 		}
