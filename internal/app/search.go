@@ -82,6 +82,10 @@ type searchState struct {
 	emb  *semantic.Embedder
 	off  string // why there is no semantic search at all ("" if there is)
 
+	// onProgress, when set before Start, sees every pass of the
+	// background embedder (tests wait on it).
+	onProgress func(semantic.Progress)
+
 	mu       sync.Mutex
 	downAt   time.Time
 	downWhy  string
@@ -166,6 +170,9 @@ func (s *Session) startEmbedding(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case p := <-progress:
+				if st.onProgress != nil {
+					st.onProgress(p)
+				}
 				if p.Err == nil || p.Err.Error() == told {
 					continue
 				}
