@@ -90,6 +90,9 @@ func NewEmbedder(st *store.Store, idx *Index, opts EmbedderOptions) (*Embedder, 
 // Model returns the embed model.
 func (e *Embedder) Model() string { return e.opts.Model }
 
+// Client returns the Ollama client the embedder uses.
+func (e *Embedder) Client() *ollama.Client { return e.opts.Client }
+
 // Load fills the index with the store's current vectors by the model.
 func (e *Embedder) Load(ctx context.Context) error {
 	var batch []store.Embedding

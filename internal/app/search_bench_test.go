@@ -129,6 +129,30 @@ func BenchmarkSearchCorpus(b *testing.B) {
 	}
 	b.Logf("%d vectors", hybrid.semantic().idx.Len())
 	b.Run("hybrid", func(b *testing.B) { run(b, hybrid, SearchHybrid) })
+	b.Run("query-embed", func(b *testing.B) { // the fake's round trip, not a real model's time
+		durs := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t := time.Now()
+			if _, err := hybrid.semantic().emb.EmbedQuery(ctx, searchBenchQueries[i%len(searchBenchQueries)]); err != nil {
+				b.Fatal(err)
+			}
+			durs = append(durs, time.Since(t))
+		}
+		reportP(b, durs)
+	})
+	b.Run("load-index", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			x := semantic.NewIndex("bench-embed")
+			e, err := semantic.NewEmbedder(st, x, semantic.EmbedderOptions{Model: "bench-embed", Client: hybrid.semantic().emb.Client()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := e.Load(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("vector-scan", func(b *testing.B) {
 		q := srv.Vector("cheap mortgage rates")
 		durs := make([]time.Duration, 0, b.N)
