@@ -123,6 +123,9 @@ const Schema = `{
   }
 }`
 
+// schemaURL names Schema for the validator; it is never fetched.
+const schemaURL = "https://mailsift.invalid/mailops.json"
+
 var (
 	schemaOnce sync.Once
 	compiled   *jsonschema.Schema
@@ -139,11 +142,11 @@ func compiledSchema() (*jsonschema.Schema, error) {
 			return
 		}
 		c := jsonschema.NewCompiler()
-		if err = c.AddResource("mailops.json", doc); err != nil {
+		if err = c.AddResource(schemaURL, doc); err != nil {
 			schemaErr = err
 			return
 		}
-		compiled, schemaErr = c.Compile("mailops.json")
+		compiled, schemaErr = c.Compile(schemaURL)
 	})
 	return compiled, schemaErr
 }
@@ -170,7 +173,11 @@ func Parse(answer []byte) (Args, error) {
 		return Args{}, &OffContractError{Reason: fmt.Sprintf("not one JSON object: %v", err)}
 	}
 	if err := sch.Validate(inst); err != nil {
-		return Args{}, &OffContractError{Reason: strings.Join(strings.Fields(err.Error()), " ")}
+		reason := strings.Join(strings.Fields(err.Error()), " ")
+		if _, after, ok := strings.Cut(reason, schemaURL+"#' - "); ok {
+			reason = after
+		}
+		return Args{}, &OffContractError{Reason: reason}
 	}
 	var a Args
 	dec := json.NewDecoder(bytes.NewReader(answer))

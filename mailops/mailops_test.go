@@ -47,6 +47,9 @@ func TestParse(t *testing.T) {
 			if !errors.As(err, &oce) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Parse err = %v, want an off-contract error mentioning %q", err, tt.want)
 			}
+			if strings.Contains(err.Error(), "mailsift.invalid") || strings.Contains(err.Error(), "file://") {
+				t.Errorf("the reason names the schema's location: %v", err)
+			}
 		})
 	}
 }

@@ -84,6 +84,9 @@ type Command struct {
 	Index int
 	// Latest picks the newest match instead of asking ("open latest from bob").
 	Latest bool
+	// MessageID targets the thread of one message by its Message-ID (the
+	// contract's messageId, as the user gave it).
+	MessageID string
 	// Confirm goes from the draft straight to the confirm screen once the
 	// draft is ready (the contract's replyConfirm); the send still needs y
 	// there.
@@ -91,13 +94,15 @@ type Command struct {
 }
 
 // HasTarget reports whether the command names something to act on.
-func (c Command) HasTarget() bool { return c.Index > 0 || c.Latest || !c.Filters.Empty() }
+func (c Command) HasTarget() bool {
+	return c.Index > 0 || c.Latest || c.MessageID != "" || !c.Filters.Empty()
+}
 
 // DefaultListLimit is the number of rows `:list` shows without limit:N.
 const DefaultListLimit = 50
 
 // commandHelp is shown when a command line cannot be parsed.
-const commandHelp = "commands: list [from:x] [to:x] [subject:x] [text] [unread|read] [limit:N] · open N|latest … · reply N · replyall N · read N · unread N"
+const commandHelp = "commands: list [from:x] [to:x] [subject:x] [text] [unread|read] [limit:N] · open N|latest …|<message-id> · reply N · replyall N · read N · unread N"
 
 // ParseCommand parses a command line (without the leading ':').
 //
@@ -149,6 +154,8 @@ func ParseCommand(line string) (Command, error) {
 				return Command{}, fmt.Errorf("row %d: rows are numbered from 1", n)
 			}
 			c.Index = n
+		case c.Op != OpList && c.MessageID == "" && len(t) > 2 && strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") && strings.Contains(t, "@"):
+			c.MessageID = t[1 : len(t)-1]
 		case lt == "latest" || lt == "newest" || lt == "last":
 			c.Latest = true
 		case lt == "unread":
@@ -413,9 +420,7 @@ func CommandFromArgs(a mailops.Args) (Command, error) {
 	default:
 		return Command{}, fmt.Errorf("operation %q is not available", a.Operation)
 	}
-	if a.MessageID != "" {
-		return Command{}, errors.New("choosing a message by its Message-ID is not available on the : line yet; use a number of the list or who it is from")
-	}
+	c.MessageID = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(a.MessageID), "<"), ">")
 	c.Index = a.SelectionIndex
 	if a.Filters != nil {
 		f := a.Filters

@@ -148,19 +148,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.c.setError(err)
 		return nil
 	}
-	if c.Index > 0 {
-		id, err := ResolveIndex(c.Index, m.lastList)
-		if err != nil {
-			m.c.setError(err)
-			return nil
-		}
-		return m.apply(c, id)
-	}
-	b, ctx := m.opts.Store, m.ctx()
-	return func() tea.Msg {
-		items, err := findThreads(ctx, b, c.Filters)
-		return commandResultMsg{cmd: c, items: items, err: err}
-	}
+	return m.runResolved(c) // nlcommand.go
 }
 
 // findThreads runs the filters as a store search (or, without filters,

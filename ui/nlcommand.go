@@ -9,6 +9,7 @@ import (
 
 	"mailsift/internal/termsafe"
 	"mailsift/mailops"
+	"mailsift/store"
 )
 
 // This file is plain language on the `:` line: a sentence that is not a
@@ -89,8 +90,9 @@ func (m *Model) handleInterpreted(msg interpretedMsg) tea.Cmd {
 	return m.runResolved(c)
 }
 
-// runResolved runs a command the way a typed one runs: a row of the last
-// list at once, filters through a search (several matches ask).
+// runResolved runs a parsed command: a row of the last list at once, a
+// Message-ID through the store, filters through a search (several
+// matches ask).
 func (m *Model) runResolved(c Command) tea.Cmd {
 	if c.Index > 0 {
 		id, err := ResolveIndex(c.Index, m.lastList)
@@ -101,6 +103,18 @@ func (m *Model) runResolved(c Command) tea.Cmd {
 		return m.apply(c, id)
 	}
 	b, ctx := m.opts.Store, m.ctx()
+	if mid := c.MessageID; mid != "" {
+		return func() tea.Msg {
+			id, err := b.ThreadIDForMessage(ctx, mid)
+			if errors.Is(err, store.ErrNotFound) || (err == nil && id == 0) {
+				return commandResultMsg{cmd: c, err: fmt.Errorf("no message has the Message-ID <%s>", mid)}
+			}
+			if err != nil {
+				return commandResultMsg{cmd: c, err: err}
+			}
+			return commandResultMsg{cmd: c, items: []ListItem{{ThreadID: id}}}
+		}
+	}
 	return func() tea.Msg {
 		items, err := findThreads(ctx, b, c.Filters)
 		return commandResultMsg{cmd: c, items: items, err: err}

@@ -254,7 +254,7 @@ func TestCommandFromArgs(t *testing.T) {
 			Command{Op: OpList, Filters: Filters{Unread: &unread, Text: []string{"weekly report"}}}, ""},
 		{"other label", mailops.Args{Operation: mailops.ListEmails, Filters: &mailops.Filters{LabelIDs: []string{"STARRED"}}}, Command{}, `label "STARRED" is not available`},
 		{"send", mailops.Args{Operation: mailops.SendConfirm, To: []string{"x@y"}}, Command{}, "writing a new message is not available yet"},
-		{"by id", mailops.Args{Operation: mailops.GetEmailByID, MessageID: "a@b"}, Command{}, "Message-ID is not available"},
+		{"by id", mailops.Args{Operation: mailops.GetEmailByID, MessageID: "<a@b>"}, Command{Op: OpOpen, MessageID: "a@b"}, ""},
 		{"unsupported", mailops.Args{Operation: mailops.Unsupported, Requested: "snooze"}, Command{}, `"snooze" is not available yet`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,7 +277,7 @@ func describeCommand(c Command) string {
 	if c.Filters.Unread != nil {
 		u = map[bool]string{true: "unread", false: "read"}[*c.Filters.Unread]
 	}
-	return strings.Join([]string{string(c.Op), c.Filters.Query(), u, strings.Repeat("L", b2i(c.Latest)), strings.Repeat("C", b2i(c.Confirm)),
+	return strings.Join([]string{string(c.Op), c.MessageID, c.Filters.Query(), u, strings.Repeat("L", b2i(c.Latest)), strings.Repeat("C", b2i(c.Confirm)),
 		strings.Repeat("#", c.Index), strings.Repeat("+", c.Filters.Limit)}, "|")
 }
 
@@ -303,4 +303,26 @@ func TestGoldenPlainLanguageDisambiguation(t *testing.T) {
 	press(tm, "enter")
 	waitOutput(t, tm, "which one do you mean?")
 	requireGolden(t, finalView(t, tm))
+}
+
+// TestPlainLanguageMessageID: a Message-ID the user gave is resolved by
+// the store; an unknown one says so and opens nothing.
+func TestPlainLanguageMessageID(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	in, _ := nlModel(t, map[string]string{
+		"show me the message <lunch2@x>":     `{"operation":"getEmailById","messageId":"<lunch2@x>"}`,
+		"open the message <nobody@x> please": `{"operation":"getEmailById","messageId":"nobody@x"}`,
+	})
+	d := newDriver(t, Options{Store: s, Interpreter: in}, 100, 30)
+	for _, line := range []string{"show me the message <lunch2@x>", "open <lunch2@x>"} {
+		d.command(line)
+		if d.m.screen != stateThread || d.m.thread.id != threadID(t, s, "lunch1@x") {
+			t.Fatalf("%q opened %d (screen %d, error %q), want the lunch thread", line, d.m.thread.id, d.m.screen, d.m.c.errText)
+		}
+		d.keys("esc")
+	}
+	d.command("open the message <nobody@x> please")
+	if d.m.screen == stateThread || !strings.Contains(d.m.c.errText, "no message has the Message-ID <nobody@x>") {
+		t.Errorf("unknown id: screen %d error %q", d.m.screen, d.m.c.errText)
+	}
 }

@@ -25,6 +25,7 @@ type Backend interface {
 	MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error
 	SetOverride(ctx context.Context, threadID int64, category string) error
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
+	ThreadIDForMessage(ctx context.Context, messageID string) (int64, error)
 }
 
 // Options configure the TUI. Nil fields mean defaults.
