@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -59,6 +60,9 @@ type Embedder struct {
 	idx  *Index
 	opts EmbedderOptions
 	log  *slog.Logger
+
+	loadMu sync.Mutex
+	loaded bool
 }
 
 // NewEmbedder returns an embedder writing to st and idx (whose model must
@@ -93,8 +97,14 @@ func (e *Embedder) Model() string { return e.opts.Model }
 // Client returns the Ollama client the embedder uses.
 func (e *Embedder) Client() *ollama.Client { return e.opts.Client }
 
-// Load fills the index with the store's current vectors by the model.
+// Load fills the index with the store's current vectors by the model,
+// once: later calls (a search racing the background loop) return at once.
 func (e *Embedder) Load(ctx context.Context) error {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if e.loaded {
+		return nil
+	}
 	var batch []store.Embedding
 	err := e.st.Embeddings(ctx, e.opts.Model, func(em store.Embedding) error {
 		batch = append(batch, em)
@@ -111,6 +121,7 @@ func (e *Embedder) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("semantic: load vectors: %w", err)
 	}
+	e.loaded = true
 	return nil
 }
 

@@ -86,10 +86,9 @@ type searchState struct {
 	// background embedder (tests wait on it).
 	onProgress func(semantic.Progress)
 
-	mu       sync.Mutex
-	downAt   time.Time
-	downWhy  string
-	loadedOK bool
+	mu      sync.Mutex
+	downAt  time.Time
+	downWhy string
 }
 
 // vectorDepth is how many nearest messages by meaning join the words'
@@ -130,20 +129,8 @@ func (a *App) semantic() *searchState {
 	return s
 }
 
-// load fills the index from the store once (Run loads it too; loading
-// twice replaces vectors, never duplicates them).
-func (s *searchState) load(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.loadedOK {
-		return nil
-	}
-	if err := s.emb.Load(ctx); err != nil {
-		return err
-	}
-	s.loadedOK = true
-	return nil
-}
+// load fills the index from the store, once (Embedder.Load).
+func (s *searchState) load(ctx context.Context) error { return s.emb.Load(ctx) }
 
 // startEmbedding runs the background embedder until ctx ends, woken by
 // s.embedWake after each sync; a failure is reported once per message.
