@@ -116,8 +116,7 @@ func (m *Model) apply(c Command, id int64) tea.Cmd {
 	case OpOpen:
 		return m.openThread(id)
 	case OpReply, OpReplyAll:
-		m.autoConfirm = c.Confirm
-		return m.reply(id, c.Op == OpReplyAll)
+		return m.replyCommand(c, id) // nlcommand.go
 	case OpRead, OpUnread:
 		seen := c.Op == OpRead
 		return func() tea.Msg {

@@ -55,9 +55,10 @@ type Model struct {
 	confirm    confirmModel // the confirm screen
 	outbox     outboxModel  // the outbox screen
 	undo       sendWindow   // the undo window of the last confirmed send
-	// autoConfirm takes the draft being loaded to the confirm screen
-	// (a plain-language replyConfirm; nlcommand.go).
-	autoConfirm bool
+	// autoConfirm is the draft load (draftModel.loadSeq) that goes on to
+	// the confirm screen when it is ready: a plain-language replyConfirm
+	// (nlcommand.go); 0 for none.
+	autoConfirm int
 
 	prompt     textinput.Model
 	promptKind promptKind

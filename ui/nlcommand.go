@@ -121,20 +121,33 @@ func (m *Model) runResolved(c Command) tea.Cmd {
 	}
 }
 
+// replyCommand opens the draft review of a reply; for replyConfirm it
+// remembers this draft load, which goes on to the confirm screen once the
+// draft is ready.
+func (m *Model) replyCommand(c Command, id int64) tea.Cmd {
+	cmd := m.reply(id, c.Op == OpReplyAll)
+	m.autoConfirm = 0
+	if c.Confirm && m.screen == stateDraft {
+		m.autoConfirm = m.draft.loadSeq
+	}
+	return cmd
+}
+
 // confirmWhenReady moves a replyConfirm from the draft review to the
-// confirm screen once its draft is loaded; a failed load stays on the
-// review with its error.
+// confirm screen once its own draft is loaded. Leaving the review, a
+// failed load or another draft opened meanwhile (r on another thread)
+// cancels it.
 func (m *Model) confirmWhenReady() {
-	if !m.autoConfirm {
+	if m.autoConfirm == 0 {
 		return
 	}
-	if m.screen != stateDraft || m.draft.loadErr != nil {
-		m.autoConfirm = false
+	if m.screen != stateDraft || m.draft.loadSeq != m.autoConfirm || m.draft.loadErr != nil {
+		m.autoConfirm = 0
 		return
 	}
 	if m.draft.loading || m.draft.d == nil {
 		return
 	}
-	m.autoConfirm = false
+	m.autoConfirm = 0
 	m.c.show(stateConfirm)
 }

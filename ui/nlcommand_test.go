@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"mailsift/internal/ollama"
@@ -324,5 +325,36 @@ func TestPlainLanguageMessageID(t *testing.T) {
 	d.command("open the message <nobody@x> please")
 	if d.m.screen == stateThread || !strings.Contains(d.m.c.errText, "no message has the Message-ID <nobody@x>") {
 		t.Errorf("unknown id: screen %d error %q", d.m.screen, d.m.c.errText)
+	}
+}
+
+// TestReplyConfirmOnlyItsOwnDraft: after a replyConfirm the user leaves
+// the review before the draft is ready and replies to another thread
+// with r; that draft stays on the review, it does not jump to confirm.
+func TestReplyConfirmOnlyItsOwnDraft(t *testing.T) {
+	e := newDraftEnv(t, 100, 30, nil)
+	step := func(msg tea.Msg) tea.Cmd {
+		nm, cmd := e.m.Update(msg)
+		e.m = nm.(Model)
+		return cmd
+	}
+	args := mailops.Args{Operation: mailops.ReplyConfirm, Filters: &mailops.Filters{From: "Carol"}}
+	search := step(interpretedMsg{line: "reply to carol and send it", args: args})
+	found, ok := runCmd(search)
+	if !ok {
+		t.Fatal("the search did not finish")
+	}
+	load := step(found) // the review opens; its draft load is held back
+	if e.m.screen != stateDraft || e.m.autoConfirm == 0 {
+		t.Fatalf("screen %d autoConfirm %d after replyConfirm", e.m.screen, e.m.autoConfirm)
+	}
+	e.keys("esc")
+	e.keys("j", "r") // a reply to another thread
+	e.run(load)      // the first draft arrives late
+	if e.m.screen != stateDraft || e.m.draft.threadID == threadID(t, e.st, "outage@x") {
+		t.Fatalf("screen %d thread %d; want the review of the other thread", e.m.screen, e.m.draft.threadID)
+	}
+	if e.m.autoConfirm != 0 {
+		t.Errorf("the replyConfirm is still pending")
 	}
 }
