@@ -132,6 +132,32 @@ func (a *App) semantic() *searchState {
 // load fills the index from the store, once (Embedder.Load).
 func (s *searchState) load(ctx context.Context) error { return s.emb.Load(ctx) }
 
+// Embeds reports whether an embed model is configured, so RunEmbedder
+// has work to do.
+func (a *App) Embeds() bool { return a.semantic().emb != nil }
+
+// RunEmbedder keeps the semantic index current until ctx ends: it loads
+// the stored vectors, embeds the messages that have none by the
+// configured embed model, then waits for wake (send on it after new mail
+// arrives) before looking again. Each pass is reported on progress if it
+// is not nil. Without an embed model it returns nil at once. A running
+// Session does this itself; a surface without one (an MCP server) calls
+// it to keep search by meaning current.
+func (a *App) RunEmbedder(ctx context.Context, wake <-chan struct{}, progress chan<- semantic.Progress) error {
+	st := a.semantic()
+	if st.emb == nil {
+		return nil
+	}
+	if err := st.load(ctx); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	err := st.emb.Run(ctx, wake, progress)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
 // startEmbedding runs the background embedder until ctx ends, woken by
 // s.embedWake after each sync; a failure is reported once per message.
 func (s *Session) startEmbedding(ctx context.Context) {
@@ -142,12 +168,8 @@ func (s *Session) startEmbedding(ctx context.Context) {
 	s.embedWake = make(chan struct{}, 1)
 	progress := make(chan semantic.Progress, 4)
 	s.goRun(func() {
-		if err := st.load(ctx); err != nil && ctx.Err() == nil {
-			s.send(ctx, event.Failure{Err: fmt.Errorf("search: %w", err)})
-			return
-		}
-		if err := st.emb.Run(ctx, s.embedWake, progress); err != nil && !errors.Is(err, context.Canceled) {
-			s.app.log.Warn("app: embedding loop ended", "err", err)
+		if err := s.app.RunEmbedder(ctx, s.embedWake, progress); err != nil && ctx.Err() == nil {
+			s.send(ctx, event.Failure{Err: err})
 		}
 	})
 	s.goRun(func() {

@@ -107,6 +107,9 @@ func TestSearchHybridAndLexical(t *testing.T) {
 	if err != nil || res.Mode != SearchLexical || !strings.Contains(res.Reason, "no embed model") || hitIDs(res) != "inv@x" {
 		t.Errorf("without embed model = %s %q %s %v", res.Mode, res.Reason, hitIDs(res), err)
 	}
+	if plain.Embeds() || plain.RunEmbedder(ctx, nil, nil) != nil {
+		t.Errorf("without an embed model the embedder has work or fails")
+	}
 }
 
 // TestSearchOllamaDown: the embed model configured but unreachable gives
