@@ -131,7 +131,7 @@ func ParseCommand(line string) (Command, error) {
 	case "unread":
 		c.Op = OpUnread
 	default:
-		return Command{}, fmt.Errorf("unknown command %q; %s", toks[0], commandHelp)
+		return Command{}, fmt.Errorf("%w %q; %s", errUnknownCommand, toks[0], commandHelp)
 	}
 	rest := toks[1:]
 	if c.Op == OpReply && len(rest) > 0 && strings.EqualFold(rest[0], "all") {
@@ -338,11 +338,9 @@ func Pick(cands []ListItem, latest bool) (Resolution, error) {
 	}
 }
 
-// commandWords are the first words of the structured commands.
-var commandWords = map[string]bool{
-	"list": true, "ls": true, "l": true, "open": true, "o": true, "show": true, "reply": true, "re": true,
-	"replyall": true, "reply-all": true, "ra": true, "read": true, "unread": true,
-}
+// errUnknownCommand is ParseCommand's error for a first word that names
+// no command: a sentence goes to the model instead.
+var errUnknownCommand = errors.New("unknown command")
 
 // functionWords are words of a sentence that no filter means: a command
 // line holding one as a filter value or search word is plain language
@@ -368,10 +366,10 @@ func IsPlainLanguage(line string) bool {
 	if err != nil || len(toks) == 0 {
 		return false
 	}
-	if !commandWords[strings.ToLower(toks[0])] {
+	c, err := ParseCommand(line)
+	if errors.Is(err, errUnknownCommand) {
 		return len(toks) > 1 // one unknown word is a mistyped command
 	}
-	c, err := ParseCommand(line)
 	if err != nil {
 		return false // a structured command with a mistake: its error helps more
 	}
