@@ -63,6 +63,16 @@ type Embedder struct {
 
 	loadMu sync.Mutex
 	loaded bool
+
+	errMu   sync.Mutex
+	lastErr error // why the last pass stopped early; nil after one that finished
+}
+
+// LastErr returns why the last pass stopped early, or nil.
+func (e *Embedder) LastErr() error {
+	e.errMu.Lock()
+	defer e.errMu.Unlock()
+	return e.lastErr
 }
 
 // NewEmbedder returns an embedder writing to st and idx (whose model must
@@ -184,6 +194,13 @@ func (e *Embedder) Pass(ctx context.Context) (n int, more bool, err error) {
 	return n, true, nil
 }
 
+// isMissingModel reports whether err is Ollama's answer for a model that
+// is not pulled.
+func isMissingModel(err error) bool {
+	var se api.StatusError
+	return errors.As(err, &se) && se.StatusCode == 404
+}
+
 // Progress reports the embedder's state after a pass.
 type Progress struct {
 	// Embedded is how many messages the pass embedded.
@@ -208,6 +225,12 @@ func (e *Embedder) Run(ctx context.Context, wake <-chan struct{}, progress chan<
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if err != nil && isMissingModel(err) {
+			err = fmt.Errorf("%w (run: ollama pull %s)", err, e.opts.Model)
+		}
+		e.errMu.Lock()
+		e.lastErr = err
+		e.errMu.Unlock()
 		if err != nil {
 			e.log.Warn("semantic: embedding pass stopped", "model", e.opts.Model, "embedded", n, "err", err)
 		} else if n > 0 {

@@ -342,6 +342,9 @@ func (a *App) queryVector(ctx context.Context, text string) ([]float32, string) 
 		return nil, err.Error()
 	}
 	if s.idx.Len() == 0 {
+		if err := s.emb.LastErr(); err != nil {
+			return nil, "no mail embedded yet: " + err.Error()
+		}
 		return nil, fmt.Sprintf("no mail embedded yet by %s", s.idx.Model())
 	}
 	ectx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
