@@ -226,7 +226,7 @@ func (e *Embedder) Run(ctx context.Context, wake <-chan struct{}, progress chan<
 			return ctx.Err()
 		}
 		if err != nil && isMissingModel(err) {
-			err = fmt.Errorf("%w (run: ollama pull %s)", err, e.opts.Model)
+			err = fmt.Errorf("embed model %s is not pulled (run: ollama pull %s): %w", e.opts.Model, e.opts.Model, err)
 		}
 		e.errMu.Lock()
 		e.lastErr = err

@@ -273,7 +273,7 @@ func TestEmbedderRunFollowsNewMail(t *testing.T) {
 	go func() { done <- e2.Run(ctx2, wake, progress) }()
 	if p := <-progress; p.Err == nil || p.Embedded != 0 {
 		t.Fatalf("with a missing model, progress = %+v, want an error", p)
-	} else if want := "model 'missing' not found (run: ollama pull missing)"; !strings.Contains(p.Err.Error(), want) {
+	} else if want := "embed model missing is not pulled (run: ollama pull missing): embed with missing: 404 Not Found: model 'missing' not found"; !strings.Contains(p.Err.Error(), want) {
 		t.Errorf("error %q does not say %q", p.Err, want)
 	}
 	if err := e2.LastErr(); err == nil || !strings.Contains(err.Error(), "ollama pull missing") {
