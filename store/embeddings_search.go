@@ -29,9 +29,10 @@ type RankedQuery struct {
 	MaxID int64
 	// Limit is the most hits returned (default 50).
 	Limit int
-	// NoSnippets leaves the snippets empty: a ranking deeper than the page
-	// shown skips their cost (SearchHitsByID makes them for the page).
-	NoSnippets bool
+	// IDsOnly returns hits with only ID set: a ranking deeper than the
+	// page shown skips the cost of the rest (SearchHitsByID reads it for
+	// the page).
+	IDsOnly bool
 }
 
 // MaxMessageID returns the highest message row id: a snapshot bound for
@@ -60,8 +61,8 @@ func (s *Store) SearchRanked(ctx context.Context, rq RankedQuery) ([]RankedHit, 
 	cols := `m.id, COALESCE(m.thread_id, 0), m.message_id, m.from_name, m.from_email, m.subject, m.date, ` + unreadExpr
 	var from, order string
 	switch {
-	case rq.NoSnippets:
-		cols += `, ''`
+	case rq.IDsOnly:
+		cols = `m.id, 0, '', '', '', '', 0, 0, ''`
 	case sq.match != "":
 		cols += `, snippet(messages_fts, 3, '', '', '…', 16)`
 	default:

@@ -118,8 +118,8 @@ func TestSearchRankedOrderAndRange(t *testing.T) {
 	if byID[0].Snippet != "one invoice mentioned" || byID[1].Snippet != "invoice invoice due" {
 		t.Errorf("snippets = %q, %q", byID[0].Snippet, byID[1].Snippet)
 	}
-	bare, _ := s.SearchRanked(ctx, RankedQuery{Query: "invoice", MaxID: maxID, NoSnippets: true})
-	if len(bare) != 2 || bare[0].Snippet != "" || bare[0].ID != hits[0].ID {
+	bare, _ := s.SearchRanked(ctx, RankedQuery{Query: "invoice", MaxID: maxID, IDsOnly: true})
+	if len(bare) != 2 || bare[0].Snippet != "" || bare[0].Subject != "" || bare[0].ID != hits[0].ID {
 		t.Errorf("without snippets = %+v", bare)
 	}
 }

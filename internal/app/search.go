@@ -96,6 +96,12 @@ type searchState struct {
 // search would list the whole mailbox.
 const vectorDepth = 50
 
+// lexicalDepth is how many text matches are ranked, the same for every
+// page of a search so that the fused order, and so the pages, do not
+// change as the pages go deeper; FTS5 scores every match to rank them
+// anyway, so the bound costs little.
+const lexicalDepth = 1000
+
 // queryEmbedTimeout bounds embedding one query: a search waits for it.
 const queryEmbedTimeout = 10 * time.Second
 
@@ -264,14 +270,13 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 	cur.Mode = res.Mode
 
 	need := cur.Offset + q.Limit
-	depth := min(max(2*need, 100), 2000)
 	lexText := text
 	if res.Mode == SearchHybrid {
 		// Any of the words, ranked by bm25: the vector side carries the
 		// meaning, the lexical side rewards the words themselves.
 		lexText = strings.Join(strings.Fields(text), " OR ")
 	}
-	lex, err := a.st.SearchRanked(ctx, store.RankedQuery{Query: lexText, Since: since, Until: until, MaxID: cur.MaxID, Limit: depth, NoSnippets: true})
+	lex, err := a.st.SearchRanked(ctx, store.RankedQuery{Query: lexText, Since: since, Until: until, MaxID: cur.MaxID, Limit: lexicalDepth, IDsOnly: true})
 	if err != nil {
 		return SearchResults{}, err
 	}

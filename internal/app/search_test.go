@@ -85,6 +85,23 @@ func TestSearchHybridAndLexical(t *testing.T) {
 		t.Errorf("query request = %+v, first = %+v", last, calls[0])
 	}
 
+	// Pages of one hit each are the one-page answer, in order.
+	var paged []string
+	cursor := ""
+	for i := 0; i < 10; i++ {
+		p, err := a.Search(ctx, SearchQuery{Text: "invoice", Limit: 1, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, hitIDs(p))
+		if cursor = p.Next; cursor == "" {
+			break
+		}
+	}
+	if got := strings.Join(paged, ","); got != hitIDs(res) {
+		t.Errorf("paged = %s, one page = %s", got, hitIDs(res))
+	}
+
 	// A time range applies to both sides.
 	res, _ = a.Search(ctx, SearchQuery{Text: "invoice", Since: searchT0.Add(30 * time.Minute), Until: searchT0.Add(90 * time.Minute)})
 	if got := hitIDs(res); got != "bill@x" {
