@@ -26,6 +26,9 @@ type Interpreter interface {
 	Interpret(ctx context.Context, request string) (mailops.Args, error)
 }
 
+// commandPlaceholder is shown in the empty `:` line.
+const commandPlaceholder = "list from:bob · open 3 · or plain language: reply to the latest mail from Dana"
+
 // needsModel is the answer to plain language without a model.
 const needsModel = "plain language needs the local model"
 

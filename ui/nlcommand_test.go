@@ -358,3 +358,14 @@ func TestReplyConfirmOnlyItsOwnDraft(t *testing.T) {
 		t.Errorf("the replyConfirm is still pending")
 	}
 }
+
+// TestCommandLineSaysPlainLanguageWorks: the empty `:` line shows that it
+// takes commands and plain language.
+func TestCommandLineSaysPlainLanguageWorks(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	d := newDriver(t, Options{Store: s}, 120, 30)
+	d.keys(":")
+	if v := d.view(); !strings.Contains(v, "or plain language: reply to the latest mail from Dana") {
+		t.Errorf("the : line:\n%s", v)
+	}
+}

@@ -21,6 +21,10 @@ const (
 func (m *Model) openPrompt(kind promptKind, prompt, value string) tea.Cmd {
 	m.promptKind = kind
 	m.prompt.Prompt = prompt
+	m.prompt.Placeholder = ""
+	if kind == promptCommand {
+		m.prompt.Placeholder = commandPlaceholder // nlcommand.go
+	}
 	m.prompt.SetValue(value)
 	m.prompt.CursorEnd()
 	return m.prompt.Focus()
