@@ -81,6 +81,27 @@ func (x *Index) Put(embs ...store.Embedding) error {
 	return nil
 }
 
+// Delete removes the vectors of messages that are gone (the store drops
+// their rows with the message); unknown ids are ignored.
+func (x *Index) Delete(ids ...int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, id := range ids {
+		i, ok := x.pos[id]
+		if !ok {
+			continue
+		}
+		last := len(x.ids) - 1
+		if i != last {
+			x.ids[i], x.dates[i] = x.ids[last], x.dates[last]
+			copy(x.vecs[i*x.dim:(i+1)*x.dim], x.vecs[last*x.dim:])
+			x.pos[x.ids[i]] = i
+		}
+		x.ids, x.dates, x.vecs = x.ids[:last], x.dates[:last], x.vecs[:last*x.dim]
+		delete(x.pos, id)
+	}
+}
+
 // normalise writes v scaled to unit length into dst.
 func normalise(dst, v []float32) {
 	var n float64

@@ -87,6 +87,12 @@ func TestIndexSearch(t *testing.T) {
 	if x.Len() != 3 || got[0].ID != 1 {
 		t.Errorf("after replacing 3: len %d, top %+v", x.Len(), got)
 	}
+	// Deleting moves the last vector into the hole; the rest still match.
+	x.Delete(1, 42)
+	got, _ = x.Search([]float32{1, 0, 0}, Filter{}, 5)
+	if x.Len() != 2 || len(got) != 2 || got[0].ID != 3 || got[1].ID != 2 {
+		t.Errorf("after deleting 1: len %d, hits %+v; want 3 then 2", x.Len(), got)
+	}
 	if _, err := x.Search([]float32{1, 0}, Filter{}, 1); err == nil {
 		t.Error("a query of another length was accepted")
 	}

@@ -69,7 +69,9 @@ type SearchResults struct {
 	Reason string
 	// Next continues the search after this page; "" when there is no more.
 	// Pages are taken from a snapshot of the store at the first page, so
-	// mail arriving meanwhile does not shift them.
+	// mail arriving meanwhile does not shift them (while the first
+	// embedding of a mailbox runs, vectors made meanwhile can still join
+	// later pages).
 	Next string
 }
 
@@ -313,16 +315,21 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 	for _, h := range rows {
 		byID[h.ID] = h.SearchHit
 	}
+	var gone []int64
 	for _, f := range page {
 		h, ok := byID[f.ID]
 		if !ok {
-			continue // deleted since it was indexed
+			gone = append(gone, f.ID) // deleted since it was indexed
+			continue
 		}
 		sh := SearchHit{SearchHit: h, Score: f.Score, LexicalRank: f.Ranks[0]}
 		if len(f.Ranks) > 1 {
 			sh.VectorRank = f.Ranks[1]
 		}
 		res.Hits = append(res.Hits, sh)
+	}
+	if len(gone) > 0 && res.Mode == SearchHybrid {
+		a.semantic().idx.Delete(gone...)
 	}
 	if need < len(fused) {
 		cur.Offset = need

@@ -118,6 +118,18 @@ func TestSearchHybridAndLexical(t *testing.T) {
 		t.Errorf("after: a later day = %s %s, want hybrid with no hits", res.Mode, hitIDs(res))
 	}
 
+	// A message deleted from the store leaves the results and the index.
+	if err := st.RemoveLocations(ctx, []model.Location{{Account: "a", Mailbox: "INBOX", Key: "bill@x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CollectOrphans(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res2, err := a.Search(ctx, SearchQuery{Text: "invoice", Limit: 10})
+	if err != nil || strings.Contains(hitIDs(res2), "bill@x") || a.semantic().idx.Len() != 2 {
+		t.Errorf("after deleting bill@x: hits %s (%s %q), %v, index %d; want it gone from both", hitIDs(res2), res2.Mode, res2.Reason, err, a.semantic().idx.Len())
+	}
+
 	// Without an embed model: lexical, saying why.
 	plain := New(&config.Config{Ollama: config.Ollama{Host: srv.URL}}, st, Options{})
 	res, err = plain.Search(ctx, SearchQuery{Text: "invoice"})
