@@ -28,7 +28,7 @@ Operations:
 - sendPreview, sendConfirm: write a new mail (not a reply) to addresses the user wrote.
 - unsupported: anything else (archive, delete, forward, snooze, star, move, spam, unsubscribe, …); set "requested" to the user's words for it.
 
-Targets: selectionIndex for a number of the list, else filters. Filters: "from" is a sender the user named (a name or an address), "to" a recipient, "subjectContains" and "textContains" the words a mail is about in the singular ("invoice" for "the invoices"); "maxResults": 1 when the user says latest, newest, last or most recent.
+Targets: selectionIndex for a number of the list, else filters. Filters: "from" is a sender the user named (a name or an address), "to" a recipient, "subjectContains" and "textContains" the words a mail is about in the singular ("invoice" for "the invoices"); "maxResults": 1 when the user says latest, newest, last or most recent. For a reply, "body" is what the user says it should say, in their words ("reply to Dana saying I'll call at 3" has body "I'll call at 3."); leave it out when they did not say. Never set recipients for a reply: they are computed.
 
 Use only what the user wrote: never invent names, addresses, ids, numbers or text. Leave out every field the user did not give.`
 

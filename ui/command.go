@@ -84,6 +84,10 @@ type Command struct {
 	Index int
 	// Latest picks the newest match instead of asking ("open latest from bob").
 	Latest bool
+	// Body is what a reply should say, in the user's words as the model
+	// passed them on (the contract's body); "" lets the drafts engine
+	// write the reply.
+	Body string
 	// MessageID targets the thread of one message by its Message-ID (the
 	// contract's messageId, as the user gave it).
 	MessageID string
@@ -419,6 +423,9 @@ func CommandFromArgs(a mailops.Args) (Command, error) {
 		return Command{}, fmt.Errorf("operation %q is not available", a.Operation)
 	}
 	c.MessageID = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(a.MessageID), "<"), ">")
+	if c.Op == OpReply {
+		c.Body = strings.TrimSpace(a.Body)
+	}
 	c.Index = a.SelectionIndex
 	if a.Filters != nil {
 		f := a.Filters

@@ -59,6 +59,10 @@ type Model struct {
 	// the confirm screen when it is ready: a plain-language replyConfirm
 	// (nlcommand.go); 0 for none.
 	autoConfirm int
+	// replyBody is the text a plain-language reply asked for, put in the
+	// draft of load replyBodySeq when it is ready (nlcommand.go).
+	replyBody    string
+	replyBodySeq int
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -320,8 +324,7 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 func (m *Model) handleDraft(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	m.draft, cmd = m.draft.update(msg)
-	m.confirmWhenReady()
-	return tea.Batch(cmd, m.follow())
+	return tea.Batch(cmd, m.afterDraftLoad(), m.follow())
 }
 
 // handleConfirm hands a message to the confirm screen.

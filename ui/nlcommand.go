@@ -129,11 +129,52 @@ func (m *Model) runResolved(c Command) tea.Cmd {
 // draft is ready.
 func (m *Model) replyCommand(c Command, id int64) tea.Cmd {
 	cmd := m.reply(id, c.Op == OpReplyAll)
-	m.autoConfirm = 0
-	if c.Confirm && m.screen == stateDraft {
-		m.autoConfirm = m.draft.loadSeq
+	m.autoConfirm, m.replyBody, m.replyBodySeq = 0, "", 0
+	if m.screen == stateDraft {
+		if c.Confirm {
+			m.autoConfirm = m.draft.loadSeq
+		}
+		if c.Body != "" {
+			m.replyBody, m.replyBodySeq = c.Body, m.draft.loadSeq
+		}
 	}
 	return cmd
+}
+
+// afterDraftLoad finishes a plain-language reply once its draft is
+// loaded: the body it asked for goes into the draft (saved like an edit),
+// then a replyConfirm moves on to the confirm screen, which waits for that
+// save.
+func (m *Model) afterDraftLoad() tea.Cmd {
+	cmd := m.putReplyBody()
+	m.confirmWhenReady()
+	return cmd
+}
+
+// putReplyBody replaces the new draft's body with the words the request
+// gave. A resumed draft holds the user's own text, which is never
+// overwritten: the note says the words were not used.
+func (m *Model) putReplyBody() tea.Cmd {
+	if m.replyBodySeq == 0 {
+		return nil
+	}
+	f := &m.draft
+	if m.screen != stateDraft || f.loadSeq != m.replyBodySeq || f.loadErr != nil {
+		m.replyBody, m.replyBodySeq = "", 0
+		return nil
+	}
+	if f.loading || f.d == nil {
+		return nil
+	}
+	body := m.replyBody
+	m.replyBody, m.replyBodySeq = "", 0
+	if f.resumed {
+		m.c.note = "an open draft of this reply was resumed; what you asked to say was not put in it"
+		return nil
+	}
+	f.d.Body = body
+	f.dirty = true
+	return f.startSave(true)
 }
 
 // confirmWhenReady moves a replyConfirm from the draft review to the

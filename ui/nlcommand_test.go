@@ -244,8 +244,9 @@ func TestCommandFromArgs(t *testing.T) {
 		want Command
 		err  string
 	}{
-		{"reply latest", mailops.Args{Operation: mailops.ReplyPreview, Filters: &mailops.Filters{From: "Dana", MaxResults: 1}},
-			Command{Op: OpReply, Latest: true, Filters: Filters{From: []string{"Dana"}, Limit: 1}}, ""},
+		{"reply latest", mailops.Args{Operation: mailops.ReplyPreview, Filters: &mailops.Filters{From: "Dana", MaxResults: 1}, Body: " See you at 3. ", To: []string{"x@evil.example"}},
+			Command{Op: OpReply, Latest: true, Filters: Filters{From: []string{"Dana"}, Limit: 1}, Body: "See you at 3."}, ""},
+		{"body only for replies", mailops.Args{Operation: mailops.MarkAsRead, SelectionIndex: 1, Body: "x"}, Command{Op: OpRead, Index: 1}, ""},
 		{"mark invoices", mailops.Args{Operation: mailops.MarkAsRead, Filters: &mailops.Filters{From: "Tom", SubjectContains: "invoices"}},
 			Command{Op: OpRead, Filters: Filters{From: []string{"Tom"}, Subject: []string{"invoice*"}}}, ""},
 		{"confirm a row", mailops.Args{Operation: mailops.ReplyConfirm, SelectionIndex: 2},
@@ -278,7 +279,7 @@ func describeCommand(c Command) string {
 	if c.Filters.Unread != nil {
 		u = map[bool]string{true: "unread", false: "read"}[*c.Filters.Unread]
 	}
-	return strings.Join([]string{string(c.Op), c.MessageID, c.Filters.Query(), u, strings.Repeat("L", b2i(c.Latest)), strings.Repeat("C", b2i(c.Confirm)),
+	return strings.Join([]string{string(c.Op), c.MessageID, c.Body, c.Filters.Query(), u, strings.Repeat("L", b2i(c.Latest)), strings.Repeat("C", b2i(c.Confirm)),
 		strings.Repeat("#", c.Index), strings.Repeat("+", c.Filters.Limit)}, "|")
 }
 
@@ -367,5 +368,41 @@ func TestCommandLineSaysPlainLanguageWorks(t *testing.T) {
 	d.keys(":")
 	if v := d.view(); !strings.Contains(v, "or plain language: reply to the latest mail from Dana") {
 		t.Errorf("the : line:\n%s", v)
+	}
+}
+
+// TestPlainLanguageReplyBody: what the request asked to say becomes the
+// body of a new draft (saved, and on the confirm screen for replyConfirm);
+// a resumed draft keeps the user's own text.
+func TestPlainLanguageReplyBody(t *testing.T) {
+	e := newDraftEnv(t, 100, 30, nil)
+	in, _ := nlModel(t, map[string]string{
+		"reply to carol saying the failover is approved": `{"operation":"replyPreview","filters":{"from":"Carol"},"body":"The failover is approved."}`,
+		"reply to bob's report saying thanks and send":   `{"operation":"replyConfirm","filters":{"from":"Bob","subjectContains":"report"},"body":"Thanks for the report!"}`,
+		"reply to carol saying no":                       `{"operation":"replyPreview","filters":{"from":"Carol"},"body":"No."}`,
+	})
+	e.m.opts.Interpreter = in
+	outage := threadID(t, e.st, "outage@x")
+	e.command("reply to carol saying the failover is approved")
+	if e.m.screen != stateDraft || e.m.draft.d == nil || e.m.draft.d.Body != "The failover is approved." {
+		t.Fatalf("draft = %+v (screen %d, error %q)", e.m.draft.d, e.m.screen, e.m.c.errText)
+	}
+	if ds := e.openDrafts(outage); len(ds) != 1 || ds[0].Body != "The failover is approved." {
+		t.Fatalf("stored drafts = %+v; want the body saved", ds)
+	}
+	e.keys("esc")
+	// The draft is open now: a second request resumes it and keeps its text.
+	e.command("reply to carol saying no")
+	if e.m.draft.d == nil || e.m.draft.d.Body != "The failover is approved." || !strings.Contains(e.m.c.note, "was not put in it") {
+		t.Fatalf("resumed draft body %q, note %q", e.m.draft.d.Body, e.m.c.note)
+	}
+	e.keys("esc")
+	e.command("reply to bob's report saying thanks and send")
+	if e.m.screen != stateConfirm || !strings.Contains(e.view(), "│ Thanks for the report!") {
+		t.Fatalf("confirm screen (screen %d, error %q):\n%s", e.m.screen, e.m.c.errText, e.view())
+	}
+	e.keys("esc")
+	if len(e.outbox()) != 0 {
+		t.Fatal("something was queued without y")
 	}
 }
