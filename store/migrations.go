@@ -185,6 +185,10 @@ DROP INDEX messages_message_id;
 DROP INDEX messages_dedupe;
 CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 `,
+	// Address completion reads the principal's own messages by sender (store/addressbook.go).
+	addressbookSchema,
+	// Files attached to drafts (store/draft_attachments.go).
+	draftAttachmentsSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
