@@ -84,4 +84,3 @@ func TestCorrespondentsRankByFrequencyAndRecency(t *testing.T) {
 		t.Fatalf("query plan does not use %s:\n%s", want, plan)
 	}
 }
-
