@@ -121,7 +121,9 @@ undo_seconds = 1
 	keys("r")
 	waitFor("the draft review", "Draft reply", "Bob <bob@mailsift.test>", "Subject: Re: Lunch on Friday?")
 	keys("s")
-	waitFor("the confirm screen", "send this message", "RCPT TO bob@mailsift.test", "│ Subject: Re: Lunch on Friday?")
+	waitFor("the confirm screen", "send this message", "RCPT TO bob@mailsift.test", "Subject:  Re: Lunch on Friday?")
+	keys("Tab")
+	waitFor("the exact bytes", "send this message", "│ Subject: Re: Lunch on Friday?")
 	keys("y")
 	waitFor("the sent note", "sent <")
 	// The outbox holds one item, sent after one attempt: nothing will send

@@ -38,6 +38,9 @@ type KeyMap struct {
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
 	Outbox, CancelSend           key.Binding
+	// ConfirmView switches the confirm screen between the message as
+	// read and its exact bytes.
+	ConfirmView key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,6 +83,7 @@ func DefaultKeyMap() KeyMap {
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
 		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+		ConfirmView:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "exact bytes/as read")),
 	}
 }
 
@@ -90,6 +94,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.PrevSection, &k.Open, &k.Back, &k.ToggleRead, &k.Urgent, &k.Actionable,
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
+		&k.ConfirmView,
 	}
 }
 
