@@ -35,6 +35,12 @@ const (
 	stateDraft
 	stateConfirm
 	stateOutbox // the outbox and audit trail (ui/outboxview.go)
+
+	// New messages and forwards (ui/compose.go), a message's links
+	// (ui/links.go) and unsubscribing (ui/unsubscribe.go).
+	stateCompose
+	stateLinks
+	stateUnsub
 )
 
 // Model is the root Bubble Tea model of the TUI.
@@ -55,6 +61,10 @@ type Model struct {
 	confirm    confirmModel // the confirm screen
 	outbox     outboxModel  // the outbox screen
 	undo       sendWindow   // the undo window of the last confirmed send
+	compose    composeModel // new message or forward
+	links      linksModel   // a message's links
+	unsub      unsubModel   // unsubscribe from a list
+	newMail    newMailState // new urgent mail: notification and title count
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -103,10 +113,13 @@ func New(opts Options) Model {
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
 		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
+		links:   newLinksModel(c, opts.Store, opts.OpenURL),
+		unsub:   newUnsubModel(c, opts.Store, opts.Unsubscribe, opts.OpenURL, opts.ArchiveSender),
 		conn:    event.ConnOffline,
 		width:   80,
 		height:  24,
 	}
+	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
@@ -203,6 +216,8 @@ func (m *Model) setKeys() {
 		m.confirm.setKeys()
 	case stateOutbox:
 		m.outbox.setKeys(undo)
+	case stateCompose, stateLinks, stateUnsub:
+		m.setFeatureKeys(st)
 	}
 }
 
@@ -226,6 +241,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case event.Event: // sent directly (tea.Program.Send) rather than on Options.Events
 		return m.handleEvent(msg)
+	case routedMsg:
+		return m.handleRouted(msg)
 	case draftMsg:
 		return m.handleDraftMsg(msg)
 	case tea.MouseMsg:
@@ -253,7 +270,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.reloadMore = false
 			cmds = append(cmds, m.startReload())
 		}
-		cmds = append(cmds, m.loadMissing())
+		cmds = append(cmds, m.loadMissing(), m.checkNewMail(msg.counts))
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		return m.handleInbox(msg)
@@ -352,10 +369,12 @@ func (m *Model) follow() tea.Cmd {
 	if n.to == stateStay {
 		return nil
 	}
+	prev := m.screen
 	if m.screen == stateConfirm {
 		m.confirm.leave()
-		if n.to != stateDraft { // y queued the draft
+		if n.to != stateDraft && n.to != stateCompose { // y queued the draft
 			m.draft.sent()
+			m.compose.sent()
 		}
 	}
 	switch {
@@ -367,6 +386,9 @@ func (m *Model) follow() tea.Cmd {
 	m.screen = n.to
 	switch n.to {
 	case stateConfirm:
+		if prev == stateCompose {
+			return m.composeToConfirm()
+		}
 		d, save := m.draft.handOff()
 		var cmd tea.Cmd
 		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
@@ -489,7 +511,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.draft.editing)
+		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
@@ -529,6 +551,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleConfirm(msg)
 	case stateOutbox:
 		return m.handleOutbox(msg)
+	case stateCompose, stateLinks, stateUnsub:
+		return m.handleRoutedKey(msg)
 	case stateSearch:
 		return m.handleSearch(msg)
 	case stateHelp:
@@ -545,6 +569,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.search.open()
 	case key.Matches(msg, k.Command):
 		return m.openPrompt(promptCommand, ":", "")
+	}
+	if cmd, ok := m.handleFeatureKey(msg); ok {
+		return cmd
 	}
 	switch m.screen {
 	case stateInbox:
@@ -624,6 +651,8 @@ func (m Model) View() string {
 		body = m.confirm.View()
 	case stateOutbox:
 		body = m.outbox.View()
+	case stateCompose, stateLinks, stateUnsub:
+		body = m.featureView()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")
