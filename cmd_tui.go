@@ -10,6 +10,7 @@ import (
 	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/internal/app/event"
+	"mailsift/internal/notify"
 	"mailsift/ui"
 )
 
@@ -62,6 +63,9 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	if cfg.NoConfig {
 		opts.Hint = tuiHint
 	}
+	notifier := a.Notifier()
+	defer notifier.Close()
+	opts.NewMail, opts.Notifier, opts.Bell = a.NewMail(), notifier, notify.Bell(g.Stdout)
 	p := tea.NewProgram(ui.New(opts),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
