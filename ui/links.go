@@ -130,7 +130,10 @@ func (lm linksModel) update(msg tea.Msg) (linksModel, tea.Cmd) {
 			return lm, nil
 		}
 		dir := msg.dir
-		cleanup := tea.Tick(htmlKeep, func(time.Time) tea.Msg { return htmlCleanupMsg{dir: dir} })
+		var cleanup tea.Cmd
+		if !lm.c.manualTicks {
+			cleanup = tea.Tick(htmlKeep, func(time.Time) tea.Msg { return htmlCleanupMsg{dir: dir} })
+		}
 		lm.c.note = "HTML part in " + msg.path + " (removed in " + htmlKeep.String() + ")"
 		return lm, tea.Batch(lm.openLink((&url.URL{Scheme: "file", Path: msg.path}).String()), cleanup)
 	case htmlCleanupMsg:
