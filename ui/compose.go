@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -95,6 +96,7 @@ type composeModel struct {
 	matches []string // path completions
 
 	editSeq    int
+	gate       *saveGate // orders the saves of this screen's commands
 	dirty      bool
 	saving     bool
 	askDiscard bool
@@ -102,7 +104,36 @@ type composeModel struct {
 }
 
 func newComposeModel(c *common, cp Composer, b Backend, book AddressBook) composeModel {
-	return composeModel{c: c, cp: cp, b: b, book: book}
+	return composeModel{c: c, cp: cp, b: b, book: book, gate: &saveGate{}}
+}
+
+// saveGate orders saves that run in concurrent commands: each save takes
+// a ticket when it is started (in Update, in order) and a save whose
+// ticket is older than one already stored is skipped. Without it an
+// autosave started before the last keystrokes could land after the
+// confirm screen saved them, expiring the approval on screen.
+type saveGate struct {
+	mu         sync.Mutex
+	next, last int64
+}
+
+// ticket numbers a save; call it in Update.
+func (g *saveGate) ticket() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.next++
+	return g.next
+}
+
+// run runs save unless a newer save already ran.
+func (g *saveGate) run(t int64, save func() error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t < g.last {
+		return nil
+	}
+	g.last = t
+	return save()
 }
 
 // routedMsg is a result for one of the screens of compose, links and
@@ -328,9 +359,10 @@ func (cm *composeModel) save() tea.Cmd {
 	}
 	cm.collect()
 	cm.saving, cm.dirty = true, false
-	cp, ctx, d := cm.cp, cm.c.ctx, *cm.d
+	cp, ctx, d, gate := cm.cp, cm.c.ctx, *cm.d, cm.gate
+	t := gate.ticket()
 	return func() tea.Msg {
-		if err := cp.SaveNewMessage(ctx, &d); err != nil {
+		if err := gate.run(t, func() error { return cp.SaveNewMessage(ctx, &d) }); err != nil {
 			return composeSavedMsg{err: fmt.Errorf("autosave: %w", err)}
 		}
 		return composeSavedMsg{draft: &d}
@@ -661,8 +693,13 @@ func (m *Model) openCompose(forward int64, asAttachment bool) tea.Cmd {
 // saves it and asks for the approval of its exact bytes.
 func (m *Model) composeToConfirm() tea.Cmd {
 	d, _ := m.compose.handOff()
+	cp, gate := m.compose.cp, m.compose.gate
+	t := gate.ticket()
+	save := func(ctx context.Context, d *store.Draft) error {
+		return gate.run(t, func() error { return cp.SaveNewMessage(ctx, d) })
+	}
 	var cmd tea.Cmd
-	m.confirm, cmd = m.confirm.openFrom(d, true, m.compose.returnTo, stateCompose, m.compose.cp.SaveNewMessage)
+	m.confirm, cmd = m.confirm.openFrom(d, true, m.compose.returnTo, stateCompose, save)
 	return cmd
 }
 

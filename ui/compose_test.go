@@ -476,3 +476,18 @@ func TestGoldenLinks(t *testing.T) {
 	waitOutput(t, tm, "open link 2")
 	requireGolden(t, finalView(t, tm))
 }
+
+func TestSaveGateSkipsAnOlderSave(t *testing.T) {
+	g := &saveGate{}
+	older, newer := g.ticket(), g.ticket()
+	var ran []int64
+	// The newer save lands first; the older one must not overwrite it.
+	for _, tk := range []int64{newer, older} {
+		if err := g.run(tk, func() error { ran = append(ran, tk); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ran) != 1 || ran[0] != newer {
+		t.Fatalf("saves run: %v, want only the newer (%d)", ran, newer)
+	}
+}
