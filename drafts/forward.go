@@ -19,14 +19,6 @@ import (
 	"mailsift/store"
 )
 
-// ForwardResult is a forward draft and what could not be carried over.
-type ForwardResult struct {
-	Draft *Draft
-	// Problems name original attachments that could not be copied (the
-	// forward holds the rest); empty when everything was kept.
-	Problems []string
-}
-
 var reFwd = regexp.MustCompile(`(?i)^\s*(fwd?|wg|tr)\s*:`)
 
 // ForwardSubject adds "Fwd: " once.
@@ -48,21 +40,22 @@ func ForwardSubject(subject string) string {
 // message is attached unchanged (message/rfc822) under an empty body.
 // A message whose MIME is broken is still forwarded: inline with whatever
 // text the parser recovered (and ForwardResult.Problems saying what was
-// lost), or whole as an attachment, which keeps every byte.
-func (e *Engine) Forward(ctx context.Context, raw []byte, asAttachment bool, accountName string) (*ForwardResult, error) {
+// lost), or whole as an attachment, which keeps every byte. problems name
+// what could not be carried over (original attachments that could not be
+// copied; the forward holds the rest).
+func (e *Engine) Forward(ctx context.Context, raw []byte, asAttachment bool, accountName string) (d *Draft, problems []string, err error) {
 	if len(raw) > MaxAttachmentBytes {
-		return nil, fmt.Errorf("forward: the message is %s; mailsift forwards at most %s (servers refuse larger mail)", humanBytes(int64(len(raw))), humanBytes(MaxAttachmentBytes))
+		return nil, nil, fmt.Errorf("forward: the message is %s; mailsift forwards at most %s (servers refuse larger mail)", humanBytes(int64(len(raw))), humanBytes(MaxAttachmentBytes))
 	}
 	orig, err := rfc822.Parse(raw)
 	if err != nil {
 		if !asAttachment {
-			return nil, fmt.Errorf("forward: the message cannot be read (%v); forward it as an attachment (F), which sends its bytes unchanged", err)
+			return nil, nil, fmt.Errorf("forward: the message cannot be read (%v); forward it as an attachment (F), which sends its bytes unchanged", err)
 		}
 		orig = &model.Message{}
 	}
-	d := &Draft{Account: accountName, From: e.from(accountName), Source: SourceForward, NeedsApproval: true,
+	d = &Draft{Account: accountName, From: e.from(accountName), Source: SourceForward, NeedsApproval: true,
 		Subject: ForwardSubject(orig.Subject)}
-	res := &ForwardResult{Draft: d}
 	var atts []*Attachment
 	if asAttachment {
 		name := cleanFilename(oneLine(orig.Subject))
@@ -78,7 +71,7 @@ func (e *Engine) Forward(ctx context.Context, raw []byte, asAttachment bool, acc
 		for _, a := range orig.Attachments {
 			fn, data, err := rfc822.AttachmentContent(raw, a.Part)
 			if err != nil {
-				res.Problems = append(res.Problems, fmt.Sprintf("attachment %q not kept: %v (forward as an attachment with F to keep it)", cleanLine(a.Filename), err))
+				problems = append(problems, fmt.Sprintf("attachment %q not kept: %v (forward as an attachment with F to keep it)", cleanLine(a.Filename), err))
 				continue
 			}
 			if fn == "" {
@@ -94,25 +87,25 @@ func (e *Engine) Forward(ctx context.Context, raw []byte, asAttachment bool, acc
 			atts = append(atts, &Attachment{Filename: cleanFilename(fn), ContentType: ct, Data: data})
 		}
 		for _, p := range orig.Problems {
-			res.Problems = append(res.Problems, "original: "+cleanLine(p))
+			problems = append(problems, "original: "+cleanLine(p))
 		}
 	}
 	d.RiskFlags = RiskFlags(d, nil, nil)
 	if err := e.st.SaveDraft(ctx, d); err != nil {
-		return nil, fmt.Errorf("drafts: forward: %w", err)
+		return nil, nil, fmt.Errorf("drafts: forward: %w", err)
 	}
 	for _, a := range atts {
 		a.DraftID = d.ID
 		if err := e.st.AddDraftAttachment(ctx, a); err != nil {
-			return nil, fmt.Errorf("drafts: forward: %w", err)
+			return nil, nil, fmt.Errorf("drafts: forward: %w", err)
 		}
 	}
 	if len(atts) > 0 {
 		if err := e.SaveNewMessage(ctx, d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return res, nil
+	return d, problems, nil
 }
 
 // forwardBlock is the quoted original of an inline forward.

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/mail"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"mailsift/internal/compose"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -165,117 +165,22 @@ func (e *Engine) AttachFile(ctx context.Context, draftID, path string) (*Attachm
 	return a, nil
 }
 
-// ExpandPath makes a typed path absolute: ~ and ~/ name the home
-// directory, a relative path is taken from the working directory.
-func ExpandPath(path string) (string, error) {
-	p := strings.TrimSpace(path)
-	if p == "" {
-		return "", errors.New("attach: type the path of a file")
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("attach %s: no home directory: %w", p, err)
-		}
-		p = filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("attach %s: %w", p, err)
-	}
-	return abs, nil
-}
+// ExpandPath makes a typed path absolute (see compose.ExpandPath).
+func ExpandPath(path string) (string, error) { return compose.ExpandPath(path) }
 
-// CompletePath completes a typed path like a shell: the longest common
-// extension of the names that start with it, and the matches (directories
-// end in /). Hidden files are offered only when the typed name starts with
-// a dot.
-func CompletePath(typed string) (completed string, matches []string) {
-	dir, prefix := filepath.Split(typed)
-	lookIn := dir
-	if lookIn == "" {
-		lookIn = "."
-	}
-	if exp, err := ExpandPath(lookIn); err == nil {
-		lookIn = exp
-	}
-	entries, err := os.ReadDir(lookIn)
-	if err != nil {
-		return typed, nil
-	}
-	for _, en := range entries {
-		n := en.Name()
-		if !strings.HasPrefix(n, prefix) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(prefix, ".")) {
-			continue
-		}
-		if en.IsDir() {
-			n += "/"
-		} else if en.Type()&os.ModeSymlink != 0 {
-			if fi, err := os.Stat(filepath.Join(lookIn, n)); err == nil && fi.IsDir() {
-				n += "/"
-			}
-		}
-		matches = append(matches, n)
-	}
-	if len(matches) == 0 {
-		return typed, nil
-	}
-	common := matches[0]
-	for _, m := range matches[1:] {
-		for !strings.HasPrefix(m, common) {
-			common = common[:len(common)-1]
-		}
-	}
-	return dir + common, matches
-}
-
-// ParseAddresses reads a typed recipient list ("Dana <dana@example.com>,
-// bob@example.org"). An empty list is no addresses. Each address must be
-// a mail address mailsift can send to; the error names the bad one.
+// ParseAddresses reads a typed recipient list (compose.ParseAddresses) and
+// checks that mailsift can send to each address; the error names the bad one.
 func ParseAddresses(field, s string) ([]model.Address, error) {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ","))
-	if s == "" {
-		return nil, nil
-	}
-	list, err := mail.ParseAddressList(s)
+	as, err := compose.ParseAddresses(field, s)
 	if err != nil {
-		// Name the first part that does not parse alone.
-		for _, part := range strings.Split(s, ",") {
-			if part = strings.TrimSpace(part); part == "" {
-				continue
-			}
-			if _, perr := mail.ParseAddress(part); perr != nil {
-				return nil, fmt.Errorf("%s: %q is not a mail address; write it as name@example.com or Name <name@example.com>, separated by commas", field, cleanLine(truncateRunes(part, 60)))
-			}
-		}
-		return nil, fmt.Errorf("%s: %q is not a list of mail addresses (%v); separate addresses with commas", field, cleanLine(truncateRunes(s, 60)), err)
+		return nil, err
 	}
-	out := make([]model.Address, 0, len(list))
-	for _, a := range list {
-		m := model.Address{Name: oneLine(a.Name), Email: a.Address}
-		if _, err := asciiAddress(m); err != nil {
+	for _, a := range as {
+		if _, err := asciiAddress(a); err != nil {
 			return nil, fmt.Errorf("%s: %w", field, err)
 		}
-		out = append(out, m)
 	}
-	return out, nil
-}
-
-// FormatAddresses writes addresses back as ParseAddresses reads them.
-func FormatAddresses(as []model.Address) string {
-	parts := make([]string, 0, len(as))
-	for _, a := range as {
-		if a.Name == "" {
-			parts = append(parts, a.Email)
-			continue
-		}
-		name := a.Name
-		if strings.ContainsAny(name, ",<>\"@;:()[]\\") {
-			name = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name) + `"`
-		}
-		parts = append(parts, name+" <"+a.Email+">")
-	}
-	return strings.Join(parts, ", ")
+	return as, nil
 }
 
 // humanBytes writes a size for messages: 512 B, 3.4 KB, 18.0 MB.

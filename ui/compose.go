@@ -15,7 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"mailsift/drafts"
+	"mailsift/internal/compose"
 	"mailsift/internal/termsafe"
 	"mailsift/model"
 	"mailsift/store"
@@ -31,7 +31,8 @@ type Composer interface {
 	// ResumeNewMessage returns the latest unsent new message or an empty one.
 	ResumeNewMessage(ctx context.Context, account string) (*store.Draft, bool, error)
 	// Forward drafts a forward of a raw message (inline or attached whole).
-	Forward(ctx context.Context, raw []byte, asAttachment bool, account string) (*drafts.ForwardResult, error)
+	// problems name what could not be carried over.
+	Forward(ctx context.Context, raw []byte, asAttachment bool, account string) (d *store.Draft, problems []string, err error)
 	// SaveNewMessage stores the edited message and recomputes its risk flags.
 	SaveNewMessage(ctx context.Context, d *store.Draft) error
 	// AttachFile copies a file into the draft.
@@ -197,11 +198,7 @@ func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bo
 			if asAttachment {
 				msg.title = "Forward as attachment"
 			}
-			var res *drafts.ForwardResult
-			res, err = forwardThreadCmd(ctx, cp, b, forwardThread, asAttachment)
-			if err == nil {
-				msg.draft, msg.problems = res.Draft, res.Problems
-			}
+			msg.draft, msg.problems, err = forwardLatest(ctx, cp, b, forwardThread, asAttachment)
 		}
 		if err != nil {
 			msg.err = err
@@ -212,19 +209,19 @@ func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bo
 	}
 }
 
-// forwardThreadCmd forwards the latest message of a thread.
-func forwardThreadCmd(ctx context.Context, cp Composer, b Backend, threadID int64, asAttachment bool) (*drafts.ForwardResult, error) {
+// forwardLatest forwards the latest message of a thread (run in a command).
+func forwardLatest(ctx context.Context, cp Composer, b Backend, threadID int64, asAttachment bool) (*store.Draft, []string, error) {
 	t, err := b.Thread(ctx, threadID)
 	if err != nil {
-		return nil, fmt.Errorf("forward: %w", err)
+		return nil, nil, fmt.Errorf("forward: %w", err)
 	}
 	if len(t.Messages) == 0 {
-		return nil, errors.New("forward: the thread has no messages")
+		return nil, nil, errors.New("forward: the thread has no messages")
 	}
 	m := t.Messages[len(t.Messages)-1]
 	raw, err := b.RawMessage(ctx, m.MessageID)
 	if err != nil {
-		return nil, fmt.Errorf("forward: the original message's bytes are not available (%w); sync the account and try again", err)
+		return nil, nil, fmt.Errorf("forward: the original message's bytes are not available (%w); sync the account and try again", err)
 	}
 	return cp.Forward(ctx, raw, asAttachment, "")
 }
@@ -232,7 +229,7 @@ func forwardThreadCmd(ctx context.Context, cp Composer, b Backend, threadID int6
 // setup fills the fields from the loaded draft.
 func (cm *composeModel) setup() {
 	d := cm.d
-	vals := [fieldAttach + 1]string{drafts.FormatAddresses(d.To), drafts.FormatAddresses(d.Cc), drafts.FormatAddresses(d.Bcc), d.Subject, ""}
+	vals := [fieldAttach + 1]string{compose.FormatAddresses(d.To), compose.FormatAddresses(d.Cc), compose.FormatAddresses(d.Bcc), d.Subject, ""}
 	for i := range cm.inputs {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -337,7 +334,7 @@ func (cm *composeModel) collect() bool {
 	ok := true
 	lists := []*[]model.Address{&d.To, &d.Cc, &d.Bcc}
 	for i := fieldTo; i <= fieldBcc; i++ {
-		as, err := drafts.ParseAddresses(strings.TrimSuffix(fieldNames[i], ":"), cm.inputs[i].Value())
+		as, err := compose.ParseAddresses(strings.TrimSuffix(fieldNames[i], ":"), cm.inputs[i].Value())
 		if err != nil {
 			cm.fldErr[i] = termsafe.SanitizeLine(err.Error())
 			ok = false
@@ -469,7 +466,7 @@ func (cm *composeModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		in := &cm.inputs[fieldAttach]
 		switch {
 		case key.Matches(msg, ck.next) && strings.TrimSpace(in.Value()) != "":
-			done, matches := drafts.CompletePath(in.Value())
+			done, matches := compose.CompletePath(in.Value())
 			in.SetValue(done)
 			in.CursorEnd()
 			cm.matches = matches
@@ -570,7 +567,7 @@ func (cm *composeModel) acceptSuggestion() {
 	if head != "" {
 		head += " "
 	}
-	in.SetValue(head + drafts.FormatAddresses([]model.Address{cm.sugg[cm.suggIdx].Address}) + ", ")
+	in.SetValue(head + compose.FormatAddresses([]model.Address{cm.sugg[cm.suggIdx].Address}) + ", ")
 	in.CursorEnd()
 	cm.sugg, cm.suggIdx = nil, 0
 }
