@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"mailsift/internal/termsafe"
 	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/store"
@@ -125,7 +126,9 @@ func forwardBlock(m *model.Message) string {
 	line("To", addrText(m.To))
 	line("Cc", addrText(m.Cc))
 	b.WriteString("\n")
-	b.WriteString(strings.TrimRight(m.Body(), "\n"))
+	// The quoted mail is shown in the editor and sent: terminal escapes
+	// and bidi controls go, as everywhere mail text is drawn.
+	b.WriteString(strings.TrimRight(termsafe.Sanitize(m.Body()), "\n"))
 	b.WriteString("\n")
 	return b.String()
 }

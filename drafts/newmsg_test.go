@@ -179,7 +179,7 @@ func TestParseAddressesNamesTheBadOne(t *testing.T) {
 const withAttachmentRaw = "From: Bob Builder <bob@example.com>\r\nTo: alice@example.com\r\nSubject: Contract\r\n" +
 	"Date: Mon, 02 Mar 2026 09:00:00 +0000\r\nMessage-ID: <contract@example.com>\r\nMIME-Version: 1.0\r\n" +
 	"Content-Type: multipart/mixed; boundary=b1\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
-	"Please sign the contract.\r\n--b1\r\nContent-Type: application/pdf; name=contract.pdf\r\n" +
+	"Please sign the contract.\x1b]52;c;ZXZpbA==\x07\u202e\r\n--b1\r\nContent-Type: application/pdf; name=contract.pdf\r\n" +
 	"Content-Disposition: attachment; filename=contract.pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n" +
 	"JVBERi0xLjQKJcfs\r\n--b1--\r\n"
 
@@ -190,13 +190,16 @@ func TestForwardInlineKeepsAttachments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Subject != "Fwd: Contract" || len(d.To) != 0 || d.ThreadID != 0 || len(problems) != 0 {
+	if d.Subject != "Fwd: Contract" || len(d.To) != 0 || d.ThreadID != 0 || len(problems) != 1 || !strings.Contains(problems[0], "escape or bidi") {
 		t.Fatalf("forward draft = %+v problems %v", d, problems)
 	}
 	for _, want := range []string{"---------- Forwarded message ----------", "From: Bob Builder <bob@example.com>", "Subject: Contract", "Please sign the contract."} {
 		if !strings.Contains(d.Body, want) {
 			t.Fatalf("forward body lacks %q:\n%s", want, d.Body)
 		}
+	}
+	if strings.ContainsAny(d.Body, "\x1b\x07\u202e") {
+		t.Fatalf("the forwarded text keeps terminal escapes or bidi controls: %q", d.Body)
 	}
 	d.To = []model.Address{carol}
 	if err := e.SaveNewMessage(ctx, d); err != nil {

@@ -265,9 +265,13 @@ func TestLinksListOpensOnlyAfterY(t *testing.T) {
 		t.Fatalf("opened %q, want exactly the shown target", e.opened)
 	}
 	// The HTML part: a private file that blocks remote content.
-	e.keys("h", "y")
+	e.keys("O", "n")
+	if len(e.opened) != 1 {
+		t.Fatalf("O then n opened %q", e.opened)
+	}
+	e.keys("O", "y")
 	if len(e.opened) != 2 || !strings.HasPrefix(e.opened[1], "file:///") {
-		t.Fatalf("h y opened %q", e.opened)
+		t.Fatalf("O y opened %q", e.opened)
 	}
 	u, err := url.Parse(e.opened[1])
 	if err != nil {

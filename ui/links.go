@@ -74,7 +74,7 @@ func (htmlWrittenMsg) owner() state { return stateLinks }
 
 var lk = struct{ open, html, yes key.Binding }{
 	open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter/1-9", "open…")),
-	html: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTML part in the browser…")),
+	html: key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "HTML part in the browser…")),
 	yes:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, open it")),
 }
 
