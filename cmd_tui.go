@@ -65,7 +65,8 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	}
 	notifier := a.Notifier()
 	defer notifier.Close()
-	opts.NewMail, opts.Notifier, opts.Bell = a.NewMail(), notifier, notify.Bell(g.Stdout)
+	term := notify.NewTerminal(g.Stdout)
+	opts.NewMail, opts.Notifier, opts.Bell, opts.SetTitle = a.NewMail(), notifier, term.Bell, term.SetTitle
 	p := tea.NewProgram(ui.New(opts),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),

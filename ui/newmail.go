@@ -133,7 +133,11 @@ func (m *Model) handleNewMail(msg routedMsg) tea.Cmd {
 		}
 		if title != nm.title {
 			nm.title = title
-			cmds = append(cmds, tea.SetWindowTitle(title))
+			// Not tea.SetWindowTitle: Bubble Tea v1 writes it without its
+			// renderer's lock, racing the frame being drawn.
+			if set := m.opts.SetTitle; set != nil {
+				cmds = append(cmds, func() tea.Msg { set(title); return nil })
+			}
 		}
 		first := !nm.started
 		nm.started = true

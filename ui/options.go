@@ -79,4 +79,7 @@ type Options struct {
 	Notifier Notifier
 	// Bell rings the terminal bell (writes BEL to the terminal); nil: none.
 	Bell func()
+	// SetTitle sets the terminal window title (the unread urgent count);
+	// nil: the title is left alone.
+	SetTitle func(title string)
 }

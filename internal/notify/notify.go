@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -109,14 +111,35 @@ func (d *DBus) Close() error {
 	return err
 }
 
-// Bell returns a function that rings the terminal bell by writing BEL to
-// w (the terminal the TUI draws on). BEL moves nothing on screen, so it
-// can be written while the TUI runs.
-func Bell(w io.Writer) func() {
-	var mu sync.Mutex
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = w.Write([]byte{'\a'})
-	}
+// Terminal writes the two things mailsift writes to the terminal outside
+// the TUI's frames: the bell and the window title. Each is one short
+// write that moves nothing on screen, so it can go while the TUI draws
+// (Bubble Tea v1's own SetWindowTitle writes without its renderer's lock,
+// a data race with the frames it draws).
+type Terminal struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewTerminal writes to w, the terminal the TUI draws on.
+func NewTerminal(w io.Writer) *Terminal { return &Terminal{w: w} }
+
+// Bell rings the terminal bell (BEL).
+func (t *Terminal) Bell() { t.write("\a") }
+
+// SetTitle sets the window title (OSC 2). Controls in title are dropped.
+func (t *Terminal) SetTitle(title string) {
+	title = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, title)
+	t.write("\x1b]2;" + title + "\x07")
+}
+
+func (t *Terminal) write(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, _ = io.WriteString(t.w, s)
 }

@@ -117,8 +117,10 @@ func TestNotifyWithoutBus(t *testing.T) {
 		t.Fatalf("Notify without a bus = %v, want ErrNoBus", err)
 	}
 	var b bytes.Buffer
-	Bell(&b)()
-	if b.String() != "\a" {
-		t.Fatalf("Bell wrote %q", b.String())
+	term := NewTerminal(&b)
+	term.Bell()
+	term.SetTitle("mailsift (2 urgent)\x1b]0;x\u202e")
+	if want := "\a\x1b]2;mailsift (2 urgent)]0;x\x07"; b.String() != want {
+		t.Fatalf("terminal got %q, want %q", b.String(), want)
 	}
 }
