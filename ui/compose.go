@@ -796,8 +796,8 @@ func (m *Model) handleFeatureKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Compose):
 		return m.openCompose(0, false), true
-	case key.Matches(msg, k.Forward, k.ForwardAttached) && id != 0:
-		return m.openCompose(id, key.Matches(msg, k.ForwardAttached)), true
+	case key.Matches(msg, k.Forward, k.ForwardAttach) && id != 0:
+		return m.openCompose(id, key.Matches(msg, k.ForwardAttach)), true
 	case key.Matches(msg, k.Links) && id != 0:
 		var cmd tea.Cmd
 		m.links, cmd = m.links.open(id, m.screen)

@@ -327,6 +327,14 @@ func TestUnsubscribeOneClickPostsAfterY(t *testing.T) {
 	if n != 0 || e.m.screen != stateThread {
 		t.Fatalf("n: %d requests, screen %d; want none and back", n, e.m.screen)
 	}
+	// A burst of keys ("yy", a paste) is not the deliberate y.
+	e.keys("U", "yy")
+	mu.Lock()
+	n = len(bodies)
+	mu.Unlock()
+	if n != 0 {
+		t.Fatalf("a burst \"yy\" posted %d request(s)", n)
+	}
 	e.keys("U", "y")
 	mu.Lock()
 	got := append([]string(nil), bodies...)

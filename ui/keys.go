@@ -44,56 +44,56 @@ type KeyMap struct {
 
 	// New message, forward (inline / the original attached), the links
 	// list and unsubscribe, in the inbox and the thread view.
-	Compose, Forward, ForwardAttached key.Binding
-	Links, Unsubscribe                key.Binding
+	Compose, Forward, ForwardAttach key.Binding
+	Links, Unsubscribe              key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:              key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("k/↑", "up")),
-		Down:            key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("j/↓", "down")),
-		Top:             key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-		Bottom:          key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
-		HalfDown:        key.NewBinding(key.WithKeys("ctrl+d", "pgdown"), key.WithHelp("ctrl+d", "half page down")),
-		HalfUp:          key.NewBinding(key.WithKeys("ctrl+u", "pgup"), key.WithHelp("ctrl+u", "half page up")),
-		NextSection:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next section")),
-		PrevSection:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous section")),
-		Open:            key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-		Back:            key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		ToggleRead:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "read/unread")),
-		Urgent:          key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "move to urgent")),
-		Actionable:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "move to actionable")),
-		Informational:   key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "move to informational")),
-		LowPriority:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "move to low priority")),
-		Retriage:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "re-triage")),
-		Reply:           key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reply")),
-		ReplyAll:        key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reply all")),
-		Fold:            key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fold/unfold quotes")),
-		Save:            key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save attachment")),
-		Search:          key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
-		Command:         key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		DismissError:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
-		Help:            key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:            key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		ForceQuit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Edit:            key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
-		EditExternal:    key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "$EDITOR")),
-		EditDone:        key.NewBinding(key.WithKeys("esc", "ctrl+s"), key.WithHelp("esc/ctrl+s", "done editing")),
-		ToggleAll:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "reply/reply all")),
-		ToConfirm:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "send…")),
-		Discard:         key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard")),
-		DiscardYes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
-		Send:            key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send this message")),
-		Undo:            key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
-		Outbox:          key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
-		CancelSend:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
-		ConfirmView:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "exact bytes/as read")),
-		Compose:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "new message")),
-		Forward:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forward")),
-		ForwardAttached: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forward as attachment")),
-		Links:           key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "links")),
-		Unsubscribe:     key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "unsubscribe")),
+		Up:            key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("k/↑", "up")),
+		Down:          key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("j/↓", "down")),
+		Top:           key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
+		Bottom:        key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+		HalfDown:      key.NewBinding(key.WithKeys("ctrl+d", "pgdown"), key.WithHelp("ctrl+d", "half page down")),
+		HalfUp:        key.NewBinding(key.WithKeys("ctrl+u", "pgup"), key.WithHelp("ctrl+u", "half page up")),
+		NextSection:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next section")),
+		PrevSection:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous section")),
+		Open:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		ToggleRead:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "read/unread")),
+		Urgent:        key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "move to urgent")),
+		Actionable:    key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "move to actionable")),
+		Informational: key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "move to informational")),
+		LowPriority:   key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "move to low priority")),
+		Retriage:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "re-triage")),
+		Reply:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reply")),
+		ReplyAll:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reply all")),
+		Fold:          key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fold/unfold quotes")),
+		Save:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save attachment")),
+		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		Command:       key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		DismissError:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
+		Help:          key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:          key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Edit:          key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		EditExternal:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "$EDITOR")),
+		EditDone:      key.NewBinding(key.WithKeys("esc", "ctrl+s"), key.WithHelp("esc/ctrl+s", "done editing")),
+		ToggleAll:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "reply/reply all")),
+		ToConfirm:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "send…")),
+		Discard:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard")),
+		DiscardYes:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
+		Send:          key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "send this message")),
+		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
+		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
+		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+		ConfirmView:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "exact bytes/as read")),
+		Compose:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "new message")),
+		Forward:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forward")),
+		ForwardAttach: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forward as attachment")),
+		Links:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "links")),
+		Unsubscribe:   key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "unsubscribe")),
 	}
 }
 
@@ -104,7 +104,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.PrevSection, &k.Open, &k.Back, &k.ToggleRead, &k.Urgent, &k.Actionable,
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
-		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttached, &k.Links, &k.Unsubscribe,
+		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe,
 	}
 }
 
@@ -126,12 +126,12 @@ func (k *KeyMap) setState(st state, hasError, hasAttachments bool) {
 			&k.PrevSection, &k.Open, &k.ToggleRead, &k.Urgent, &k.Actionable, &k.Informational,
 			&k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Search, &k.Command,
 			&k.Help, &k.Quit)
-		on(&k.Compose, &k.Forward, &k.ForwardAttached, &k.Links, &k.Unsubscribe)
+		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
 	case stateThread:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.HalfDown, &k.HalfUp, &k.Back,
 			&k.ToggleRead, &k.Urgent, &k.Actionable, &k.Informational, &k.LowPriority,
 			&k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold, &k.Search, &k.Command, &k.Help, &k.Quit)
-		on(&k.Compose, &k.Forward, &k.ForwardAttached, &k.Links, &k.Unsubscribe)
+		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
 		k.Save.SetEnabled(hasAttachments)
 	case stateList:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Back, &k.Search, &k.Command,
@@ -164,7 +164,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
-		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttached, k.Links, k.Unsubscribe},
+		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
 		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

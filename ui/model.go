@@ -524,7 +524,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	// ("gj"); outside a text field each rune is its own command, in order.
 	// Never on the confirm screen: there "yy" or a paste is not the
 	// deliberate single y that sends, so it counts as any other key.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm {
+	// The same holds where y opens a link or unsubscribes.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm &&
+		m.screen != stateLinks && m.screen != stateUnsub {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
