@@ -222,6 +222,9 @@ func (lm *linksModel) openLink(u string) tea.Cmd {
 func (lm *linksModel) openHTML() tea.Cmd {
 	doc := lm.html
 	return func() tea.Msg {
+		// Copies a previous run left (it ended before their timer) go
+		// first; file times are the real clock's, not the UI's.
+		links.Sweep("", time.Now().Add(-htmlKeep))
 		path, dir, err := links.WriteHTML("", doc)
 		return htmlWrittenMsg{path: path, dir: dir, err: err}
 	}

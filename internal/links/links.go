@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	_ "github.com/emersion/go-message/charset" // decodes every charset go-message knows
@@ -282,4 +283,32 @@ func WriteHTML(tmpDir string, doc []byte) (path, dir string, err error) {
 		return "", "", fmt.Errorf("links: write %s: %w", path, err)
 	}
 	return path, dir, nil
+}
+
+// Sweep removes the private HTML copies (WriteHTML's directories) in
+// tmpDir ("" = os.TempDir()) last changed before cutoff: a copy whose
+// removal timer did not run because mailsift ended first. It returns how
+// many it removed.
+func Sweep(tmpDir string, cutoff time.Time) int {
+	if tmpDir == "" {
+		tmpDir = os.TempDir()
+	}
+	entries, err := os.ReadDir(tmpDir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, en := range entries {
+		if !en.IsDir() || !strings.HasPrefix(en.Name(), "mailsift-html-") {
+			continue
+		}
+		fi, err := en.Info()
+		if err != nil || fi.Mode().Perm() != 0o700 || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		if os.RemoveAll(filepath.Join(tmpDir, en.Name())) == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const phishRaw = "From: Bank <service@bank.example>\r\nSubject: Verify\r\nMIME-Version: 1.0\r\n" +
@@ -76,5 +77,35 @@ func TestWriteHTMLIsPrivateAndBlocksRemoteContent(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if !strings.HasPrefix(string(b), "<!DOCTYPE html>\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'") {
 		t.Errorf("no CSP in front of the mail's HTML:\n%s", b)
+	}
+}
+
+func TestSweepRemovesOldCopiesOnly(t *testing.T) {
+	tmp := t.TempDir()
+	_, oldDir, err := WriteHTML(tmp, []byte("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, newDir, err := WriteHTML(tmp, []byte("new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(tmp, "mailsift-html-notours")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	for _, d := range []string{oldDir, other} {
+		if err := os.Chtimes(d, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := Sweep(tmp, time.Now().Add(-2*time.Minute)); n != 1 {
+		t.Fatalf("Sweep removed %d, want 1", n)
+	}
+	for d, want := range map[string]bool{oldDir: false, newDir: true, other: true} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", d, err == nil, want)
+		}
 	}
 }
