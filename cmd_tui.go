@@ -10,6 +10,7 @@ import (
 	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/internal/app/event"
+	"mailsift/internal/notify"
 	"mailsift/ui"
 )
 
@@ -68,6 +69,10 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	} else {
 		log.Info("tui: plain language on the : line is off", "reason", err)
 	}
+	notifier := a.Notifier()
+	defer notifier.Close()
+	term := notify.NewTerminal(g.Stdout)
+	opts.NewMail, opts.Notifier, opts.Bell, opts.SetTitle = a.NewMail(), notifier, term.Bell, term.SetTitle
 	p := tea.NewProgram(ui.New(opts),
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),

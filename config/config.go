@@ -52,6 +52,8 @@ type Config struct {
 	Triage Triage
 	// Drafts configures reply drafting and sending.
 	Drafts Drafts
+	// Notify configures what new mail raises.
+	Notify Notify
 	// Path is the config file that was read ("" when none was read).
 	Path string
 	// DataDir holds the store, outbox and log file.
@@ -216,7 +218,16 @@ func Defaults() Config {
 			UndoSeconds: DefaultUndoSeconds,
 			ApprovalTTL: DefaultApprovalTTL,
 		},
+		Notify: Notify{NewMail: "urgent"},
 	}
+}
+
+// Notify configures what new mail raises in the TUI.
+type Notify struct {
+	// NewMail is "off", "urgent" (a desktop notification when a thread
+	// lands in Urgent; the terminal bell without a desktop) or "all"
+	// (any new unread thread). The title's count shows in every case.
+	NewMail string `toml:"new_mail"`
 }
 
 // LoadOptions controls Load. The zero value loads the default file with the process

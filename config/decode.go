@@ -20,6 +20,7 @@ type document struct {
 	Ollama    toml.Primitive `toml:"ollama"`
 	Triage    toml.Primitive `toml:"triage"`
 	Drafts    toml.Primitive `toml:"drafts"`
+	Notify    toml.Primitive `toml:"notify"`
 }
 
 type principalTable struct {
@@ -68,6 +69,10 @@ type draftsTable struct {
 	ApprovalTTL  value `toml:"approval_ttl"`
 }
 
+type notifyTable struct {
+	NewMail value `toml:"new_mail"`
+}
+
 // Known keys per table, in file order, taken from the tables' toml tags: the
 // "did you mean" suggestions and the list of known keys in errors use them.
 var (
@@ -77,10 +82,11 @@ var (
 	ollamaKeys    = tomlKeys[ollamaTable]()
 	triageKeys    = tomlKeys[triageTable]()
 	draftsKeys    = tomlKeys[draftsTable]()
+	notifyKeys    = tomlKeys[notifyTable]()
 
 	tableKeys = map[string][]string{
 		"principal": principalKeys, "account": accountKeys, "ollama": ollamaKeys,
-		"triage": triageKeys, "drafts": draftsKeys,
+		"triage": triageKeys, "drafts": draftsKeys, "notify": notifyKeys,
 	}
 )
 
@@ -180,6 +186,13 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.strs("never_promise", t.NeverPromise, &cfg.Drafts.NeverPromise)
 			f.integer("undo_seconds", t.UndoSeconds, &cfg.Drafts.UndoSeconds)
 			f.duration("approval_ttl", t.ApprovalTTL, &cfg.Drafts.ApprovalTTL)
+		}
+	}
+	if d.isSet("", "notify") {
+		var t notifyTable
+		if d.table("notify", doc.Notify, &t) {
+			f := d.fields("notify", notifyKeys)
+			f.str("new_mail", t.NewMail, &cfg.Notify.NewMail)
 		}
 	}
 	return d.err()

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,11 +43,11 @@ func TestDecodeErrorsExact(t *testing.T) {
 		{"dotted keys inside principal", "principal.email = \"a@b\"\nprincipal.emial = 1\n", "unknown key principal.emial — did you mean email?"},
 		{"integer overflow names the line", "[ollama]\nparallel = 99999999999999999999\n", "invalid TOML: toml: line 2 (last key \"ollama.parallel\"): 99999999999999999999 is out of range for int64"},
 		{"inline ollama table", "ollama = {parallel = \"x\", bogus = 1}\n", "unknown key ollama.bogus; known keys here: host, model, embed_model, parallel, timeout, num_ctx, remote, allow_plain_http\nollama.parallel: must be a whole number (unquoted), got string \"x\""},
-		{"unknown top-level and account keys", "folders = 1\n[[account]]\nname = \"x\"\npasswordcmd = \"y\"\nhost = 1\n", "unknown key folders; known keys here: principal, account, ollama, triage, drafts\nunknown key account[0].host; known keys here: name, source, smtp, sendmail, password_cmd, password, auth, folders, tls_insecure_skip_verify, from\nunknown key account[0].passwordcmd — did you mean password_cmd?"},
+		{"unknown top-level and account keys", "folders = 1\n[[account]]\nname = \"x\"\npasswordcmd = \"y\"\nhost = 1\n", "unknown key folders; known keys here: principal, account, ollama, triage, drafts, notify\nunknown key account[0].host; known keys here: name, source, smtp, sendmail, password_cmd, password, auth, folders, tls_insecure_skip_verify, from\nunknown key account[0].passwordcmd — did you mean password_cmd?"},
 		{"valid drafts", "[drafts]\nlanguage = \"en\"\nlength=\"x\"\nsignature=\"s\"\n", ""},
 		{"array of tables under an account", "[[account]]\n[[account.sub]]\nx=1\n", "unknown key account[0].sub; known keys here: name, source, smtp, sendmail, password_cmd, password, auth, folders, tls_insecure_skip_verify, from"},
 		{"sub-table of triage", "[triage]\n[triage.x]\n", "unknown key triage.x; known keys here: enabled, offline, token_budget, max_thread_messages"},
-		{"quoted key", "\"quoted key\" = 1\n", "unknown key quoted key; known keys here: principal, account, ollama, triage, drafts"},
+		{"quoted key", "\"quoted key\" = 1\n", "unknown key quoted key; known keys here: principal, account, ollama, triage, drafts, notify"},
 		{"upper-case key", "[ollama]\nPARALLEL = 3\n", "unknown key ollama.PARALLEL — did you mean parallel?"},
 		{"nested list elements", "[[account]]\nfolders = [[\"a\"]]\n[[account]]\nfolders = [{a = 1}]\ntls_insecure_skip_verify = \"yes\"\n", "account[0].folders[0]: must be a string, got a list\naccount[1].folders[0]: must be a string, got a table\naccount[1].tls_insecure_skip_verify: must be true or false (unquoted), got string \"yes\""},
 		{"list element type", "[drafts]\nnever_promise = [1, 2]\n", "drafts.never_promise[0]: must be a string, got number 1"},
@@ -92,5 +93,30 @@ func TestDecodeValues(t *testing.T) {
 	if len(cfg.Accounts) != 2 || cfg.Accounts[0].TLSInsecureSkipVerify || !cfg.Accounts[1].TLSInsecureSkipVerify ||
 		cfg.Accounts[1].Folders == nil || len(cfg.Accounts[1].Folders) != 0 {
 		t.Errorf("accounts = %#v", cfg.Accounts)
+	}
+}
+
+func TestNotifyNewMail(t *testing.T) {
+	for _, tc := range []struct{ doc, want, err string }{
+		{"", "urgent", ""},
+		{"[notify]\nnew_mail = \"all\"\n", "all", ""},
+		{"[notify]\nnew_mail = \"off\"\n", "off", ""},
+		{"[notify]\nnew_mail = \"loud\"\n", "", `notify.new_mail: "loud" is not one of off, urgent, all (default urgent)`},
+		{"[notify]\nnewmail = \"all\"\n", "", "did you mean new_mail?"},
+	} {
+		cfg := Defaults()
+		err := decodeInto(&cfg, []byte(tc.doc))
+		if err == nil {
+			err = Validate(&cfg, func(string) string { return "" })
+		}
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.doc, err, tc.err)
+			}
+			continue
+		}
+		if err != nil && strings.Contains(err.Error(), "notify") || cfg.Notify.NewMail != tc.want {
+			t.Errorf("%q: new_mail %q, %v; want %q", tc.doc, cfg.Notify.NewMail, err, tc.want)
+		}
 	}
 }

@@ -28,6 +28,9 @@ func Validate(cfg *Config, env func(string) string) error {
 	validateOllama(&p, &cfg.Ollama)
 	validateTriage(&p, cfg.Triage, cfg.Ollama.NumCtx)
 	validateDrafts(&p, &cfg.Drafts)
+	if n := cfg.Notify.NewMail; n != "off" && n != "urgent" && n != "all" {
+		p.add("notify.new_mail: %q is not one of off, urgent, all (default urgent)", n)
+	}
 	if len(p) > 0 {
 		return errors.New(strings.Join(p, "\n"))
 	}

@@ -294,7 +294,7 @@ func (e *Engine) PushServerDraft(ctx context.Context, draftID string) error {
 	if from.Email == "" {
 		from = e.opt.Principal
 	}
-	out, err := BuildMessage(d, d.UpdatedAt, NewMessageID(from.Email))
+	out, err := e.buildMessage(ctx, d, d.UpdatedAt, NewMessageID(from.Email))
 	if err != nil {
 		return fmt.Errorf("drafts: server copy of draft %s: %w", d.ID, err)
 	}
@@ -380,7 +380,7 @@ func (e *Engine) Approve(ctx context.Context, draftID string, ttl time.Duration)
 		}
 	}
 	now := e.opt.Now()
-	out, err := BuildMessage(d, now, NewMessageID(d.From.Email))
+	out, err := e.buildMessage(ctx, d, now, NewMessageID(d.From.Email))
 	if err != nil {
 		return nil, err
 	}

@@ -187,6 +187,10 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 `,
 	// embedding vectors for semantic search (store/embeddings.go).
 	embeddingsSchema,
+	// Address completion reads the principal's own messages by sender (store/addressbook.go).
+	addressbookSchema,
+	// Files attached to drafts (store/draft_attachments.go).
+	draftAttachmentsSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

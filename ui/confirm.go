@@ -2,8 +2,17 @@ package ui
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net/mail"
+	"net/textproto"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,6 +47,16 @@ type confirmModel struct {
 	// width: escaping and wrapping a large message is done once, not on
 	// every View.
 	rendered *confirmRows
+	// backTo is the screen any key but y returns to (the draft review or
+	// the compose screen).
+	backTo state
+	// exact shows the exact bytes instead of the message as read; top is
+	// the first byte row shown there (it scrolls).
+	exact bool
+	top   int
+	// read is the approval's message decoded as a mail reader shows it,
+	// with its rows at one width.
+	read *readView
 }
 
 // confirmRows is the rendered message of one approval at one width.
@@ -92,14 +111,28 @@ func (cv *confirmModel) sendable() bool {
 // setKeys enables y while a valid approval is on screen; it runs after
 // KeyMap.setState.
 func (cv *confirmModel) setKeys() {
-	// Every key but y goes back, so nothing else may intercept it.
-	cv.c.keys.DismissError.SetEnabled(false)
-	cv.c.keys.Send.SetEnabled(cv.sendable())
+	// Every key but y, tab (and the scroll keys in the exact bytes) goes
+	// back, so nothing else may intercept it.
+	k := &cv.c.keys
+	k.DismissError.SetEnabled(false)
+	k.Send.SetEnabled(cv.sendable())
+	ready := !cv.loading && cv.err == nil && cv.a != nil
+	k.ConfirmView.SetEnabled(ready)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.HalfDown, &k.HalfUp} {
+		b.SetEnabled(ready && cv.exact)
+	}
 }
 
 // open shows the screen for draft d (saved first when save is set) and
 // asks the engine for the approval of the exact message, in a command.
 func (cv confirmModel) open(d store.Draft, save bool, returnTo state) (confirmModel, tea.Cmd) {
+	return cv.openFrom(d, save, returnTo, stateDraft, nil)
+}
+
+// openFrom is open for a screen other than the draft review: any key but
+// y goes back to backTo, and saveFn (when set) saves the draft instead of
+// Drafter.SaveDraft.
+func (cv confirmModel) openFrom(d store.Draft, save bool, returnTo, backTo state, saveFn func(context.Context, *store.Draft) error) (confirmModel, tea.Cmd) {
 	dr := cv.dr
 	via, sends, reason := dr.Delivery(d.Account)
 	var bcc []string
@@ -108,11 +141,15 @@ func (cv confirmModel) open(d store.Draft, save bool, returnTo state) (confirmMo
 	}
 	cv = confirmModel{c: cv.c, dr: dr, returnTo: returnTo, seq: cv.seq + 1, loading: true,
 		spin: spinner.New(spinner.WithSpinner(spinner.Line)),
-		via:  via, sends: sends, reason: reason, undo: dr.UndoWindow(), bcc: bcc, rendered: &confirmRows{}}
+		via:  via, sends: sends, reason: reason, undo: dr.UndoWindow(), bcc: bcc, rendered: &confirmRows{},
+		backTo: backTo, read: &readView{}}
 	ctx, seq := cv.c.ctx, cv.seq
+	if saveFn == nil {
+		saveFn = dr.SaveDraft
+	}
 	approve := func() tea.Msg {
 		if save {
-			if err := dr.SaveDraft(ctx, &d); err != nil {
+			if err := saveFn(ctx, &d); err != nil {
 				return approvalMsg{seq: seq, err: fmt.Errorf("save before confirming: %w", err)}
 			}
 		}
@@ -171,6 +208,24 @@ func (cv confirmModel) update(msg tea.Msg) (confirmModel, tea.Cmd) {
 func (cv *confirmModel) leave() { cv.seq++ }
 
 func (cv *confirmModel) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := &cv.c.keys
+	switch {
+	case key.Matches(msg, k.ConfirmView):
+		cv.exact, cv.top = !cv.exact, 0
+		return nil
+	case key.Matches(msg, k.Down):
+		cv.scroll(1)
+		return nil
+	case key.Matches(msg, k.Up):
+		cv.scroll(-1)
+		return nil
+	case key.Matches(msg, k.HalfDown):
+		cv.scroll(max(1, cv.c.height/2))
+		return nil
+	case key.Matches(msg, k.HalfUp):
+		cv.scroll(-max(1, cv.c.height/2))
+		return nil
+	}
 	if key.Matches(msg, cv.c.keys.Send) && cv.sendable() {
 		a := cv.a
 		cv.a, cv.seq = nil, cv.seq+1 // one y, one confirmation
@@ -186,7 +241,11 @@ func (cv *confirmModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	// Any other key: back to the review, nothing sent.
 	a := cv.a
 	cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
-	cv.c.show(stateDraft)
+	back := cv.backTo
+	if back == stateStay || back == stateInbox {
+		back = stateDraft
+	}
+	cv.c.show(back)
 	cv.c.note = "not sent: back to the draft"
 	if a != nil && a.Status == store.ApprovalPending {
 		return denyCmd(cv.c.ctx, cv.dr, a.ID, "went back with "+termsafe.SanitizeLine(msg.String()))
@@ -321,7 +380,10 @@ func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
 			}
 		}
 	}
-	title := c.st.header.Render("Confirm send") + c.st.dim.Render(" · exactly the message below leaves, to the envelope recipients")
+	title := c.st.header.Render("Confirm send") + c.st.dim.Render(" · the message as the recipient reads it; tab shows the exact bytes that leave")
+	if cv.exact {
+		title = c.st.header.Render("Confirm send") + c.st.dim.Render(" · exactly the bytes below leave, to the envelope recipients; tab: as read")
+	}
 	head = append(head, strings.Split(ansi.Wrap(title, max(10, c.width), ""), "\n")...)
 	env := append(textUnits("MAIL FROM "), visibleUnits(a.What.EnvelopeFrom)...)
 	env = append(env, textUnits(" · RCPT TO ")...)
@@ -340,12 +402,50 @@ func (cv *confirmModel) lines() (head, msgLines []string, fits bool) {
 	}
 	field("Approval:", textUnits(fmt.Sprintf("expires %s UTC (valid %s) · undo window %s",
 		a.ExpiresAt.UTC().Format("15:04:05"), a.ExpiresAt.Sub(a.CreatedAt).Round(time.Second), undo)), nil)
-	// The message exactly: one row per CRLF-ended line (wrapped rows go on
-	// after ┆), every byte that is not printable ASCII as a visible escape.
-	msgLines = cv.messageRows()
+	hash, bound := cv.hash()
+	if bound {
+		field("Hash:", textUnits("sha256 "+hash[:16]+"… of the exact bytes, the same in both views (tab)"), nil)
+	} else {
+		field("Hash:", textUnits("sha256 "+hash[:16]+"… does NOT match the approval's; go back and confirm again"), c.st.danger.Render)
+	}
+	// What must be on screen for y: the message as read, whole. The exact
+	// bytes (one row per CRLF-ended line, wrapped rows after ┆, every byte
+	// that is not printable ASCII as a visible escape) are one key away.
+	read := cv.readRows()
 	// head + 2 rules + message + hint line
-	fits = len(head)+2+len(msgLines)+1 <= c.height
+	fits = bound && cv.read.err == nil && len(head)+2+len(read)+1 <= c.height
+	msgLines = read
+	if cv.exact {
+		msgLines = cv.messageRows()
+	}
 	return head, msgLines, fits
+}
+
+// hash is the hex SHA-256 of the message on screen, and whether it is the
+// approval's: y confirms that approval, so both views show its bytes.
+func (cv *confirmModel) hash() (string, bool) {
+	sum := sha256.Sum256([]byte(cv.a.What.Message))
+	h := hex.EncodeToString(sum[:])
+	return h, cv.a.WhatHash == "" || cv.a.WhatHash == h
+}
+
+// scroll moves the exact bytes view by n rows.
+func (cv *confirmModel) scroll(n int) {
+	if cv.a == nil || !cv.exact {
+		return
+	}
+	head, rows, _ := cv.lines()
+	cv.top = max(0, min(cv.top+n, len(rows)-cv.byteRoom(len(head), len(rows))))
+}
+
+// byteRoom is how many rows of the exact bytes fit under head rows: the
+// rules and hint take three, the scroll line one more when they overflow.
+func (cv *confirmModel) byteRoom(head, rows int) int {
+	room := max(1, cv.c.height-head-3)
+	if rows > room {
+		room = max(1, room-1)
+	}
+	return room
 }
 
 // messageRows renders the approval's message: one row per CRLF-ended line
@@ -496,14 +596,211 @@ func (cv confirmModel) View() string {
 	rule := func(s string) string {
 		return c.st.dim.Render(s + strings.Repeat("─", max(0, c.width-ansi.StringWidth(s))))
 	}
-	hint := c.help.ShortHelpView([]key.Binding{c.keys.Send}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
+	k := c.keys
+	hint := c.help.ShortHelpView([]key.Binding{k.Send, k.ConfirmView}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
+	if !fits {
+		hint = c.help.ShortHelpView([]key.Binding{k.ConfirmView}) + c.st.dim.Render(" · ") + back
+	}
+	if cv.exact {
+		room := cv.byteRoom(len(head), len(msgLines))
+		top := max(0, min(cv.top, len(msgLines)-room))
+		end := min(len(msgLines), top+room)
+		shown := msgLines[top:end]
+		if room < len(msgLines) {
+			shown = append(shown[:len(shown):len(shown)], c.st.dim.Render(fmt.Sprintf("rows %d–%d of %d · j/k ctrl+d/ctrl+u scroll", top+1, end, len(msgLines))))
+		}
+		nl := len(strings.Split(strings.TrimSuffix(cv.a.What.Message, "\r\n"), "\r\n"))
+		out := strings.Join(head, "\n") + "\n" + rule(fmt.Sprintf("── message, exact bytes (%d lines, %s) ", nl, humanSize(int64(len(cv.a.What.Message))))) + "\n" +
+			strings.Join(shown, "\n") + "\n" + rule("") + "\n" + hint
+		return padLines(out, h)
+	}
 	if !fits {
 		room := max(0, h-len(head)-2-2)
 		hidden := len(msgLines) - room
-		msgLines = append(msgLines[:room:room], c.st.danger.Render(fmt.Sprintf("▼ %d more line%s not shown: make the terminal taller to send (y is off until the whole message is on screen)", hidden, plural(hidden))))
-		hint = back
+		if hidden > 0 {
+			msgLines = append(msgLines[:room:room], c.st.danger.Render(fmt.Sprintf("▼ %d more line%s not shown: make the terminal taller to send (y is off until the whole message is on screen)", hidden, plural(hidden))))
+		}
 	}
-	out := strings.Join(head, "\n") + "\n" + rule(fmt.Sprintf("── message, exact bytes (%d lines) ", len(strings.Split(strings.TrimSuffix(cv.a.What.Message, "\r\n"), "\r\n")))) + "\n" +
+	out := strings.Join(head, "\n") + "\n" + rule("── message as the recipient reads it ") + "\n" +
 		strings.Join(msgLines, "\n") + "\n" + rule("") + "\n" + hint
 	return padLines(out, h)
+}
+
+// readView is an outgoing message decoded the way a mail reader shows
+// it: header fields with encoded words decoded, the text part decoded
+// from quoted-printable, attachments listed by name, type and size.
+type readView struct {
+	message string // the bytes it was decoded from
+	headers [][2]string
+	body    string
+	atts    []string
+	// hidden: decoding found characters the screen does not draw (controls,
+	// bidi overrides); the exact bytes show them.
+	hidden bool
+	err    error
+	// rows at width
+	width int
+	rows  []string
+}
+
+// readRows decodes the approval's message (once per message) and renders
+// it at the current width (once per width).
+func (cv *confirmModel) readRows() []string {
+	c, a := cv.c, cv.a
+	if cv.read == nil {
+		cv.read = &readView{}
+	}
+	r := cv.read
+	if r.message != a.What.Message || (r.rows == nil && r.message == "") {
+		*r = decodeOutgoing(a.What.Message)
+	}
+	if r.rows != nil && r.width == c.width {
+		return r.rows
+	}
+	const labelW = 10
+	var rows []string
+	if r.err != nil {
+		rows = append(rows, c.st.danger.Render(termsafe.SanitizeLine("cannot decode the message: "+r.err.Error()+"; tab shows the exact bytes")))
+	}
+	for _, h := range r.headers {
+		for i, row := range wrapRows(textUnits(h[1]), max(10, c.width-labelW)) {
+			if i == 0 {
+				rows = append(rows, c.st.label.Render(fmt.Sprintf("%-9s ", h[0]+":"))+row)
+			} else {
+				rows = append(rows, strings.Repeat(" ", labelW)+row)
+			}
+		}
+	}
+	for i, at := range r.atts {
+		l := strings.Repeat(" ", labelW)
+		if i == 0 {
+			l = c.st.label.Render(fmt.Sprintf("%-9s ", "Attached:"))
+		}
+		for j, row := range wrapRows(textUnits(at), max(10, c.width-labelW)) {
+			if j > 0 {
+				l = strings.Repeat(" ", labelW)
+			}
+			rows = append(rows, l+row)
+		}
+	}
+	if r.hidden {
+		rows = append(rows, c.st.danger.Render(ansi.Truncate("! holds control or bidi characters not drawn here: tab shows every byte", max(10, c.width), "…")))
+	}
+	rows = append(rows, "")
+	body := strings.ReplaceAll(r.body, "\t", "    ")
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		rows = append(rows, wrapRows(textUnits(l), max(10, c.width))...)
+	}
+	r.width, r.rows = c.width, rows
+	return rows
+}
+
+// decodeOutgoing decodes a message mailsift built (BuildMessage, with or
+// without attachments) with the standard library's MIME readers, not with
+// the code that wrote it.
+func decodeOutgoing(raw string) readView {
+	rv := readView{message: raw}
+	msg, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		rv.err = err
+		return rv
+	}
+	clean := func(s string) string {
+		t := termsafe.SanitizeLine(s)
+		if t != strings.Join(strings.Fields(s), " ") && t != s {
+			rv.hidden = true
+		}
+		return t
+	}
+	dec := new(mime.WordDecoder)
+	for _, name := range []string{"Date", "From", "To", "Cc", "Subject"} {
+		v := msg.Header.Get(name)
+		if v == "" {
+			continue
+		}
+		switch name {
+		case "From", "To", "Cc":
+			if as, err := msg.Header.AddressList(name); err == nil {
+				var out []string
+				for _, a := range as {
+					if a.Name != "" {
+						out = append(out, a.Name+" <"+a.Address+">")
+					} else {
+						out = append(out, a.Address)
+					}
+				}
+				v = strings.Join(out, ", ")
+			}
+		case "Subject":
+			if d, err := dec.DecodeHeader(v); err == nil {
+				v = d
+			}
+		}
+		rv.headers = append(rv.headers, [2]string{name, clean(v)})
+	}
+	mt, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil {
+		rv.err = fmt.Errorf("Content-Type: %w", err)
+		return rv
+	}
+	body := func(h textproto.MIMEHeader, r io.Reader) (string, error) {
+		var rd io.Reader = r
+		if strings.EqualFold(h.Get("Content-Transfer-Encoding"), "quoted-printable") {
+			rd = quotedprintable.NewReader(r)
+		}
+		b, err := io.ReadAll(rd)
+		if err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(string(b), "\r\n", "\n"), nil
+	}
+	text := func(h textproto.MIMEHeader, r io.Reader) error {
+		s, err := body(h, r)
+		if err != nil {
+			return err
+		}
+		t := termsafe.Sanitize(s)
+		if t != s {
+			rv.hidden = true
+		}
+		rv.body = t
+		return nil
+	}
+	if !strings.HasPrefix(mt, "multipart/") {
+		if err := text(textproto.MIMEHeader(msg.Header), msg.Body); err != nil {
+			rv.err = err
+		}
+		return rv
+	}
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	for i := 0; ; i++ {
+		p, err := mr.NextRawPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rv.err = err
+			return rv
+		}
+		if i == 0 {
+			if err := text(p.Header, p); err != nil {
+				rv.err = err
+				return rv
+			}
+			continue
+		}
+		pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		_, dp, _ := mime.ParseMediaType(p.Header.Get("Content-Disposition"))
+		var src io.Reader = p
+		if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "base64") {
+			src = base64.NewDecoder(base64.StdEncoding, p) // line breaks are skipped
+		}
+		size, err := io.Copy(io.Discard, src)
+		if err != nil {
+			rv.err = err
+			return rv
+		}
+		rv.atts = append(rv.atts, clean(fmt.Sprintf("%s (%s, %s)", dp["filename"], pt, humanSize(size))))
+	}
+	return rv
 }

@@ -43,7 +43,22 @@ func TestConfirmShowsTheExactMessage(t *testing.T) {
 	if stored.What.Message != a.What.Message || stored.Status != store.ApprovalPending {
 		t.Fatalf("screen approval differs from the stored one, or not pending (%s)", stored.Status)
 	}
+	// First the message as read: decoded headers and body, the hash.
 	v := e.view()
+	for _, want := range []string{"as the recipient reads it", "From:     Me <me@example.com>", "To:       Dana <dana@example.com>",
+		"Subject:  Re: Lunch tomorrow?", "sha256 " + stored.WhatHash[:16], "y send this message", "tab exact bytes/as read"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view as read lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "│ ") {
+		t.Errorf("the view as read shows raw message rows:\n%s", v)
+	}
+	e.keys("tab")
+	v = e.view()
+	if !strings.Contains(v, "sha256 "+stored.WhatHash[:16]) || !e.m.c.keys.Send.Enabled() {
+		t.Errorf("the exact bytes view lacks the same hash, or y is off:\n%s", v)
+	}
 	lines := strings.Split(strings.TrimSuffix(stored.What.Message, "\r\n"), "\r\n")
 	for _, l := range lines {
 		if !strings.Contains(v, "│ "+l+"\n") && !strings.HasSuffix(v, "│ "+l) {
@@ -113,8 +128,9 @@ func TestUndoWithinTheWindowCancels(t *testing.T) {
 	}
 }
 
-// otherKeys is every key a user can press on the confirm screen except y
-// (and ctrl+c, which quits; tested separately).
+// otherKeys is every key a user can press on the confirm screen except y,
+// tab (which switches to the exact bytes) and ctrl+c (which quits; tested
+// separately).
 func otherKeys() []tea.KeyMsg {
 	var ks []tea.KeyMsg
 	for r := rune(0x21); r < 0x7f; r++ {
@@ -124,13 +140,13 @@ func otherKeys() []tea.KeyMsg {
 	}
 	ks = append(ks, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}, Alt: true},
 		tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("é")}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("yy")})
-	for _, t := range []tea.KeyType{tea.KeyEnter, tea.KeySpace, tea.KeyEsc, tea.KeyTab, tea.KeyShiftTab, tea.KeyBackspace,
+	for _, t := range []tea.KeyType{tea.KeyEnter, tea.KeySpace, tea.KeyEsc, tea.KeyShiftTab, tea.KeyBackspace,
 		tea.KeyDelete, tea.KeyInsert, tea.KeyUp, tea.KeyDown, tea.KeyLeft, tea.KeyRight, tea.KeyHome, tea.KeyEnd,
 		tea.KeyPgUp, tea.KeyPgDown, tea.KeyCtrlUp, tea.KeyShiftDown, tea.KeyF1, tea.KeyF5, tea.KeyF12, tea.KeyCtrlAt} {
 		ks = append(ks, tea.KeyMsg{Type: t})
 	}
 	for t := tea.KeyCtrlA; t <= tea.KeyCtrlZ; t++ {
-		if t != tea.KeyCtrlC {
+		if t != tea.KeyCtrlC && t != tea.KeyCtrlI { // ctrl+i is tab
 			ks = append(ks, tea.KeyMsg{Type: t})
 		}
 	}
@@ -217,11 +233,13 @@ var (
 	reDate    = regexp.MustCompile(`Date: [^\n│]*`)
 	reMsgID   = regexp.MustCompile(`[a-z2-7]{24}\.mailsift@example\.com`)
 	reExpires = regexp.MustCompile(`expires \d\d:\d\d:\d\d UTC`)
+	reHash    = regexp.MustCompile(`sha256 [0-9a-f]{16}…`)
 )
 
 func maskVolatile(v string) string {
 	v = reDate.ReplaceAllString(v, "Date: <date>")
 	v = reMsgID.ReplaceAllString(v, "<message-id>")
+	v = reHash.ReplaceAllString(v, "sha256 <hash>…")
 	return reExpires.ReplaceAllString(v, "expires <time> UTC")
 }
 
@@ -248,10 +266,25 @@ func TestGoldenConfirm(t *testing.T) {
 	press(tm, "G", "k", "r")
 	waitOutput(t, tm, "Cites:")
 	press(tm, "s")
-	waitOutput(t, tm, "send this message")
+	waitOutput(t, tm, "as the recipient reads it")
+	press(tm, "tab")
+	waitOutput(t, tm, "exact bytes (15 lines")
 	v := finalView(t, tm)
 	if !reMsgID.MatchString(v) || !reDate.MatchString(v) {
 		t.Fatalf("confirm screen lacks the Message-ID or Date the mask expects:\n%s", v)
+	}
+	requireGolden(t, maskVolatile(v))
+}
+
+func TestGoldenConfirmAsRead(t *testing.T) {
+	tm := startDraftProgram(t)
+	press(tm, "G", "k", "r")
+	waitOutput(t, tm, "Cites:")
+	press(tm, "s")
+	waitOutput(t, tm, "send this message")
+	v := finalView(t, tm)
+	if strings.Contains(v, "=E2=80=9C") || !strings.Contains(v, "“Lunch tomorrow?”") {
+		t.Fatalf("the view as read shows quoted-printable, not the text:\n%s", v)
 	}
 	requireGolden(t, maskVolatile(v))
 }
@@ -458,6 +491,11 @@ func TestConfirmHostileDraftShowsExactBytes(t *testing.T) {
 	e.replyToLunch("r")
 	hostileReply(e)
 	a := e.toConfirm()
+	checkScreenSafe(t, e.view(), w)
+	if !strings.Contains(e.view(), "not drawn here: tab shows every byte") {
+		t.Errorf("the view as read does not say it hides characters:\n%s", e.view())
+	}
+	e.keys("tab")
 	v := e.view()
 	checkScreenSafe(t, v, w)
 	if got := shownMessage(t, v); got != a.What.Message {
@@ -480,6 +518,7 @@ func TestConfirmShowsControlBytesAsEscapes(t *testing.T) {
 	e := newDraftEnv(t, w, 400, nil)
 	e.replyToLunch("r")
 	a := e.toConfirm()
+	e.keys("tab")
 	// What an approval from another surface, or a future encoder bug, could
 	// hold: every byte must still be shown, none may act on the terminal.
 	a.What.Message = "Subject: a\x9db \u009dc\u202ed\x1b]52;c;eA==\x07e\x7f\xff\xfe \\x41 \\\\ \\\x1b end\\\r\n" +
@@ -513,11 +552,34 @@ func TestConfirmFitsCountsWrappedLines(t *testing.T) {
 			continue
 		}
 		sendable++
-		if got := shownMessage(t, v); got != a.What.Message {
-			t.Errorf("height %d: y is on but the screen does not show the whole message", h)
+		if !strings.Contains(v, "long long") || !strings.Contains(v, "Subject:") || strings.Contains(v, "more line") {
+			t.Errorf("height %d: y is on but the screen does not show the whole message as read:\n%s", h, v)
 		}
 		if bcc := shownHeadField(t, v, "Bcc:"); !strings.Contains(bcc, "bcc39@example.com") {
 			t.Errorf("height %d: y is on but Bcc shows only %q", h, bcc)
+		}
+		// The exact bytes are one key away, scrolled a screen at a time.
+		e.keys("tab")
+		rows := e.m.confirm.messageRows()
+		if !strings.Contains(e.view(), rows[0]) {
+			t.Errorf("height %d: the exact bytes view does not start at the first row %q:\n%s", h, rows[0], e.view())
+		}
+		reached := false
+		for range 200 {
+			if strings.Contains(e.view(), rows[len(rows)-1]) {
+				reached = true
+				break
+			}
+			e.keys("ctrl+d")
+		}
+		if !reached {
+			t.Errorf("height %d: ctrl+d never reached the last row of the exact bytes", h)
+		}
+		if got := e.m.confirm.a.What.Message; got != a.What.Message {
+			t.Errorf("height %d: the approval changed while scrolling", h)
+		}
+		if !e.m.c.keys.Send.Enabled() || e.m.screen != stateConfirm {
+			t.Errorf("height %d: scrolling the exact bytes turned y off or left the screen", h)
 		}
 	}
 	if sendable == 0 {

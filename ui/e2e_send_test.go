@@ -121,7 +121,9 @@ undo_seconds = 1
 	keys("r")
 	waitFor("the draft review", "Draft reply", "Bob <bob@mailsift.test>", "Subject: Re: Lunch on Friday?")
 	keys("s")
-	waitFor("the confirm screen", "send this message", "RCPT TO bob@mailsift.test", "│ Subject: Re: Lunch on Friday?")
+	waitFor("the confirm screen", "send this message", "RCPT TO bob@mailsift.test", "Subject:  Re: Lunch on Friday?")
+	keys("Tab")
+	waitFor("the exact bytes", "send this message", "│ Subject: Re: Lunch on Friday?")
 	keys("y")
 	waitFor("the sent note", "sent <")
 	// The outbox holds one item, sent after one attempt: nothing will send
@@ -133,6 +135,28 @@ undo_seconds = 1
 	sent := imapWaitSubject(t, dv.Addr, "alice", "alice-pw", "Sent", "Re: Lunch on Friday?", 30*time.Second)
 	if inbox != 1 || sent != 1 {
 		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\nscreen:\n%s\npostfix log:\n%s", inbox, sent, p.capture(), pf.Log())
+	}
+
+	// A new message: c, bob completed from the address book, a subject
+	// and a body, ctrl+s to the confirm screen, y.
+	keys("Escape")
+	waitFor("the thread again", "Are you free for lunch on Friday?")
+	keys("c")
+	waitFor("the compose screen", "New message", "To:")
+	keys("-l", "bo")
+	waitFor("the completion", "▸ Bob <bob@mailsift.test>")
+	keys("Enter", "Tab", "Tab", "Tab")
+	keys("-l", "Agenda for Friday")
+	keys("Tab", "Tab")
+	keys("-l", "Lunch at 12:30, then the review.")
+	keys("C-s")
+	waitFor("the confirm screen of the new message", "send this message", "Subject:  Agenda for Friday", "RCPT TO bob@mailsift.test")
+	keys("y")
+	if n := imapWaitSubject(t, dv.Addr, "bob", "bob-pw", "INBOX", "Agenda for Friday", 30*time.Second); n != 1 {
+		t.Fatalf("bob's INBOX has %d copies of the new message, want 1\nscreen:\n%s\npostfix log:\n%s", n, p.capture(), pf.Log())
+	}
+	if n := imapWaitSubject(t, dv.Addr, "alice", "alice-pw", "Sent", "Agenda for Friday", 30*time.Second); n != 1 {
+		t.Fatalf("alice's Sent has %d copies of the new message, want 1", n)
 	}
 	keys("q")
 }

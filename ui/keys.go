@@ -38,6 +38,14 @@ type KeyMap struct {
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
 	Outbox, CancelSend           key.Binding
+	// ConfirmView switches the confirm screen between the message as
+	// read and its exact bytes.
+	ConfirmView key.Binding
+
+	// New message, forward (inline / the original attached), the links
+	// list and unsubscribe, in the inbox and the thread view.
+	Compose, Forward, ForwardAttach key.Binding
+	Links, Unsubscribe              key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,6 +88,12 @@ func DefaultKeyMap() KeyMap {
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
 		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+		ConfirmView:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "exact bytes/as read")),
+		Compose:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "new message")),
+		Forward:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "forward")),
+		ForwardAttach: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forward as attachment")),
+		Links:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "links")),
+		Unsubscribe:   key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "unsubscribe")),
 	}
 }
 
@@ -90,6 +104,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.PrevSection, &k.Open, &k.Back, &k.ToggleRead, &k.Urgent, &k.Actionable,
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
+		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe,
 	}
 }
 
@@ -111,10 +126,12 @@ func (k *KeyMap) setState(st state, hasError, hasAttachments bool) {
 			&k.PrevSection, &k.Open, &k.ToggleRead, &k.Urgent, &k.Actionable, &k.Informational,
 			&k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Search, &k.Command,
 			&k.Help, &k.Quit)
+		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
 	case stateThread:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.HalfDown, &k.HalfUp, &k.Back,
 			&k.ToggleRead, &k.Urgent, &k.Actionable, &k.Informational, &k.LowPriority,
 			&k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold, &k.Search, &k.Command, &k.Help, &k.Quit)
+		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
 		k.Save.SetEnabled(hasAttachments)
 	case stateList:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Back, &k.Search, &k.Command,
@@ -147,7 +164,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
-		{k.Urgent, k.Actionable, k.Informational, k.LowPriority},
+		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
 		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

@@ -35,6 +35,12 @@ const (
 	stateDraft
 	stateConfirm
 	stateOutbox // the outbox and audit trail (ui/outboxview.go)
+
+	// New messages and forwards (ui/compose.go), a message's links
+	// (ui/links.go) and unsubscribing (ui/unsubscribe.go).
+	stateCompose
+	stateLinks
+	stateUnsub
 )
 
 // Model is the root Bubble Tea model of the TUI.
@@ -63,6 +69,10 @@ type Model struct {
 	// draft of load replyBodySeq when it is ready (nlcommand.go).
 	replyBody    string
 	replyBodySeq int
+	compose    composeModel // new message or forward
+	links      linksModel   // a message's links
+	unsub      unsubModel   // unsubscribe from a list
+	newMail    newMailState // new urgent mail: notification and title count
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -111,10 +121,13 @@ func New(opts Options) Model {
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
 		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
+		links:   newLinksModel(c, opts.Store, opts.OpenURL),
+		unsub:   newUnsubModel(c, opts.Store, opts.Unsubscribe, opts.OpenURL, opts.ArchiveSender),
 		conn:    event.ConnOffline,
 		width:   80,
 		height:  24,
 	}
+	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
@@ -211,6 +224,8 @@ func (m *Model) setKeys() {
 		m.confirm.setKeys()
 	case stateOutbox:
 		m.outbox.setKeys(undo)
+	case stateCompose, stateLinks, stateUnsub:
+		m.setFeatureKeys(st)
 	}
 }
 
@@ -234,6 +249,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case event.Event: // sent directly (tea.Program.Send) rather than on Options.Events
 		return m.handleEvent(msg)
+	case routedMsg:
+		return m.handleRouted(msg)
 	case draftMsg:
 		return m.handleDraftMsg(msg)
 	case tea.MouseMsg:
@@ -261,7 +278,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 			m.reloadMore = false
 			cmds = append(cmds, m.startReload())
 		}
-		cmds = append(cmds, m.loadMissing())
+		cmds = append(cmds, m.loadMissing(), m.checkNewMail(msg.counts))
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		return m.handleInbox(msg)
@@ -362,10 +379,12 @@ func (m *Model) follow() tea.Cmd {
 	if n.to == stateStay {
 		return nil
 	}
+	prev := m.screen
 	if m.screen == stateConfirm {
 		m.confirm.leave()
-		if n.to != stateDraft { // y queued the draft
+		if n.to != stateDraft && n.to != stateCompose { // y queued the draft
 			m.draft.sent()
+			m.compose.sent()
 		}
 	}
 	switch {
@@ -377,6 +396,9 @@ func (m *Model) follow() tea.Cmd {
 	m.screen = n.to
 	switch n.to {
 	case stateConfirm:
+		if prev == stateCompose {
+			return m.composeToConfirm()
+		}
 		d, save := m.draft.handOff()
 		var cmd tea.Cmd
 		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
@@ -499,7 +521,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.draft.editing)
+		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
@@ -512,7 +534,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	// ("gj"); outside a text field each rune is its own command, in order.
 	// Never on the confirm screen: there "yy" or a paste is not the
 	// deliberate single y that sends, so it counts as any other key.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm {
+	// The same holds where y opens a link or unsubscribes.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm &&
+		m.screen != stateLinks && m.screen != stateUnsub {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
@@ -539,6 +563,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleConfirm(msg)
 	case stateOutbox:
 		return m.handleOutbox(msg)
+	case stateCompose, stateLinks, stateUnsub:
+		return m.handleRoutedKey(msg)
 	case stateSearch:
 		return m.handleSearch(msg)
 	case stateHelp:
@@ -555,6 +581,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.search.open()
 	case key.Matches(msg, k.Command):
 		return m.openPrompt(promptCommand, ":", "")
+	}
+	if cmd, ok := m.handleFeatureKey(msg); ok {
+		return cmd
 	}
 	switch m.screen {
 	case stateInbox:
@@ -634,6 +663,8 @@ func (m Model) View() string {
 		body = m.confirm.View()
 	case stateOutbox:
 		body = m.outbox.View()
+	case stateCompose, stateLinks, stateUnsub:
+		body = m.featureView()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")

@@ -70,4 +70,24 @@ type Options struct {
 	SaveDir string
 	// Logger receives errors and debug output; nil discards.
 	Logger *slog.Logger
+	// OpenURL opens a link or a file URL the user confirmed; nil runs the
+	// browser ($BROWSER, else xdg-open) with the URL as one argument.
+	OpenURL func(ctx context.Context, url string) error
+	// Unsubscribe sends the RFC 8058 one-click POST to an https URL the
+	// user confirmed; nil uses unsubscribe.Post.
+	Unsubscribe func(ctx context.Context, url string) error
+	// ArchiveSender archives every thread from a sender (offered after an
+	// unsubscribe); nil: not offered.
+	ArchiveSender ArchiveSenderFunc
+	// NewMail is what new mail raises: "off", "urgent" (a thread lands in
+	// Urgent) or "all" (any new unread thread); "" is "urgent".
+	NewMail string
+	// Notifier shows a desktop notification for new mail; nil rings the
+	// terminal bell (Bell) instead.
+	Notifier Notifier
+	// Bell rings the terminal bell (writes BEL to the terminal); nil: none.
+	Bell func()
+	// SetTitle sets the terminal window title (the unread urgent count);
+	// nil: the title is left alone.
+	SetTitle func(title string)
 }

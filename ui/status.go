@@ -47,6 +47,12 @@ func (m *Model) titleLine() string {
 		where = "Confirm send"
 	case stateOutbox:
 		where = "Outbox"
+	case stateCompose:
+		where = "Compose"
+	case stateLinks:
+		where = "Links"
+	case stateUnsub:
+		where = "Unsubscribe"
 	}
 	total := 0
 	for _, n := range m.inbox.counts {
