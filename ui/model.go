@@ -69,10 +69,10 @@ type Model struct {
 	// draft of load replyBodySeq when it is ready (nlcommand.go).
 	replyBody    string
 	replyBodySeq int
-	compose    composeModel // new message or forward
-	links      linksModel   // a message's links
-	unsub      unsubModel   // unsubscribe from a list
-	newMail    newMailState // new urgent mail: notification and title count
+	compose      composeModel // new message or forward
+	links        linksModel   // a message's links
+	unsub        unsubModel   // unsubscribe from a list
+	newMail      newMailState // new urgent mail: notification and title count
 
 	prompt     textinput.Model
 	promptKind promptKind
