@@ -319,9 +319,9 @@ type params struct {
 	dir, mailDir, passwd, logPath, instance string
 	// mechs are the SASL mechanisms offered; oauth2Conf is the oauth2
 	// passdb's settings file ("" when that mode is off).
-	mechs, oauth2Conf string
-	imapPort, lmtpPort, uid                 int
-	root                                    bool
+	mechs, oauth2Conf       string
+	imapPort, lmtpPort, uid int
+	root                    bool
 }
 
 // specialUse configures the RFC 6154 special-use folders, created on
