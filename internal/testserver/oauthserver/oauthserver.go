@@ -296,3 +296,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// UserOf returns the user an access token was issued to, or "" when the
+// token is not currently valid (for test mail servers checking tokens).
+func (s *Server) UserOf(access string) string {
+	ti, err := s.mgr.LoadAccessToken(context.Background(), access)
+	if err != nil {
+		return ""
+	}
+	return ti.GetUserID()
+}
