@@ -29,6 +29,9 @@ type InitOptions struct {
 	// OAuth2ClientSecretCmd and OAuth2Tenant set up the built-in OAuth2
 	// sign-in.
 	OAuth2Provider, OAuth2ClientID, OAuth2ClientSecretCmd, OAuth2Tenant string
+	// TLSInsecureSkipVerify is for loopback servers with their own
+	// certificate (Proton Bridge); Validate refuses it elsewhere.
+	TLSInsecureSkipVerify bool
 	// Note is written as a comment above the account (e.g. where its
 	// servers were found).
 	Note string
@@ -121,7 +124,11 @@ func Render(opts InitOptions) string {
 	w("# oauth2_device_url = \"https://id.example.com/device\"    # device sign-in (headless)\n")
 	w("# oauth2_scopes = [\"mail\"]\n")
 	w("# folders = [\"INBOX\", \"Archive\"]  # default: all folders\n")
-	w("# tls_insecure_skip_verify = false  # loopback hosts only\n")
+	if opts.TLSInsecureSkipVerify {
+		w("tls_insecure_skip_verify = true  # loopback hosts only\n")
+	} else {
+		w("# tls_insecure_skip_verify = false  # loopback hosts only\n")
+	}
 	w("# from = \"Your Name <you@example.com>\"  # default: the principal\n\n")
 	w("# The local model server. Env OLLAMA_HOST wins over host.\n")
 	w("[ollama]\n")

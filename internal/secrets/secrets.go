@@ -9,6 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/zalando/go-keyring"
@@ -97,6 +100,9 @@ func describe(k Kind) string {
 // Errors other than "not found" become *NoKeyringError, with secret
 // removed from their text.
 func call(ctx context.Context, secret string, op func() (string, error)) (string, error) {
+	if err := sessionBusMissing(); err != nil {
+		return "", &NoKeyringError{Err: err}
+	}
 	type result struct {
 		v   string
 		err error
@@ -122,4 +128,25 @@ func call(ctx context.Context, secret string, op func() (string, error)) (string
 		}
 		return "", &NoKeyringError{Err: errors.New(msg)}
 	}
+}
+
+// sessionBusMissing reports a Unix machine without a D-Bus session bus
+// (neither DBUS_SESSION_BUS_ADDRESS nor $XDG_RUNTIME_DIR/bus). godbus would
+// then autolaunch a bus with dbus-launch, leaving a stray dbus-daemon (and
+// a keyring it activates) behind on a headless machine; say instead that
+// there is no keyring.
+func sessionBusMissing() error {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "android":
+		return nil
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return nil
+	}
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+			return nil
+		}
+	}
+	return errors.New("no D-Bus session: DBUS_SESSION_BUS_ADDRESS is unset, so there is no Secret Service to ask")
 }

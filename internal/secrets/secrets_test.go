@@ -34,6 +34,18 @@ func TestKeyring(t *testing.T) {
 		}
 	})
 
+	t.Run("no session bus", func(t *testing.T) {
+		// Without any session bus, the answer comes at once and no bus is
+		// autolaunched (dbus-launch would leave a daemon behind).
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		_, err := secrets.Get(ctx, "work", secrets.Password)
+		var nk *secrets.NoKeyringError
+		if !errors.As(err, &nk) || !strings.Contains(err.Error(), "DBUS_SESSION_BUS_ADDRESS") {
+			t.Errorf("Get without a session bus = %v, want *NoKeyringError naming DBUS_SESSION_BUS_ADDRESS", err)
+		}
+	})
+
 	secretservice.Start(t)
 
 	t.Run("round trip", func(t *testing.T) {
