@@ -38,6 +38,9 @@ type KeyMap struct {
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
 	Outbox, CancelSend           key.Binding
+	// Accounts cycles the inbox through all accounts and each one
+	// (enabled with more than one account).
+	Accounts key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,6 +83,7 @@ func DefaultKeyMap() KeyMap {
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
 		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+		Accounts:      key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "all/next account")),
 	}
 }
 
@@ -90,6 +94,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.PrevSection, &k.Open, &k.Back, &k.ToggleRead, &k.Urgent, &k.Actionable,
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
+		&k.Accounts,
 	}
 }
 
@@ -148,6 +153,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority},
-		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.Search, k.Command, k.Outbox, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

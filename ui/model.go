@@ -69,6 +69,9 @@ type Model struct {
 	hasTriage  bool
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
+	// accounts is the account view over Options.Store (nil with one
+	// account).
+	accounts *accountView
 }
 
 // New returns the root model. It does no IO: the first load starts in Init.
@@ -92,20 +95,26 @@ func New(opts Options) Model {
 		note:   opts.Hint,
 		next:   nav{to: stateStay},
 	}
+	var accounts *accountView
+	if len(opts.Accounts) > 1 && opts.Store != nil {
+		accounts = newAccountView(opts.Store, opts.Accounts)
+		opts.Store = accounts
+	}
 	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
-		opts:    opts,
-		c:       c,
-		screen:  stateInbox,
-		inbox:   newInbox(c, opts.Store, acts),
-		thread:  newThreadModel(c, opts.Store, acts),
-		search:  newSearchModel(c, opts.Store),
-		draft:   newDraftModel(c, opts.Drafts, opts.Store),
-		confirm: newConfirmModel(c, opts.Drafts),
-		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
-		conn:    event.ConnOffline,
-		width:   80,
-		height:  24,
+		opts:     opts,
+		c:        c,
+		screen:   stateInbox,
+		inbox:    newInbox(c, opts.Store, acts),
+		thread:   newThreadModel(c, opts.Store, acts),
+		search:   newSearchModel(c, opts.Store),
+		draft:    newDraftModel(c, opts.Drafts, opts.Store),
+		confirm:  newConfirmModel(c, opts.Drafts),
+		outbox:   newOutboxModel(c, opts.Drafts, opts.Store),
+		conn:     event.ConnOffline,
+		accounts: accounts,
+		width:    80,
+		height:   24,
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
@@ -195,6 +204,7 @@ func (m *Model) setKeys() {
 	undo := m.undo.open(m.c.now())
 	switch st {
 	case stateInbox, stateThread:
+		k.Accounts.SetEnabled(st == stateInbox && m.accounts.multi())
 		k.Undo.SetEnabled(undo)
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
 	case stateDraft:
@@ -418,6 +428,7 @@ type storeChangedMsg struct {
 
 // handleEvent applies one host event.
 func (m *Model) handleEvent(ev event.Event) tea.Cmd {
+	m.accounts.noteEvent(ev)
 	switch ev := ev.(type) {
 	case event.SyncProgress:
 		m.sync = ev
@@ -548,6 +559,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.screen {
 	case stateInbox:
+		if key.Matches(msg, k.Accounts) {
+			return m.cycleAccounts()
+		}
 		return m.handleInbox(msg)
 	case stateThread:
 		return m.handleThread(msg)
