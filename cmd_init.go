@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +67,7 @@ func cmdInit(ctx context.Context, g *globals, args []string) error {
 		if in == nil || *dst != "" {
 			return nil
 		}
-		v, err := prompt(g.Stderr, in, label)
+		v, err := promptCtx(ctx, g.Stderr, in, label)
 		*dst = v
 		return err
 	}
@@ -123,8 +122,8 @@ func cmdInit(ctx context.Context, g *globals, args []string) error {
 
 	if opts.Keyring {
 		// Say now, before anything is written, when there is no keyring.
-		if _, err := secrets.Get(ctx, "probe", secrets.Password); err != nil && !errors.Is(err, secrets.ErrNotFound) {
-			return err
+		if err := secrets.Available(ctx); err != nil {
+			return fmt.Errorf("nothing written: %w", err)
 		}
 	}
 
@@ -147,12 +146,14 @@ func cmdInit(ctx context.Context, g *globals, args []string) error {
 			return err
 		}
 		acct := &cfg.Accounts[0]
-		if opts.OAuth2Provider != "" && opts.OAuth2ClientSecretCmd == "" && opts.OAuth2Provider == oauth.Gmail {
+		if acct.Keyring && opts.OAuth2ClientSecretCmd == "" && opts.OAuth2Provider == oauth.Gmail {
 			if err := storeClientSecret(ctx, g, acct.Name); err != nil {
 				return err
 			}
 		}
-		if err := login(ctx, g, acct, loginFlags{device: fl.device}); err != nil {
+		if !acct.Keyring {
+			fmt.Fprintf(g.Stdout, "password_cmd prints the refresh token: sign in with `mailsift login %s --print-refresh-token` and store what it prints where password_cmd reads it\n", acct.Name)
+		} else if err := login(ctx, g, acct, loginFlags{device: fl.device}); err != nil {
 			return fmt.Errorf("%w\nthe config is written; sign in later with `mailsift login %s`", err, acct.Name)
 		}
 	} else if opts.PasswordCmd == "" {
@@ -177,7 +178,7 @@ func discover(ctx context.Context, g *globals, opts *config.InitOptions, fl init
 	switch {
 	case fl.yes:
 	case in != nil:
-		ans, err := prompt(g.Stderr, in, "Use these servers? [Y/n]")
+		ans, err := promptCtx(ctx, g.Stderr, in, "Use these servers? [Y/n]")
 		if err != nil {
 			return err
 		}
@@ -194,9 +195,15 @@ func discover(ctx context.Context, g *globals, opts *config.InitOptions, fl init
 	}
 	opts.TLSInsecureSkipVerify = res.InsecureSkipVerify
 	opts.Note = res.Via
+	if opts.AccountName == "" {
+		// "gmail" for you@gmail.com reads better than the IMAP host.
+		if d, err := autoconfig.Domain(opts.Email); err == nil {
+			opts.AccountName, _, _ = strings.Cut(d, ".")
+		}
+	}
 	if res.OAuth2Provider != "" && opts.OAuth2Provider == "" && opts.PasswordCmd == "" {
 		if in != nil {
-			id, err := prompt(g.Stderr, in, fmt.Sprintf("%s signs in with OAuth2. Your client id (README: OAuth2), or empty to use an app password", res.OAuth2Provider))
+			id, err := promptCtx(ctx, g.Stderr, in, fmt.Sprintf("%s signs in with OAuth2. Your client id (README: OAuth2), or empty to use an app password", res.OAuth2Provider))
 			if err != nil {
 				return err
 			}
@@ -222,11 +229,28 @@ func storeClientSecret(ctx context.Context, g *globals, account string) error {
 	return secrets.Set(ctx, account, secrets.ClientSecret, s)
 }
 
-func prompt(w io.Writer, in *bufio.Reader, label string) (string, error) {
+// promptCtx asks for one line; ctx ending (Ctrl-C) abandons the question.
+// The read itself cannot be interrupted, so it is left to the process's
+// end.
+func promptCtx(ctx context.Context, w io.Writer, in *bufio.Reader, label string) (string, error) {
 	fmt.Fprintf(w, "%s: ", label)
-	line, err := in.ReadString('\n')
-	if err != nil && line == "" {
-		return "", fmt.Errorf("read answer for %q: %w", label, err)
+	type answer struct {
+		line string
+		err  error
 	}
-	return strings.TrimSpace(line), nil
+	ch := make(chan answer, 1)
+	go func() {
+		line, err := in.ReadString('\n')
+		ch <- answer{line, err}
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(w)
+		return "", fmt.Errorf("no answer for %q: %w", label, ctx.Err())
+	case a := <-ch:
+		if a.err != nil && a.line == "" {
+			return "", fmt.Errorf("read answer for %q: %w", label, a.err)
+		}
+		return strings.TrimSpace(a.line), nil
+	}
 }

@@ -112,3 +112,10 @@ func TestOneAccountHasNoMarkers(t *testing.T) {
 		t.Errorf("A changed the view with one account:\n%s", view)
 	}
 }
+
+func TestAccountKeyInHelp(t *testing.T) {
+	tm := twoAccountProgram(t)
+	press(tm, "?")
+	waitOutput(t, tm, "all/next account")
+	finalView(t, tm)
+}

@@ -631,6 +631,7 @@ func (m Model) View() string {
 	case stateHelp:
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		keys.Accounts.SetEnabled(m.helpReturn == stateInbox && m.accounts.multi())
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
 	case stateDraft:
 		body = m.draft.View()

@@ -150,3 +150,13 @@ func sessionBusMissing() error {
 	}
 	return errors.New("no D-Bus session: DBUS_SESSION_BUS_ADDRESS is unset, so there is no Secret Service to ask")
 }
+
+// Available reports whether an OS keyring answers: nil, or a
+// *NoKeyringError saying why not and suggesting password_cmd.
+func Available(ctx context.Context) error {
+	_, err := call(ctx, "", func() (string, error) { return keyring.Get(Service, "mailsift/availability-check") })
+	if err == nil || errors.Is(err, keyring.ErrNotFound) {
+		return nil
+	}
+	return err
+}

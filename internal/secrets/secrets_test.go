@@ -32,6 +32,9 @@ func TestKeyring(t *testing.T) {
 		if _, err := secrets.Get(ctx, "work", secrets.Password); !errors.As(err, &nk) {
 			t.Errorf("Get without a keyring = %v, want *NoKeyringError", err)
 		}
+		if err := secrets.Available(ctx); !errors.As(err, &nk) {
+			t.Errorf("Available without a keyring = %v, want *NoKeyringError", err)
+		}
 	})
 
 	t.Run("no session bus", func(t *testing.T) {
@@ -49,6 +52,9 @@ func TestKeyring(t *testing.T) {
 	secretservice.Start(t)
 
 	t.Run("round trip", func(t *testing.T) {
+		if err := secrets.Available(ctx); err != nil {
+			t.Fatalf("Available with a Secret Service = %v", err)
+		}
 		if _, err := secrets.Get(ctx, "work", secrets.RefreshToken); !errors.Is(err, secrets.ErrNotFound) || !strings.Contains(err.Error(), "mailsift login work") {
 			t.Fatalf("Get of a missing item = %v, want ErrNotFound naming mailsift login", err)
 		}
