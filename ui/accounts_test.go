@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"mailsift/internal/app/event"
@@ -72,9 +73,9 @@ func TestAccountMarkersAndStatus(t *testing.T) {
 func TestAccountCycling(t *testing.T) {
 	tm := twoAccountProgram(t)
 	press(tm, "A")
-	waitOutput(t, tm, "showing test only")
+	waitOutput(t, tm, "5 threads") // test's five, after the reload
 	press(tm, "A")
-	waitOutput(t, tm, "showing home only")
+	waitOutput(t, tm, "3 threads") // home's three
 	view := finalView(t, tm)
 	if rowOf(view, "Weekly report from Bob") == "" || rowOf(view, "Lunch tomorrow?") == "" {
 		t.Errorf("home view lacks home's threads:\n%s", view)
@@ -91,8 +92,11 @@ func TestAccountCycling(t *testing.T) {
 
 func TestAccountCyclingBackToAll(t *testing.T) {
 	tm := twoAccountProgram(t)
-	press(tm, "A", "A", "A")
+	press(tm, "A")
+	waitOutput(t, tm, "5 threads")
+	press(tm, "A", "A")
 	waitOutput(t, tm, "showing all accounts")
+	waitOutput(t, tm, "8 threads")
 	view := finalView(t, tm)
 	for _, s := range []string{"Production database is down", "Weekly report from Bob"} {
 		if rowOf(view, s) == "" {
@@ -115,7 +119,10 @@ func TestOneAccountHasNoMarkers(t *testing.T) {
 
 func TestAccountKeyInHelp(t *testing.T) {
 	tm := twoAccountProgram(t)
+	tm.Send(tea.WindowSizeMsg{Width: 160, Height: 40}) // room for every help column
 	press(tm, "?")
-	waitOutput(t, tm, "all/next account")
-	finalView(t, tm)
+	waitOutput(t, tm, "Keys")
+	if view := finalView(t, tm); !strings.Contains(view, "all/next account") {
+		t.Errorf("help does not list A:\n%s", view)
+	}
 }
