@@ -48,17 +48,19 @@ func TestOAuth2ConfigErrors(t *testing.T) {
 }
 
 func TestOAuth2DefaultsToXOAuth2(t *testing.T) {
-	cfg, err := load(t, oauthAccount("oauth2_provider = \"gmail\"\noauth2_client_id = \"id.apps.googleusercontent.com\"\nkeyring = true"), nil)
+	// password_cmd rather than keyring: the test must not touch the
+	// machine's own keyring.
+	cfg, err := load(t, oauthAccount("oauth2_provider = \"gmail\"\noauth2_client_id = \"id.apps.googleusercontent.com\"\npassword_cmd = \"echo rt\"\noauth2_client_secret_cmd = \"echo cs\""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := cfg.Accounts[0]
-	if a.Auth != "xoauth2" || !a.OAuth2.Enabled() || !a.Keyring {
+	if a.Auth != "xoauth2" || !a.OAuth2.Enabled() || a.Keyring {
 		t.Errorf("account = auth %q, oauth2 %+v, keyring %v", a.Auth, a.OAuth2, a.Keyring)
 	}
 	c, err := a.OAuthClient(context.Background())
-	if err == nil && c.Provider.TokenURL == "" {
-		t.Error("gmail preset has no token URL")
+	if err != nil || c.Provider.TokenURL != "https://oauth2.googleapis.com/token" || c.ClientSecret != "cs" || c.ClientID != "id.apps.googleusercontent.com" {
+		t.Errorf("OAuthClient = %+v, %v", c.Provider, err)
 	}
 }
 
