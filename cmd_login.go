@@ -171,3 +171,15 @@ func readSecret(g *globals, label string) (string, error) {
 	}
 	return line, nil
 }
+
+// loginFix is doctor's fix for a failed login, by where the account's
+// secret comes from.
+func loginFix(a *config.Account) string {
+	switch {
+	case a.OAuth2.Enabled():
+		return fmt.Sprintf("check the host and port in account.source and that the server is reachable; if the sign-in was revoked or never done, run `mailsift login %s`", a.Name)
+	case a.Keyring:
+		return fmt.Sprintf("check the host and port in account.source and that the server is reachable; to store the password in the keyring again, run `mailsift login %s`", a.Name)
+	}
+	return "check the host and port in account.source, the password_cmd output, and that the server is reachable"
+}
