@@ -102,20 +102,20 @@ func New(opts Options) Model {
 	}
 	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
-		opts:     opts,
-		c:        c,
-		screen:   stateInbox,
-		inbox:    newInbox(c, opts.Store, acts),
-		thread:   newThreadModel(c, opts.Store, acts),
-		search:   newSearchModel(c, opts.Store),
-		draft:    newDraftModel(c, opts.Drafts, opts.Store),
-		confirm:  newConfirmModel(c, opts.Drafts),
-		outbox:   newOutboxModel(c, opts.Drafts, opts.Store),
-		conn:     event.ConnOffline,
-		accounts: accounts,
-		width:    80,
-		height:   24,
+		opts:    opts,
+		c:       c,
+		screen:  stateInbox,
+		inbox:   newInbox(c, opts.Store, acts),
+		thread:  newThreadModel(c, opts.Store, acts),
+		search:  newSearchModel(c, opts.Store),
+		draft:   newDraftModel(c, opts.Drafts, opts.Store),
+		confirm: newConfirmModel(c, opts.Drafts),
+		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
+		conn:    event.ConnOffline,
+		width:   80,
+		height:  24,
 	}
+	m.accounts = accounts
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
