@@ -17,6 +17,10 @@ import (
 // half-way.
 const DefaultMargin = 5 * time.Minute
 
+// DefaultLifetime is the lifetime assumed for an access token whose
+// answer gave none.
+const DefaultLifetime = time.Hour
+
 // SourceOptions tune a Source; the zero value is usable.
 type SourceOptions struct {
 	// Account names the account in errors ("mailsift login ACCOUNT").
@@ -102,6 +106,10 @@ func (s *Source) AccessToken(ctx context.Context) (string, error) {
 	// provider gave but measure it on ours.
 	if sec, ok := expiresIn(tok); ok {
 		tok.Expiry = s.opt.Now().Add(time.Duration(sec) * time.Second)
+	} else {
+		// No lifetime given: assume the usual hour rather than keep a
+		// token that the server will one day refuse without a refresh.
+		tok.Expiry = s.opt.Now().Add(DefaultLifetime)
 	}
 	if tok.RefreshToken != "" && tok.RefreshToken != s.refresh {
 		s.refresh = tok.RefreshToken
