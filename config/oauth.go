@@ -156,6 +156,21 @@ func (a *Account) RefreshToken(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("account %q: no OAuth2 refresh token: set keyring = true and run `mailsift login %s`", a.Name, a.Name)
 }
 
+// ForgetAccessToken tells the account's OAuth2 token source that a server
+// refused token, so the next Password refreshes instead of offering it
+// again. Other accounts ignore it.
+func (a *Account) ForgetAccessToken(token string) {
+	if a.auth == nil {
+		return
+	}
+	a.auth.mu.Lock()
+	src := a.auth.src
+	a.auth.mu.Unlock()
+	if src != nil {
+		src.Forget(token)
+	}
+}
+
 // secret is Password for keyring and OAuth2 accounts.
 func (a *Account) secret(ctx context.Context) (string, error) {
 	if !a.OAuth2.Enabled() {

@@ -136,7 +136,12 @@ func TestSMTPOAuth2(t *testing.T) {
 				t.Fatalf("SMTP login with %s: %v", mech, err)
 			}
 			tr.Password = func(context.Context) (string, error) { return "stale-token", nil }
+			var rejected string
+			tr.TokenRejected = func(tok string) { rejected = tok }
 			err := tr.Check(context.Background())
+			if rejected != "stale-token" {
+				t.Errorf("the refused token was not passed on to be forgotten (got %q)", rejected)
+			}
 			var pe *PermanentError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "mailsift login") || strings.Contains(err.Error(), "stale-token") {
 				t.Errorf("refused token = %v, want a permanent error naming mailsift login, without the token", err)

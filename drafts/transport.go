@@ -103,6 +103,9 @@ type SMTP struct {
 	Username string
 	// Password returns the password or OAuth token when needed.
 	Password func(ctx context.Context) (string, error)
+	// TokenRejected, if set, is told a bearer token the server refused
+	// (xoauth2, oauthbearer), so the token source refreshes next time.
+	TokenRejected func(token string)
 	// LocalName is the EHLO name (default "localhost").
 	LocalName string
 	// Timeout bounds connect and each command (default 60 s).
@@ -293,6 +296,9 @@ func (s *SMTP) auth(ctx context.Context, c *smtp.Client) error {
 			hint := "check the password or password_cmd"
 			if mech == "XOAUTH2" || mech == "OAUTHBEARER" {
 				hint = "the token was refused; sign in again with `mailsift login ACCOUNT`"
+				if s.TokenRejected != nil {
+					s.TokenRejected(pw)
+				}
 			}
 			return permanent(fmt.Errorf("smtp: login as %q failed (server said %d %s); %s", s.Username, se.Code, se.Message, hint))
 		}

@@ -139,6 +139,18 @@ func expiresIn(tok *oauth2.Token) (int64, bool) {
 	return 0, false
 }
 
+// Forget drops the cached access token if it is access: a server refused
+// it before its expiry (revoked, or the clocks disagree), so the next
+// AccessToken asks the provider for a new one instead of offering it
+// again.
+func (s *Source) Forget(access string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tok != nil && s.tok.AccessToken == access {
+		s.tok = nil
+	}
+}
+
 // RevokedError says the provider no longer accepts the account's grant:
 // only signing in again helps, so callers must not retry.
 type RevokedError struct {

@@ -41,3 +41,13 @@ type oauthBearerClient struct {
 func (c *oauthBearerClient) Next(challenge []byte) ([]byte, error) {
 	return saslDummy, nil
 }
+
+// tokenRejected passes a refused bearer token to Config.TokenRejected.
+func (s *Source) tokenRejected(token string) {
+	switch strings.ToLower(s.cfg.Auth) {
+	case "xoauth2", "oauthbearer":
+		if s.cfg.TokenRejected != nil {
+			s.cfg.TokenRejected(token)
+		}
+	}
+}

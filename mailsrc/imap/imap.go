@@ -70,6 +70,9 @@ type Config struct {
 	// Auth is the login mechanism: "" or "login" (IMAP LOGIN command),
 	// "plain" (SASL PLAIN), "xoauth2" or "oauthbearer".
 	Auth string
+	// TokenRejected, if set, is told the token a server refused with
+	// "xoauth2" or "oauthbearer", so the token source refreshes next time.
+	TokenRejected func(token string)
 	// TLSConfig, if set, is used for TLS (tests pass their own CA).
 	// InsecureSkipVerify is refused unless Host is a loopback address.
 	TLSConfig *tls.Config
@@ -396,6 +399,7 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 			if temporaryLoginFailure(ie) {
 				return fmt.Errorf("imap: server %s temporarily cannot log in %s ([%s] %s); mailsift retries with backoff, or run `mailsift sync` again shortly", s.cfg.Host, s.cfg.Username, ie.Code, text)
 			}
+			s.tokenRejected(secret)
 			return fmt.Errorf("imap: login to %s as %s failed: %s; %s: %w", s.cfg.Host, s.cfg.Username, text, s.credentialHint(), ErrAuthFailed)
 		}
 		return fmt.Errorf("imap: login to %s as %s: %s", s.cfg.Host, s.cfg.Username, redact(err.Error(), secret))

@@ -229,3 +229,39 @@ func appendMail(t *testing.T, addr, user, pass, msgID string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOAuth2RefusedTokenIsRefreshed: a token the server refuses before
+// its expiry (revoked, or clocks that disagree) fails that login only; the
+// refused token is forgotten, so the next attempt refreshes and logs in.
+func TestOAuth2RefusedTokenIsRefreshed(t *testing.T) {
+	r := startOAuthRig(t)
+	_, refresh := r.signIn(t, "alice")
+	clk := &testClock{t: time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)} // never moves
+	ts := oauth.NewSource(r.client, refresh, oauth.SourceOptions{Account: "work", Now: clk.Now})
+	var issued string
+	host, port, _ := net.SplitHostPort(r.dc.Addr)
+	src := New("work", Config{Host: host, Port: port, Username: "alice", TLS: TLSInsecurePlain, Auth: "oauthbearer",
+		Password: func(ctx context.Context) (string, error) {
+			tok, err := ts.AccessToken(ctx)
+			issued = tok
+			return tok, err
+		},
+		TokenRejected: ts.Forget})
+	t.Cleanup(func() { src.Close() })
+	ctx := context.Background()
+	if err := src.Sync(ctx, newFakeSink(), nil); err != nil {
+		t.Fatal(err)
+	}
+	first := issued
+	r.as.Expire(first) // the server drops it; by the client's clock it has an hour left
+	src.Close()
+	if err := src.Sync(ctx, newFakeSink(), nil); !errors.Is(err, ErrAuthFailed) {
+		t.Fatalf("sync with a token the server dropped = %v, want ErrAuthFailed", err)
+	}
+	if err := src.Sync(ctx, newFakeSink(), nil); err != nil {
+		t.Fatalf("the next sync did not refresh the refused token: %v", err)
+	}
+	if issued == first || ts.Refreshes() != 2 {
+		t.Errorf("refreshes = %d, want 2 (one after the refusal)", ts.Refreshes())
+	}
+}
