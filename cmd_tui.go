@@ -52,6 +52,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	opts := ui.Options{
 		Store:     sess.Mail,
 		Account:   accountLabel(cfg),
+		Accounts:  accountNames(cfg),
 		ModelHost: cfg.Ollama.RemoteHost(),
 		Principal: a.Principal(),
 		Context:   ctx,
@@ -101,4 +102,13 @@ func accountLabel(cfg *config.Config) string {
 	default:
 		return fmt.Sprintf("%s +%d", cfg.Accounts[0].Name, len(cfg.Accounts)-1)
 	}
+}
+
+// accountNames lists the configured accounts for the TUI's account view.
+func accountNames(cfg *config.Config) []string {
+	names := make([]string, len(cfg.Accounts))
+	for i, a := range cfg.Accounts {
+		names[i] = a.Name
+	}
+	return names
 }

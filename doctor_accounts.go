@@ -59,7 +59,7 @@ func sourceCheck(ctx context.Context, a *config.Account) check {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := lc.CheckLogin(cctx); err != nil {
-		return check{name: name, info: err.Error(), fix: "check the host and port in account.source, the password_cmd output, and that the server is reachable"}
+		return check{name: name, info: err.Error(), fix: loginFix(a)}
 	}
 	caps, err := lc.Capabilities(cctx)
 	if err != nil {

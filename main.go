@@ -34,6 +34,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "write a commented config file (0600) from flags or prompts", cmdInit},
+		{"login", "sign an account in: OAuth2 (browser or device code), or its password into the OS keyring", cmdLogin},
 		{"doctor", "check config, credentials, servers, Ollama and the store", cmdDoctor},
 		{"sync", "mirror the configured accounts into the local store", cmdSync},
 		{"search", "full-text search of the local store", cmdSearch},

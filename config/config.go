@@ -115,6 +115,11 @@ type Account struct {
 	TLSInsecureSkipVerify bool `toml:"tls_insecure_skip_verify"`
 	// From is the From address for replies; defaults to the principal.
 	From string `toml:"from"`
+	// Keyring keeps the account's secret (the password, or the OAuth2
+	// refresh token) in the OS keyring instead of password_cmd.
+	Keyring bool `toml:"keyring"`
+	// OAuth2 is the built-in OAuth2 sign-in (empty Provider: none).
+	OAuth2 OAuth2 `toml:"-"`
 
 	// Src is the parsed Source URL (with ~ expanded).
 	Src Source `toml:"-"`
@@ -122,6 +127,9 @@ type Account struct {
 	Out Outgoing `toml:"-"`
 
 	env func(string) string
+	// auth holds the account's OAuth2 token source, shared by every copy
+	// of the Account (IMAP and SMTP refresh one token).
+	auth *accountAuth
 }
 
 // HasPlaintextPassword reports whether the account holds a password in the file,

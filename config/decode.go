@@ -39,6 +39,15 @@ type accountTable struct {
 	Folders               value `toml:"folders"`
 	TLSInsecureSkipVerify value `toml:"tls_insecure_skip_verify"`
 	From                  value `toml:"from"`
+	Keyring               value `toml:"keyring"`
+	OAuth2Provider        value `toml:"oauth2_provider"`
+	OAuth2ClientID        value `toml:"oauth2_client_id"`
+	OAuth2ClientSecretCmd value `toml:"oauth2_client_secret_cmd"`
+	OAuth2Tenant          value `toml:"oauth2_tenant"`
+	OAuth2AuthURL         value `toml:"oauth2_auth_url"`
+	OAuth2TokenURL        value `toml:"oauth2_token_url"`
+	OAuth2DeviceURL       value `toml:"oauth2_device_url"`
+	OAuth2Scopes          value `toml:"oauth2_scopes"`
 }
 
 type ollamaTable struct {
@@ -148,6 +157,15 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.strs("folders", t.Folders, &a.Folders)
 			f.boolean("tls_insecure_skip_verify", t.TLSInsecureSkipVerify, &a.TLSInsecureSkipVerify)
 			f.str("from", t.From, &a.From)
+			f.boolean("keyring", t.Keyring, &a.Keyring)
+			f.str("oauth2_provider", t.OAuth2Provider, &a.OAuth2.Provider)
+			f.str("oauth2_client_id", t.OAuth2ClientID, &a.OAuth2.ClientID)
+			f.str("oauth2_client_secret_cmd", t.OAuth2ClientSecretCmd, &a.OAuth2.ClientSecretCmd)
+			f.str("oauth2_tenant", t.OAuth2Tenant, &a.OAuth2.Tenant)
+			f.str("oauth2_auth_url", t.OAuth2AuthURL, &a.OAuth2.AuthURL)
+			f.str("oauth2_token_url", t.OAuth2TokenURL, &a.OAuth2.TokenURL)
+			f.str("oauth2_device_url", t.OAuth2DeviceURL, &a.OAuth2.DeviceURL)
+			f.strs("oauth2_scopes", t.OAuth2Scopes, &a.OAuth2.Scopes)
 			cfg.Accounts = append(cfg.Accounts, a)
 		}
 	}

@@ -15,10 +15,15 @@ import (
 // PasswordEnv is the environment variable read when an account has no password_cmd.
 const PasswordEnv = "MAILSIFT_PASSWORD"
 
-// Password returns the account's password or OAuth token: the output of password_cmd
-// (run with sh -c, trailing newline trimmed), else a plaintext password from the
-// file, else env MAILSIFT_PASSWORD. Errors never contain the command's output.
+// Password returns the account's password or OAuth token: with the built-in
+// OAuth2 sign-in a fresh access token (see OAuth2), with keyring = true the
+// password from the OS keyring, else the output of password_cmd (run with
+// sh -c, trailing newline trimmed), else a plaintext password from the
+// file, else env MAILSIFT_PASSWORD. Errors never contain the secret.
 func (a *Account) Password(ctx context.Context) (string, error) {
+	if a.OAuth2.Enabled() || a.Keyring {
+		return a.secret(ctx)
+	}
 	if a.PasswordCmd != "" {
 		return runPasswordCmd(ctx, a.Name, a.PasswordCmd)
 	}

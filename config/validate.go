@@ -73,6 +73,8 @@ func validateAccounts(p *problems, accts []Account, env func(string) string) {
 		}
 		validateOutgoing(p, key, a)
 		validateAuth(p, key, a)
+		validateSecretSource(p, key, a)
+		a.auth = &accountAuth{}
 		for j, f := range a.Folders {
 			if strings.TrimSpace(f) == "" {
 				p.add("%s.folders[%d]: empty folder name; remove it or write e.g. \"INBOX\"", key, j)
@@ -143,13 +145,16 @@ func validateAuth(p *problems, key string, a *Account) {
 	switch strings.ToLower(a.Auth) {
 	case "":
 		a.Auth = "plain"
+		if a.OAuth2.Enabled() {
+			a.Auth = "xoauth2"
+		}
 	case "plain", "login", "xoauth2", "oauthbearer":
 		a.Auth = strings.ToLower(a.Auth)
 	default:
 		p.add("%s.auth: %q not supported; use \"plain\", \"login\", \"xoauth2\" or \"oauthbearer\"", key, a.Auth)
 	}
-	if (a.Auth == "xoauth2" || a.Auth == "oauthbearer") && a.PasswordCmd == "" {
-		p.add("%s.auth: %q needs a token; set password_cmd to a command that prints a fresh OAuth2 access token", key, a.Auth)
+	if (a.Auth == "xoauth2" || a.Auth == "oauthbearer") && a.PasswordCmd == "" && !a.Keyring && !a.OAuth2.Enabled() {
+		p.add("%s.auth: %q needs a token; set oauth2_provider for the built-in sign-in (`mailsift init --provider gmail|microsoft`), or password_cmd to a command that prints a fresh OAuth2 access token", key, a.Auth)
 	}
 	if a.PasswordCmd != "" && a.PlainPassword != "" {
 		p.add("%s: both password_cmd and password are set; remove the plaintext password key", key)

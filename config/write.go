@@ -21,6 +21,20 @@ type InitOptions struct {
 	SMTP string
 	// PasswordCmd prints the password (optional; else MAILSIFT_PASSWORD is used).
 	PasswordCmd string
+	// Auth is the SASL mechanism ("" leaves the default).
+	Auth string
+	// Keyring keeps the password or refresh token in the OS keyring.
+	Keyring bool
+	// OAuth2Provider ("gmail", "microsoft", "custom"), OAuth2ClientID,
+	// OAuth2ClientSecretCmd and OAuth2Tenant set up the built-in OAuth2
+	// sign-in.
+	OAuth2Provider, OAuth2ClientID, OAuth2ClientSecretCmd, OAuth2Tenant string
+	// TLSInsecureSkipVerify is for loopback servers with their own
+	// certificate (Proton Bridge); Validate refuses it elsewhere.
+	TLSInsecureSkipVerify bool
+	// Note is written as a comment above the account (e.g. where its
+	// servers were found).
+	Note string
 	// Force overwrites an existing file.
 	Force bool
 }
@@ -41,6 +55,16 @@ func Render(opts InitOptions) string {
 	w("#   imap+insecure://user@host    plaintext, loopback hosts only\n")
 	w("#   maildir://~/Mail, mbox:///path/to/file, demo://\n")
 	w("# Escape @ in user names as %%40: imaps://me%%40example.com@imap.example.com\n")
+	for _, line := range strings.Split(strings.TrimSpace(opts.Note), "\n") {
+		if line != "" {
+			w("# %s\n", strings.Map(func(r rune) rune {
+				if r < 0x20 || r == 0x7f {
+					return ' '
+				}
+				return r
+			}, line))
+		}
+	}
 	w("[[account]]\n")
 	if opts.AccountName != "" {
 		w("name = %s\n", quote(opts.AccountName))
@@ -55,16 +79,56 @@ func Render(opts InitOptions) string {
 	} else {
 		w("# smtp = \"smtps://me%%40example.com@smtp.example.com:465\"\n")
 	}
-	w("# A command printing the password or OAuth token; without it MAILSIFT_PASSWORD is used.\n")
+	w("# A command printing the password (or, with oauth2_provider, the refresh token);\n")
+	w("# without it and without keyring, MAILSIFT_PASSWORD is used.\n")
 	w("# Never write the password itself here.\n")
 	if opts.PasswordCmd != "" {
 		w("password_cmd = %s\n", quote(opts.PasswordCmd))
 	} else {
 		w("# password_cmd = \"pass show mail/work\"\n")
 	}
-	w("# auth = \"plain\"             # plain, login, xoauth2, oauthbearer\n")
+	w("# keyring = true: keep the password or OAuth2 refresh token in the OS keyring\n")
+	w("# (Secret Service, macOS Keychain); `mailsift login ACCOUNT` stores it.\n")
+	if opts.Keyring {
+		w("keyring = true\n")
+	} else {
+		w("# keyring = false\n")
+	}
+	if opts.Auth != "" {
+		w("auth = %s                   # plain, login, xoauth2, oauthbearer\n", quote(opts.Auth))
+	} else {
+		w("# auth = \"plain\"             # plain, login, xoauth2, oauthbearer\n")
+	}
+	w("# Built-in OAuth2 sign-in (gmail, microsoft, or custom with the URLs below), with\n")
+	w("# your own client registration (see the README); the client secret, if the\n")
+	w("# provider needs one, comes from oauth2_client_secret_cmd or the keyring.\n")
+	if opts.OAuth2Provider != "" {
+		w("oauth2_provider = %s\n", quote(opts.OAuth2Provider))
+		w("oauth2_client_id = %s\n", quote(opts.OAuth2ClientID))
+	} else {
+		w("# oauth2_provider = \"gmail\"\n")
+		w("# oauth2_client_id = \"1234-abc.apps.googleusercontent.com\"\n")
+	}
+	if opts.OAuth2ClientSecretCmd != "" {
+		w("oauth2_client_secret_cmd = %s\n", quote(opts.OAuth2ClientSecretCmd))
+	} else {
+		w("# oauth2_client_secret_cmd = \"pass show mail/gmail-client-secret\"\n")
+	}
+	if opts.OAuth2Tenant != "" {
+		w("oauth2_tenant = %s\n", quote(opts.OAuth2Tenant))
+	} else {
+		w("# oauth2_tenant = \"common\"     # microsoft: your organisation's tenant id or domain\n")
+	}
+	w("# oauth2_auth_url = \"https://id.example.com/authorize\"    # custom provider\n")
+	w("# oauth2_token_url = \"https://id.example.com/token\"\n")
+	w("# oauth2_device_url = \"https://id.example.com/device\"    # device sign-in (headless)\n")
+	w("# oauth2_scopes = [\"mail\"]\n")
 	w("# folders = [\"INBOX\", \"Archive\"]  # default: all folders\n")
-	w("# tls_insecure_skip_verify = false  # loopback hosts only\n")
+	if opts.TLSInsecureSkipVerify {
+		w("tls_insecure_skip_verify = true  # loopback hosts only\n")
+	} else {
+		w("# tls_insecure_skip_verify = false  # loopback hosts only\n")
+	}
 	w("# from = \"Your Name <you@example.com>\"  # default: the principal\n\n")
 	w("# The local model server. Env OLLAMA_HOST wins over host.\n")
 	w("[ollama]\n")

@@ -51,6 +51,7 @@ func AccountFromConfig(a *config.Account, principal model.Address) Account {
 				return a.Password(ctx)
 			}
 		}
+		s.TokenRejected = a.ForgetAccessToken
 		acct.Transport = s
 	case config.OutgoingSendmail:
 		acct.Transport = &Sendmail{Command: a.Out.Command}

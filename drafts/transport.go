@@ -96,11 +96,16 @@ type SMTP struct {
 	// TLSConfig overrides the TLS settings (e.g. RootCAs in tests); its
 	// ServerName defaults to Host. Verification is never disabled here.
 	TLSConfig *tls.Config
-	// Auth is "plain" (default when Username is set), "login" or "xoauth2".
+	// Auth is "plain" (default when Username is set), "login", "xoauth2"
+	// or "oauthbearer"; for the token mechanisms Password returns a fresh
+	// access token.
 	Auth     string
 	Username string
 	// Password returns the password or OAuth token when needed.
 	Password func(ctx context.Context) (string, error)
+	// TokenRejected, if set, is told a bearer token the server refused
+	// (xoauth2, oauthbearer), so the token source refreshes next time.
+	TokenRejected func(token string)
 	// LocalName is the EHLO name (default "localhost").
 	LocalName string
 	// Timeout bounds connect and each command (default 60 s).
@@ -277,8 +282,10 @@ func (s *SMTP) auth(ctx context.Context, c *smtp.Client) error {
 		mech, cl = "LOGIN", sasl.NewLoginClient(s.Username, pw)
 	case "xoauth2":
 		mech, cl = "XOAUTH2", &xoauth2{user: s.Username, token: pw}
+	case "oauthbearer":
+		mech, cl = "OAUTHBEARER", oauthBearer{sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{Username: s.Username, Token: pw, Host: s.Host, Port: s.Port})}
 	default:
-		return permanent(fmt.Errorf("smtp: auth %q not supported; use plain, login or xoauth2", s.Auth))
+		return permanent(fmt.Errorf("smtp: auth %q not supported; use plain, login, xoauth2 or oauthbearer", s.Auth))
 	}
 	if !c.SupportsAuth(mech) {
 		return permanent(fmt.Errorf("smtp: server does not offer AUTH %s; set auth to a mechanism it supports", mech))
@@ -286,7 +293,14 @@ func (s *SMTP) auth(ctx context.Context, c *smtp.Client) error {
 	if err := c.Auth(cl); err != nil {
 		var se *smtp.SMTPError
 		if errors.As(err, &se) && se.Code == 535 {
-			return permanent(fmt.Errorf("smtp: login as %q failed (server said %d %s); check the password or password_cmd", s.Username, se.Code, se.Message))
+			hint := "check the password or password_cmd"
+			if mech == "XOAUTH2" || mech == "OAUTHBEARER" {
+				hint = "the token was refused; sign in again with `mailsift login ACCOUNT`"
+				if s.TokenRejected != nil {
+					s.TokenRejected(pw)
+				}
+			}
+			return permanent(fmt.Errorf("smtp: login as %q failed (server said %d %s); %s", s.Username, se.Code, se.Message, hint))
 		}
 		return smtpErr("smtp: AUTH "+mech, err)
 	}
@@ -301,6 +315,13 @@ func (x *xoauth2) Start() (string, []byte, error) {
 
 // Next answers the server's error challenge with an empty response.
 func (x *xoauth2) Next([]byte) ([]byte, error) { return []byte{}, nil }
+
+// oauthBearer is go-sasl's OAUTHBEARER client answering the server's error
+// challenge with the dummy %x01 (RFC 7628 section 3.2.3), so the server
+// ends the exchange with its 535 instead of the client abandoning it.
+type oauthBearer struct{ sasl.Client }
+
+func (o oauthBearer) Next([]byte) ([]byte, error) { return []byte{0x01}, nil }
 
 // Sendmail pipes the message to a sendmail-compatible command (msmtp,
 // sendmail, postfix's sendmail) as `COMMAND -oi -f FROM -- RCPT...`, the

@@ -67,6 +67,8 @@ func Open(acct *config.Account, opts Options) (mailsrc.Source, error) {
 			Folders:  acct.Folders,
 			Logger:   log,
 		}
+		// A refused OAuth2 token is refreshed on the next attempt.
+		cfg.TokenRejected = acct.ForgetAccessToken
 		if acct.TLSInsecureSkipVerify {
 			if !loopback.Is(src.Host) {
 				return nil, fmt.Errorf("account %q: tls_insecure_skip_verify is only allowed for loopback hosts, not %q", acct.Name, src.Host)

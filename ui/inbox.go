@@ -627,7 +627,7 @@ func (in inbox) View() string {
 		case rowThread:
 			sel := sec == in.cursorSec && idx == in.cursorIdx
 			ts, ok := in.summaryAt(sec, idx)
-			lines = append(lines, renderRow(c, ts, ok, sel, width))
+			lines = append(lines, in.row(ts, ok, sel, width))
 		}
 	}
 	if !in.hasThreads() {

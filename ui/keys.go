@@ -46,6 +46,10 @@ type KeyMap struct {
 	// list and unsubscribe, in the inbox and the thread view.
 	Compose, Forward, ForwardAttach key.Binding
 	Links, Unsubscribe              key.Binding
+
+	// Accounts cycles the inbox through all accounts and each one
+	// (enabled with more than one account).
+	Accounts key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -94,6 +98,7 @@ func DefaultKeyMap() KeyMap {
 		ForwardAttach: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "forward as attachment")),
 		Links:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "links")),
 		Unsubscribe:   key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "unsubscribe")),
+		Accounts:      key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "all/next account")),
 	}
 }
 
@@ -105,6 +110,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
 		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe,
+		&k.Accounts,
 	}
 }
 
@@ -165,6 +171,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
-		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.Search, k.Command, k.Outbox, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

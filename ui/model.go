@@ -87,6 +87,9 @@ type Model struct {
 	hasTriage  bool
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
+	// accounts is the account view over Options.Store (nil with one
+	// account).
+	accounts *accountView
 }
 
 // New returns the root model. It does no IO: the first load starts in Init.
@@ -110,6 +113,11 @@ func New(opts Options) Model {
 		note:   opts.Hint,
 		next:   nav{to: stateStay},
 	}
+	var accounts *accountView
+	if len(opts.Accounts) > 1 && opts.Store != nil {
+		accounts = newAccountView(opts.Store, opts.Accounts)
+		opts.Store = accounts
+	}
 	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
 		opts:    opts,
@@ -128,6 +136,7 @@ func New(opts Options) Model {
 		height:  24,
 	}
 	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
+	m.accounts = accounts
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
 	m.prompt.CharLimit = 512
@@ -216,6 +225,7 @@ func (m *Model) setKeys() {
 	undo := m.undo.open(m.c.now())
 	switch st {
 	case stateInbox, stateThread:
+		k.Accounts.SetEnabled(st == stateInbox && m.accounts.multi())
 		k.Undo.SetEnabled(undo)
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
 	case stateDraft:
@@ -450,6 +460,7 @@ type storeChangedMsg struct {
 
 // handleEvent applies one host event.
 func (m *Model) handleEvent(ev event.Event) tea.Cmd {
+	m.accounts.noteEvent(ev)
 	switch ev := ev.(type) {
 	case event.SyncProgress:
 		m.sync = ev
@@ -587,6 +598,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch m.screen {
 	case stateInbox:
+		if key.Matches(msg, k.Accounts) {
+			return m.cycleAccounts()
+		}
 		return m.handleInbox(msg)
 	case stateThread:
 		return m.handleThread(msg)
@@ -656,6 +670,7 @@ func (m Model) View() string {
 	case stateHelp:
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		keys.Accounts.SetEnabled(m.helpReturn == stateInbox && m.accounts.multi())
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
 	case stateDraft:
 		body = m.draft.View()

@@ -34,6 +34,11 @@ type Options struct {
 	Store Backend
 	// Account is the account name shown in the status bar.
 	Account string
+	// Accounts are the configured accounts' names, in config order. With
+	// more than one, inbox rows carry an account marker, A cycles the view
+	// through all and each account, and the status bar shows each
+	// account's state.
+	Accounts []string
 	// ModelHost is the model server's "host:port" when it is not this
 	// machine (the status bar then names it); "" for a local server.
 	ModelHost string

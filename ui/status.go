@@ -67,6 +67,9 @@ func (m *Model) titleLine() string {
 // the last error (until dismissed) or note.
 func (m *Model) statusLine() string {
 	parts := []string{termsafe.SanitizeLine(m.opts.Account), string(m.conn)}
+	if m.accounts.multi() {
+		parts = []string{m.accounts.status()}
+	}
 	if m.opts.ModelHost != "" {
 		// Mail leaves this machine for the model: say where, always.
 		parts = append(parts, "model: "+termsafe.SanitizeLine(m.opts.ModelHost)+" (remote)")

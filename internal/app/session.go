@@ -11,6 +11,7 @@ import (
 	"mailsift/drafts"
 	"mailsift/internal/app/event"
 	"mailsift/mailsrc"
+	"mailsift/mailsrc/imap"
 	"mailsift/mirror"
 	"mailsift/store"
 	"mailsift/triage"
@@ -205,7 +206,7 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 				err = fmt.Errorf("%w (retrying in %s)", ev.Err, ev.RetryIn.Round(time.Second))
 			}
 			s.send(ctx, event.Failure{Err: err})
-			s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnOffline})
+			s.send(ctx, event.Conn{Account: ev.Account, State: connStateOf(ev.Err)})
 		case ev.Progress != nil:
 			p := ev.Progress
 			now := s.app.now()
@@ -281,4 +282,14 @@ func (s *Session) forwardOutbox(ctx context.Context, in <-chan drafts.Event) {
 			s.send(ctx, event.Outbox{ID: ev.ID, State: ev.State, MessageID: ev.MessageID, Err: ev.Err, NextAttempt: ev.NextAttempt})
 		}
 	}
+}
+
+// connStateOf is the state a failed sync pass leaves an account in: auth
+// failed when the server refused the credentials (or the OAuth2 grant is
+// gone), else offline.
+func connStateOf(err error) event.ConnState {
+	if errors.Is(err, imap.ErrAuthFailed) {
+		return event.ConnAuthFailed
+	}
+	return event.ConnOffline
 }

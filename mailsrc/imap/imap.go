@@ -70,6 +70,9 @@ type Config struct {
 	// Auth is the login mechanism: "" or "login" (IMAP LOGIN command),
 	// "plain" (SASL PLAIN), "xoauth2" or "oauthbearer".
 	Auth string
+	// TokenRejected, if set, is told the token a server refused with
+	// "xoauth2" or "oauthbearer", so the token source refreshes next time.
+	TokenRejected func(token string)
 	// TLSConfig, if set, is used for TLS (tests pass their own CA).
 	// InsecureSkipVerify is refused unless Host is a loopback address.
 	TLSConfig *tls.Config
@@ -370,6 +373,9 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 	}
 	secret, err := s.cfg.Password(ctx)
 	if err != nil {
+		if isCredentialFailure(err) {
+			return fmt.Errorf("imap: log in to %s as %s: %w (%w)", s.cfg.Host, s.cfg.Username, err, ErrAuthFailed)
+		}
 		return fmt.Errorf("imap: get password for %s: %w", s.cfg.Username, err)
 	}
 	switch strings.ToLower(s.cfg.Auth) {
@@ -380,9 +386,9 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 	case "xoauth2":
 		err = c.c.Authenticate(&xoauth2Client{user: s.cfg.Username, token: secret})
 	case "oauthbearer":
-		err = c.c.Authenticate(sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{
+		err = c.c.Authenticate(&oauthBearerClient{Client: sasl.NewOAuthBearerClient(&sasl.OAuthBearerOptions{
 			Username: s.cfg.Username, Token: secret, Host: s.cfg.Host,
-		}))
+		})})
 	default:
 		return configErrorf("imap: unknown auth mechanism %q (want plain, login, xoauth2 or oauthbearer)", s.cfg.Auth)
 	}
@@ -393,7 +399,8 @@ func (s *Source) login(ctx context.Context, c *conn) error {
 			if temporaryLoginFailure(ie) {
 				return fmt.Errorf("imap: server %s temporarily cannot log in %s ([%s] %s); mailsift retries with backoff, or run `mailsift sync` again shortly", s.cfg.Host, s.cfg.Username, ie.Code, text)
 			}
-			return fmt.Errorf("imap: login to %s as %s failed: %s; check password_cmd: %w", s.cfg.Host, s.cfg.Username, text, ErrAuthFailed)
+			s.tokenRejected(secret)
+			return fmt.Errorf("imap: login to %s as %s failed: %s; %s: %w", s.cfg.Host, s.cfg.Username, text, s.credentialHint(), ErrAuthFailed)
 		}
 		return fmt.Errorf("imap: login to %s as %s: %s", s.cfg.Host, s.cfg.Username, redact(err.Error(), secret))
 	}
@@ -435,10 +442,12 @@ func (x *xoauth2Client) Start() (string, []byte, error) {
 	return "XOAUTH2", []byte("user=" + x.user + "\x01auth=Bearer " + x.token + "\x01\x01"), nil
 }
 
-// Next answers the server's error challenge with an empty response, after
-// which the server fails the exchange with its error text.
+// Next answers the server's error challenge (a JSON status) with the
+// dummy response, after which the server fails the exchange with a tagged
+// NO. An empty response would go out as "=", which Dovecot refuses as
+// invalid base64 instead of reporting the refused token.
 func (x *xoauth2Client) Next(challenge []byte) ([]byte, error) {
-	return []byte{}, nil
+	return saslDummy, nil
 }
 
 // withConn runs fn on the pooled connection (dialling one if needed),

@@ -32,6 +32,9 @@ const (
 	ConnIdle    ConnState = "IDLE"
 	// ConnLocal is a local source (Maildir, mbox, demo) after a sync.
 	ConnLocal ConnState = "local"
+	// ConnAuthFailed is an account whose server refused the credentials
+	// (or whose OAuth2 sign-in was revoked): only the user can fix it.
+	ConnAuthFailed ConnState = "auth failed"
 )
 
 // Conn reports a change of an account's connection state.

@@ -8,6 +8,7 @@ package dovecot
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"mailsift/internal/testserver"
 	"net"
@@ -23,6 +24,10 @@ import (
 	"time"
 )
 
+// errOAuth2Version is start's answer when the oauth2 mode is asked of a
+// Dovecot whose oauth2 settings differ (2.4 moved them out of the passdb).
+var errOAuth2Version = errors.New("oauth2 mode needs Dovecot 2.3")
+
 // RequireEnv is the environment variable that turns a missing server
 // into a test failure instead of a skip.
 const RequireEnv = testserver.RequireEnv
@@ -36,6 +41,12 @@ type Options struct {
 	LMTP bool
 	// ExtraConfig is appended verbatim to dovecot.conf.
 	ExtraConfig string
+	// OAuth2IntrospectionURL turns on the oauth2 mode: XOAUTH2 and
+	// OAUTHBEARER logins whose bearer token Dovecot's oauth2 passdb
+	// checks by RFC 7662 introspection (a form POST of token=...) at this
+	// URL, which must answer {"active": true, "username": USER}. Password
+	// logins keep working alongside.
+	OAuth2IntrospectionURL string
 }
 
 // Server is a running Dovecot instance. It is stopped when the test ends.
@@ -123,6 +134,9 @@ func Start(t testing.TB, opts *Options) *Server {
 		if err == nil {
 			return s
 		}
+		if err == errOAuth2Version {
+			Unavailable(t, "the oauth2 mode is written for Dovecot 2.3's oauth2 passdb, and this is Dovecot "+version)
+		}
 		lastErr = err
 	}
 	t.Fatalf("dovecot: %v", lastErr)
@@ -202,10 +216,20 @@ func start(t testing.TB, bin, version string, users map[string]string, opts *Opt
 		dir: dir, mailDir: mailDir, passwd: passwd, logPath: logPath,
 		imapPort: imapPort, lmtpPort: lmtpPort, uid: uid, root: os.Geteuid() == 0,
 		instance: "mailsift-test-" + filepath.Base(dir),
+		mechs:    "plain login",
+	}
+	if opts.OAuth2IntrospectionURL != "" {
+		p.mechs = "plain login xoauth2 oauthbearer"
+		p.oauth2Conf = filepath.Join(dir, "oauth2.conf.ext")
+		if err := os.WriteFile(p.oauth2Conf, []byte(oauth2Conf(opts.OAuth2IntrospectionURL)), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	var conf string
 	if strings.HasPrefix(version, "2.3") || strings.HasPrefix(version, "2.2") {
 		conf = config23(p)
+	} else if p.oauth2Conf != "" {
+		return nil, errOAuth2Version
 	} else {
 		conf = config24(p)
 	}
@@ -293,8 +317,11 @@ func greets(addr, prefix string) bool {
 
 type params struct {
 	dir, mailDir, passwd, logPath, instance string
-	imapPort, lmtpPort, uid                 int
-	root                                    bool
+	// mechs are the SASL mechanisms offered; oauth2Conf is the oauth2
+	// passdb's settings file ("" when that mode is off).
+	mechs, oauth2Conf       string
+	imapPort, lmtpPort, uid int
+	root                    bool
 }
 
 // specialUse configures the RFC 6154 special-use folders, created on
@@ -362,7 +389,7 @@ protocols = %[4]s
 listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = %[11]s
 auth_failure_delay = 0
 first_valid_uid = %[5]d
 last_valid_uid = 0
@@ -372,6 +399,7 @@ passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%%u %[7]s
 }
+%[12]s
 userdb {
   driver = passwd-file
   args = username_format=%%u %[7]s
@@ -397,7 +425,8 @@ service imap-login {
   }
 }
 %[10]s
-`, p.instance, p.dir, p.logPath, protocols(p), min(p.uid, 500), nonRootUsers(p), p.passwd, specialUse, p.imapPort, lmtpService(p, "address"))
+`, p.instance, p.dir, p.logPath, protocols(p), min(p.uid, 500), nonRootUsers(p), p.passwd, specialUse, p.imapPort, lmtpService(p, "address"),
+		p.mechs, oauth2Passdb23(p))
 }
 
 func config24(p params) string {
@@ -449,4 +478,30 @@ service imap-login {
 }
 %[10]s
 `, p.instance, p.dir, p.logPath, protocols(p), min(p.uid, 500), nonRootUsers(p), p.passwd, specialUse, p.imapPort, lmtpService(p, "listen"))
+}
+
+// oauth2Conf is the oauth2 passdb's settings: introspect every token by
+// POST and accept it only while the server says it is active.
+func oauth2Conf(introspectionURL string) string {
+	return fmt.Sprintf(`introspection_mode = post
+introspection_url = %s
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+`, introspectionURL)
+}
+
+// oauth2Passdb23 is the Dovecot 2.3 oauth2 passdb, used only for the
+// token mechanisms.
+func oauth2Passdb23(p params) string {
+	if p.oauth2Conf == "" {
+		return ""
+	}
+	return fmt.Sprintf(`passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = %s
+}
+`, p.oauth2Conf)
 }
