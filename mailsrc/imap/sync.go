@@ -18,9 +18,7 @@ import (
 // missing bodies, newest first. A sync interrupted at any point can
 // simply be run again.
 func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
-	if progress == nil {
-		progress = func(mailsrc.Progress) {}
-	}
+	progress = mailsrc.SerialProgress(progress)
 	if err := s.withConn(ctx, func(c *conn) error { return s.sync(ctx, c, sink, progress) }); err != nil {
 		return err
 	}

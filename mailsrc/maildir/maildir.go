@@ -352,9 +352,7 @@ func (s *Source) scan(dir string, moved *int) (map[string]entry, error) {
 
 // Sync mirrors every maildir under the root into sink.
 func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mailsrc.Progress)) error {
-	if progress == nil {
-		progress = func(mailsrc.Progress) {}
-	}
+	progress = mailsrc.SerialProgress(progress)
 	var st SyncStats
 	defer func() {
 		s.mu.Lock()
