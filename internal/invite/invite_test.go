@@ -131,7 +131,7 @@ func TestParseRejects(t *testing.T) {
 		{"truncated", "BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nUID:x\r\n", "not an iCalendar object"},
 		{"no event", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n", "no VEVENT with a UID"},
 		{"too deep", deep, "nested deeper"},
-		{"vcard", "BEGIN:VCARD\r\nFN:x\r\nEND:VCARD\r\n", "not VCALENDAR"},
+		{"vcard", "BEGIN:VCARD\r\nFN:x\r\nEND:VCARD\r\n", "VCALENDAR"},
 		{"too large", strings.Repeat("x", MaxSize+1), "too large"},
 	}
 	for _, tt := range tests {
