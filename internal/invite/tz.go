@@ -35,11 +35,11 @@ type observance struct {
 }
 
 const (
-	layoutDate      = "20060102"
-	layoutLocal     = "20060102T150405"
-	layoutUTC       = "20060102T150405Z"
-	maxZones        = 32
-	maxObservances  = 16
+	layoutDate     = "20060102"
+	layoutLocal    = "20060102T150405"
+	layoutUTC      = "20060102T150405Z"
+	maxZones       = 32
+	maxObservances = 16
 )
 
 // readZones collects the calendar's VTIMEZONEs by TZID.
