@@ -185,6 +185,8 @@ DROP INDEX messages_message_id;
 DROP INDEX messages_dedupe;
 CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 `,
+	// scheduling analyses, calendar parts and iTIP drafts (scheduling.go).
+	schedulingSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
