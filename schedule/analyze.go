@@ -60,6 +60,9 @@ type State struct {
 	FollowUp *time.Time `json:"follow_up,omitempty"`
 	// InviteUID is the meeting's iCalendar UID ("" without invitation).
 	InviteUID string `json:"invite_uid,omitempty"`
+	// Notes are problems with the thread's calendar parts (unreadable,
+	// malformed, or claiming to come from someone else), set by the caller.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Options configure one analysis run.
