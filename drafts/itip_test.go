@@ -205,4 +205,3 @@ func fetchRaw(t *testing.T, addr, user, pass, messageID string) []byte {
 	t.Fatal("no body section")
 	return nil
 }
-

@@ -38,6 +38,12 @@ type KeyMap struct {
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
 	Outbox, CancelSend           key.Binding
+
+	// The thread view's scheduling panel (ui/schedule.go): i gives the
+	// panel the keys; then a/t/d/p answer the invitation and n drafts the
+	// selected attendee's next action.
+	SchedPanel, SchedAccept, SchedTentative key.Binding
+	SchedDecline, SchedPropose, SchedNext   key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,6 +86,13 @@ func DefaultKeyMap() KeyMap {
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
 		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+
+		SchedPanel:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "scheduling panel keys")),
+		SchedAccept:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept invitation")),
+		SchedTentative: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tentative")),
+		SchedDecline:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "decline invitation")),
+		SchedPropose:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "propose new time")),
+		SchedNext:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "draft next action")),
 	}
 }
 
@@ -90,6 +103,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.PrevSection, &k.Open, &k.Back, &k.ToggleRead, &k.Urgent, &k.Actionable,
 		&k.Informational, &k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold,
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
+		&k.SchedPanel, &k.SchedAccept, &k.SchedTentative, &k.SchedDecline, &k.SchedPropose, &k.SchedNext,
 	}
 }
 
@@ -149,5 +163,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority},
 		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.SchedPanel, k.SchedAccept, k.SchedTentative, k.SchedDecline, k.SchedPropose, k.SchedNext},
 	}
 }

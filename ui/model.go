@@ -98,7 +98,7 @@ func New(opts Options) Model {
 		c:       c,
 		screen:  stateInbox,
 		inbox:   newInbox(c, opts.Store, acts),
-		thread:  newThreadModel(c, opts.Store, acts),
+		thread:  newThreadModel(c, opts.Store, acts, opts.Scheduling),
 		search:  newSearchModel(c, opts.Store),
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
@@ -197,6 +197,13 @@ func (m *Model) setKeys() {
 	case stateInbox, stateThread:
 		k.Undo.SetEnabled(undo)
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+		if st == stateThread {
+			m.thread.sched.setKeys(k)
+			if m.thread.sched.typing() {
+				k.Undo.SetEnabled(false)
+				k.Outbox.SetEnabled(false)
+			}
+		}
 	case stateDraft:
 		m.draft.setKeys(undo)
 	case stateConfirm:
@@ -257,7 +264,7 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		return m.handleInbox(msg)
-	case threadLoadedMsg, summaryRefreshedMsg:
+	case threadLoadedMsg, summaryRefreshedMsg, schedPanelMsg, schedDraftedMsg:
 		if m.screen != stateThread {
 			return nil
 		}
@@ -489,7 +496,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.draft.editing)
+		(m.screen == stateDraft && m.draft.editing) || (m.screen == stateThread && m.thread.sched.typing())
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
