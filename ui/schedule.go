@@ -197,7 +197,7 @@ func (p *schedPanel) handleKey(msg tea.KeyMsg) (handled bool, cmd tea.Cmd) {
 		p.proposing = true
 		p.input.SetValue("")
 		p.input.Focus()
-		return true, textinput.Blink
+		return true, nil
 	case key.Matches(msg, k.SchedNext):
 		if p.panel == nil || p.cursor >= len(p.panel.Attendees) {
 			return true, nil
