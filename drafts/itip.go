@@ -70,7 +70,9 @@ func BuildITIPMessage(d *Draft, date time.Time, messageID, method, ics string) (
 	if !bytes.HasSuffix(textPart, []byte("\r\n")) {
 		b.WriteString("\r\n")
 	}
-	b.WriteString("--" + boundary + "\r\n")
+	// The CRLF before a delimiter belongs to it (RFC 2046 5.1.1): this
+	// one keeps the text's last line break.
+	b.WriteString("\r\n--" + boundary + "\r\n")
 	b.WriteString("Content-Type: text/calendar; charset=utf-8; method=" + method + "\r\n")
 	cal := strings.ReplaceAll(strings.ReplaceAll(ics, "\r\n", "\n"), "\n", "\r\n")
 	if !strings.HasSuffix(cal, "\r\n") {
@@ -88,7 +90,7 @@ func BuildITIPMessage(d *Draft, date time.Time, messageID, method, ics string) (
 			b.WriteString("\r\n")
 		}
 	}
-	b.WriteString("--" + boundary + "--\r\n")
+	b.WriteString("\r\n--" + boundary + "--\r\n")
 	out.Raw = b.Bytes()
 	return out, nil
 }

@@ -61,6 +61,12 @@ func Deterministic(op Operation, co Coordination, now time.Time) Output {
 			set(0, EngagementLow, action("Close", "unresponsive"), "The meeting is over and this attendee was never contacted in this thread.")
 			break
 		}
+		if op.Date.Start != "" {
+			// On the invitation but not written to in this thread: the
+			// organizer's invitation reached them; wait for their answer.
+			set(30, EngagementLow, action("Wait", "attendee"), "Invited; no answer from this attendee in this thread yet.")
+			break
+		}
 		set(0, EngagementLow, action("Initiate", ""), "Nobody has written to this attendee about the meeting yet.")
 	case lastIn == nil || (lastOut != nil && later(lastOut.Timestamp, lastIn.Timestamp) && verdict(lastIn.Content) == ""):
 		if past {

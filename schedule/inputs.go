@@ -173,6 +173,15 @@ func content(m *model.Message, ins []*invite.Invite, attendee string) string {
 			}
 		case invite.MethodRequest:
 			notes = append(notes, fmt.Sprintf("[calendar invitation: %s, sequence %d]", spanText(in.Start, in.End), in.Sequence))
+			// The organizer's invitation carries their own answer (they
+			// attend the meeting they call).
+			if attendee != "" && attendee == in.Organizer.Email {
+				st := invite.PartAccepted
+				if p, ok := in.Attendee(attendee); ok && p.PartStat != invite.PartNeedsAction {
+					st = p.PartStat
+				}
+				notes = append(notes, "[calendar reply: "+st+"]")
+			}
 		case invite.MethodCancel:
 			notes = append(notes, "[calendar cancellation]")
 		}

@@ -382,6 +382,10 @@ func (m *Model) follow() tea.Cmd {
 		return m.search.open()
 	case stateInbox:
 		return m.loadMissing()
+	case stateThread:
+		// Back from a draft or the confirm screen: an answer queued there
+		// changes the scheduling panel.
+		return m.thread.sched.load(m.thread.id)
 	}
 	return nil
 }
@@ -513,6 +517,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			m.setKeys() // the next rune sees the bindings this one turned on
 		}
 		return tea.Batch(cmds...)
 	}

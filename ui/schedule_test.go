@@ -208,3 +208,13 @@ func TestInboxMeetingBadge(t *testing.T) {
 		t.Errorf("badge = %q", got)
 	}
 }
+
+// Keys typed faster than the terminal is read arrive as one message:
+// "ia" still opens the panel's keys and then accepts.
+func TestSchedulingKeysTypedTogether(t *testing.T) {
+	e, sc := newSchedEnv(t)
+	e.keys("G", "k", "enter", "ia")
+	if len(sc.answers) != 1 || sc.answers[0] != choiceAccept || e.m.screen != stateDraft {
+		t.Fatalf("answers = %v, screen %v", sc.answers, e.m.screen)
+	}
+}
