@@ -68,7 +68,10 @@ func Deterministic(op Operation, co Coordination, now time.Time) Output {
 			break
 		}
 		set(0, EngagementLow, action("Initiate", ""), "Nobody has written to this attendee about the meeting yet.")
-	case lastIn == nil || (lastOut != nil && later(lastOut.Timestamp, lastIn.Timestamp) && verdict(lastIn.Content) == ""):
+	case lastIn == nil || (lastOut != nil && later(lastOut.Timestamp, lastIn.Timestamp) &&
+		(verdict(lastIn.Content) == "" || strings.Contains(lastOut.Content, "[calendar invitation:"))):
+		// Silent, or an invitation went out after their last answer (a
+		// new time or version): what they said before does not answer it.
 		if past {
 			set(0, EngagementLow, action("Close", "unresponsive"), "The meeting is over without an answer from this attendee.")
 			break

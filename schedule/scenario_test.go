@@ -383,3 +383,20 @@ func TestPromptFencesMail(t *testing.T) {
 		t.Errorf("mail closed the coordination tag:\n%s", user)
 	}
 }
+
+// An invitation sent after an attendee's yes (the time moved) needs a new
+// answer: the old yes does not confirm the new time.
+func TestNewInvitationAfterYesWaits(t *testing.T) {
+	data := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nUID:moved@northwind.example\r\nDTSTART:20261203T150000Z\r\n" +
+		"DTEND:20261203T160000Z\r\nORGANIZER:mailto:alex.morgan@northwind.example\r\nATTENDEE:mailto:priya.shah@contoso.example\r\n" +
+		"END:VEVENT\r\nEND:VCALENDAR\r\n"
+	ins, _ := invite.Parse([]byte(data))
+	th := thread("Roadmap review",
+		msg{from: me, to: []model.Address{priya}, at: 30 * time.Hour, text: "Wednesday 2pm?"},
+		msg{from: priya, to: []model.Address{me}, at: 20 * time.Hour, text: "Wednesday works for me."},
+		msg{from: me, to: []model.Address{priya}, at: 10 * time.Hour, text: "Moved to Thursday 3pm, invitation attached."})
+	st := run(t, nil, th, []MessageInvite{{Message: th.Messages[2], Invite: ins[0]}}, nil)
+	if aa := attendee(t, st, priya.Email); aa.NextAction.Label() != "Wait/attendee" {
+		t.Errorf("priya = %s, want Wait/attendee for the new time", aa.NextAction.Label())
+	}
+}

@@ -309,7 +309,15 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 	switch msg.(type) {
 	case approvalMsg, confirmSpinMsg:
 		return m.handleConfirm(msg)
-	case confirmedMsg, undoneMsg, undoTickMsg:
+	case confirmedMsg, undoneMsg:
+		// A queued or undone invitation answer changes the open thread's
+		// scheduling panel.
+		var reload tea.Cmd
+		if m.screen == stateThread {
+			reload = m.thread.sched.load(m.thread.id)
+		}
+		return tea.Batch(m.handleSendMsg(msg), reload)
+	case undoTickMsg:
 		return m.handleSendMsg(msg)
 	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
 		return m.handleOutbox(msg)
