@@ -34,6 +34,8 @@ type Scheduler struct {
 	analyst schedule.Analyst
 	// Loc is the zone the panel shows times in (default time.Local).
 	Loc *time.Location
+	// timer arms the wait for the next follow-up (tests use a fake clock).
+	timer func(d time.Duration) (<-chan time.Time, func() bool)
 }
 
 // Scheduler returns the scheduling service over raw (message bytes for
@@ -41,7 +43,10 @@ type Scheduler struct {
 // configured Ollama with triage's num_ctx and keep_alive, unless triage
 // is offline.
 func (a *App) Scheduler(raw RawSource, eng *drafts.Engine) *Scheduler {
-	s := &Scheduler{app: a, raw: raw, drafts: eng, Loc: time.Local}
+	s := &Scheduler{app: a, raw: raw, drafts: eng, Loc: time.Local, timer: func(d time.Duration) (<-chan time.Time, func() bool) {
+		t := time.NewTimer(d)
+		return t.C, t.Stop
+	}}
 	if !a.cfg.Triage.Offline {
 		c := a.cfg.Ollama
 		m, err := schedule.NewModel(schedule.ModelOptions{Host: c.Host, Model: c.Model, NumCtx: c.NumCtx, Timeout: c.Timeout})
@@ -723,20 +728,17 @@ func (s *Session) runScheduling(ctx context.Context, sch *Scheduler) {
 		if due+n > 0 {
 			s.send(ctx, event.ThreadsChanged{})
 		}
-		var timer *time.Timer
 		var fire <-chan time.Time
+		stop := func() bool { return false }
 		if next, ok, err := sch.NextFollowUp(ctx); err == nil && ok {
-			timer = time.NewTimer(max(next.Sub(s.app.now()), 0))
-			fire = timer.C
+			fire, stop = sch.timer(max(next.Sub(s.app.now()), 0))
 		}
 		select {
 		case <-ctx.Done():
 		case <-s.schedWake:
 		case <-fire:
 		}
-		if timer != nil {
-			timer.Stop()
-		}
+		stop()
 		if ctx.Err() != nil {
 			return
 		}

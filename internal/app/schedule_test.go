@@ -12,6 +12,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
+	"mailsift/internal/app/event"
 	"mailsift/internal/invite"
 	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
@@ -329,4 +330,53 @@ func TestSchedulerProposeNewTime(t *testing.T) {
 
 func resultInformational() contract.Result {
 	return contract.Result{Category: contract.CategoryInformational, Summary: "s"}
+}
+
+// The session's scheduling loop runs a follow-up when it comes due while
+// mailsift runs: it waits exactly until the follow-up, then re-analyses
+// the thread, resurfaces it in Actionable and says the threads changed.
+func TestSessionSchedulingLoopFollowUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := newSchedFixture(t)
+	id := f.put(t, rawMail("ask-2@northwind.example", "Alex Morgan <alex.morgan@northwind.example>", "Priya Shah <priya.shah@contoso.example>",
+		"Roadmap call", schedNow.Add(-time.Hour), "Could we have a call on Thursday at 3pm?", "", ""))
+	hash, _ := f.st.ThreadContentHash(ctx, id)
+	if err := f.st.SaveTriage(ctx, store.TriageRecord{ThreadID: id, CacheKey: "k", ContentHash: hash, Intent: "meeting",
+		Result: resultInformational()}); err != nil {
+		t.Fatal(err)
+	}
+	armed := make(chan time.Duration, 4)
+	fire := make(chan time.Time)
+	f.sched.timer = func(d time.Duration) (<-chan time.Time, func() bool) {
+		armed <- d
+		return fire, func() bool { return true }
+	}
+	s := &Session{app: f.app, events: make(chan event.Event, 8), schedWake: make(chan struct{}, 1)}
+	done := make(chan struct{})
+	go func() { defer close(done); s.runScheduling(ctx, f.sched) }()
+	waitChanged := func() {
+		t.Helper()
+		for ev := range s.events {
+			if _, ok := ev.(event.ThreadsChanged); ok {
+				return
+			}
+		}
+	}
+	waitChanged() // the first pass analysed the thread
+	if d := <-armed; d != 47*time.Hour {
+		t.Fatalf("timer armed for %v, want 47h (48h after the question)", d)
+	}
+	if sum, _ := f.st.ThreadSummaryByID(ctx, id); sum.Section != store.SectionInformational {
+		t.Fatalf("resurfaced early: %s", sum.Section)
+	}
+	f.clk.Set(schedNow.Add(47 * time.Hour))
+	fire <- schedNow.Add(47 * time.Hour)
+	waitChanged()
+	if sum, _ := f.st.ThreadSummaryByID(ctx, id); sum.Section != store.SectionActionable {
+		t.Errorf("section = %s, want actionable when the follow-up came due", sum.Section)
+	}
+	<-armed // the loop armed the next follow-up
+	cancel()
+	<-done
 }
