@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +20,7 @@ import (
 	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/model/contract"
+	"mailsift/schedule"
 	"mailsift/store"
 )
 
@@ -379,4 +383,65 @@ func TestSessionSchedulingLoopFollowUp(t *testing.T) {
 	<-armed // the loop armed the next follow-up
 	cancel()
 	<-done
+}
+
+// With the model, an answer that breaks the contract gets its fallback
+// and an audit event, and one that is not JSON marks the coordination
+// failed (audited, shown in the panel).
+func TestSchedulerModelViolationsAudited(t *testing.T) {
+	ctx := context.Background()
+	f := newSchedFixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		content := "I think they will come."
+		if len(req.Messages) == 2 && strings.Contains(req.Messages[1].Content[strings.Index(req.Messages[1].Content, "<coordination>"):],
+			`"attendee_email": "priya.shah@contoso.example"`) {
+			content = `{"attendee_analysis":{"score":100,"reason":"r","engagement":"Enthusiastic","next_action":{"type":"Confirm","subtype":"pending_others","metadata":{}},"suggested_alternative_times":[]},` +
+				`"event_analysis":{"score":100,"reason":"e","next_action":{"type":"Complete","subtype":"scheduled","metadata":{}}},"follow_up_date":null}`
+		}
+		b, _ := json.Marshal(map[string]any{"model": "m", "message": map[string]string{"role": "assistant", "content": content}, "done": true})
+		w.Write(b)
+	}))
+	defer srv.Close()
+	m, err := schedule.NewModel(schedule.ModelOptions{Host: srv.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sched.SetAnalyst(m)
+	id := f.put(t, rawMail("ask-3@northwind.example", "Alex Morgan <alex.morgan@northwind.example>",
+		"Priya Shah <priya.shah@contoso.example>, Hans Becker <hans.becker@fabrikam.example>",
+		"Roadmap call", schedNow.Add(-3*time.Hour), "Could we have a call on Thursday at 3pm?", "", ""),
+		rawMail("re-3@contoso.example", "Priya Shah <priya.shah@contoso.example>", "Alex Morgan <alex.morgan@northwind.example>",
+			"Re: Roadmap call", schedNow.Add(-time.Hour), "Thursday 3pm works for me.", "", "", "ask-3@northwind.example"))
+	if err := f.sched.Analyze(ctx, id, false); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := f.sched.Panel(ctx, id)
+	byEmail := map[string]schedule.PanelAttendee{}
+	for _, a := range p.Attendees {
+		byEmail[a.Email] = a
+	}
+	if a := byEmail["priya.shah@contoso.example"]; a.NextAction != "Reply/clarify" || a.Engagement != "Low" {
+		t.Errorf("priya = %+v, want the fallback Reply/clarify", a)
+	}
+	if a := byEmail["hans.becker@fabrikam.example"]; !a.Failed {
+		t.Errorf("hans = %+v, want failed", a)
+	}
+	if !strings.HasPrefix(p.Source, "model m") {
+		t.Errorf("source = %q", p.Source)
+	}
+	evs, _ := f.st.AuditEvents(ctx, "", 0)
+	types := map[string]int{}
+	for _, e := range evs {
+		types[e.Type]++
+		if e.Type == "scheduling.fallback" && !strings.Contains(string(e.Details), "engagement") {
+			t.Errorf("fallback audit lacks the field: %s", e.Details)
+		}
+	}
+	if types["scheduling.fallback"] != 1 || types["scheduling.failed"] != 1 {
+		t.Errorf("audit events = %v", types)
+	}
 }
