@@ -53,7 +53,7 @@ func Deterministic(op Operation, co Coordination, now time.Time) Output {
 	}
 	switch {
 	case len(co.ConvHistory) == 0 && co.AttendeeAnalysis != nil:
-		meta, _ := json.Marshal(map[string]string{"attendee_message": "", "uncertainty_reason": "no conversation with this attendee on a follow-up run"})
+		meta, _ := json.Marshal(map[string]string{"attendee_message": "(none in this thread)", "uncertainty_reason": "no conversation with this attendee on a follow-up run"})
 		set(co.AttendeeAnalysis.Score, EngagementLow, NextAction{Type: "Escalate", Subtype: "internal", Metadata: meta},
 			"No conversation history although an earlier analysis exists; the user should check.")
 	case lastIn == nil && lastOut == nil:

@@ -56,6 +56,16 @@ func run(t *testing.T, a Analyst, th *model.Thread, invites []MessageInvite, pre
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every analysis stored is on contract, whichever way it was made.
+	for _, co := range st.Coordinations {
+		if co.AttendeeAnalysis == nil {
+			continue
+		}
+		out := Output{AttendeeAnalysis: *co.AttendeeAnalysis, EventAnalysis: *st.Operation.EventAnalysis, FollowUpDate: co.FollowupDate}
+		if c, err := Validate(mustJSON(out)); err != nil || len(c.Violations) != 0 {
+			t.Errorf("%s: analysis off contract: %v %v", co.AttendeeEmail, err, c.Violations)
+		}
+	}
 	return st
 }
 

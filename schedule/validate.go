@@ -140,7 +140,7 @@ func Validate(b []byte) (*Checked, error) {
 
 	if attEsc != "" {
 		c.Escalated = true
-		meta, _ := json.Marshal(map[string]string{"attendee_message": "", "uncertainty_reason": "model answer invalid: " + attEsc})
+		meta, _ := json.Marshal(map[string]string{"attendee_message": "(none: the model's answer was invalid)", "uncertainty_reason": "model answer invalid: " + attEsc})
 		out.AttendeeAnalysis.NextAction = NextAction{Type: "Escalate", Subtype: "internal", Metadata: meta}
 		v.add("attendee_analysis", attEsc, "Escalate/internal (escalated to the user)")
 	}

@@ -198,3 +198,26 @@ func TestOutputSchemaCompiles(t *testing.T) {
 		t.Error("schema accepts engagement Huge")
 	}
 }
+
+// FuzzValidate: whatever the model answers, Validate either says it is
+// not JSON or returns an output that is on contract (validating it again
+// finds nothing to fall back on).
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(answerJSON(100, "High", "Confirm", "finalized", `{}`, "")))
+	f.Add([]byte(answerJSON(40, "High", "Escalate", "alternatives_proposed", `{"attendee_message":"m","alternatives_proposed":["Fri"]}`, "2026-12-01T10:00:00Z")))
+	f.Add([]byte(withEvent("Waiting for decision", "reschedule", `{"alternatives":[{}]}`)))
+	f.Add([]byte(`{"attendee_analysis":{"score":1e400}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Validate(b)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidJSON) {
+				t.Fatalf("error %v is not ErrInvalidJSON", err)
+			}
+			return
+		}
+		again, err := Validate(mustJSON(c.Output))
+		if err != nil || len(again.Violations) != 0 {
+			t.Fatalf("fallback output off contract: %v %v\n%s", err, again.Violations, mustJSON(c.Output))
+		}
+	})
+}

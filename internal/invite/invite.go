@@ -148,7 +148,7 @@ func Parse(data []byte) ([]*Invite, error) {
 	if err := checkDepth(data); err != nil {
 		return nil, err
 	}
-	cal, err := ical.NewDecoder(bytes.NewReader(data)).Decode()
+	cal, err := decode(data)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("invite: not an iCalendar object (truncated or empty)")
@@ -175,6 +175,18 @@ func Parse(data []byte) ([]*Invite, error) {
 		return nil, errors.New("invite: the calendar holds no VEVENT with a UID")
 	}
 	return out, nil
+}
+
+// decode runs go-ical's decoder, turning a panic on malformed input (it
+// indexes past the end of a content line such as "X;P=") into an error:
+// calendar parts are mail, and mail must not crash the reader.
+func decode(data []byte) (cal *ical.Calendar, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cal, err = nil, fmt.Errorf("malformed content line (%v)", r)
+		}
+	}()
+	return ical.NewDecoder(bytes.NewReader(data)).Decode()
 }
 
 // Primary returns the event that stands for the part: the master event

@@ -133,6 +133,8 @@ func TestParseRejects(t *testing.T) {
 		{"too deep", deep, "nested deeper"},
 		{"vcard", "BEGIN:VCARD\r\nFN:x\r\nEND:VCARD\r\n", "VCALENDAR"},
 		{"too large", strings.Repeat("x", MaxSize+1), "too large"},
+		// go-ical panics on a parameter without value at the end of a line.
+		{"param without value", "BEGIN:VCALENDAR\r\nX;P=\r\nEND:VCALENDAR\r\n", "malformed content line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
