@@ -33,7 +33,7 @@ func Detect(t *model.Thread, invites []MessageInvite) bool {
 		return true
 	}
 	for _, m := range t.Messages {
-		text := m.Subject + "\n" + head(rfc822.StripQuotes(m.Body()), 8000)
+		text := m.Subject + "\n" + rfc822.StripQuotes(head(m.Body(), 8000))
 		if meetingWords.MatchString(text) && timeWords.MatchString(text) {
 			return true
 		}
@@ -186,7 +186,8 @@ func content(m *model.Message, ins []*invite.Invite, attendee string) string {
 			notes = append(notes, "[calendar cancellation]")
 		}
 	}
-	text := strings.TrimSpace(rfc822.StripQuotes(m.Body()))
+	// Only the start of a giant body is looked at: its own text is first.
+	text := strings.TrimSpace(rfc822.StripQuotes(head(m.Body(), 16*maxContent)))
 	if len(notes) > 0 {
 		text = strings.Join(notes, " ") + "\n" + text
 	}

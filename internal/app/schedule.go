@@ -197,6 +197,7 @@ func (s *Scheduler) calendarParts(ctx context.Context, t *model.Thread, principa
 	var out []schedule.MessageInvite
 	var notes []string
 	for _, m := range t.Messages {
+		var raw []byte
 		for _, a := range m.Attachments {
 			if a.ContentType != "text/calendar" && !strings.HasSuffix(strings.ToLower(a.Filename), ".ics") {
 				continue
@@ -204,7 +205,10 @@ func (s *Scheduler) calendarParts(ctx context.Context, t *model.Thread, principa
 			if s.raw == nil {
 				continue
 			}
-			raw, err := s.raw.RawMessage(ctx, m.MessageID)
+			var err error
+			if raw == nil {
+				raw, err = s.raw.RawMessage(ctx, m.MessageID)
+			}
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("calendar part of the message of %s not readable: %v", m.Date.UTC().Format("2006-01-02 15:04"), err))
 				continue

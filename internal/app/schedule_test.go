@@ -17,7 +17,9 @@ import (
 	"mailsift/drafts"
 	"mailsift/internal/app/event"
 	"mailsift/internal/invite"
+	"mailsift/mailsrc/demo"
 	"mailsift/mailsrc/rfc822"
+	"mailsift/mirror"
 	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/schedule"
@@ -443,5 +445,52 @@ func TestSchedulerModelViolationsAudited(t *testing.T) {
 	}
 	if types["scheduling.fallback"] != 1 || types["scheduling.failed"] != 1 {
 		t.Errorf("audit events = %v", types)
+	}
+}
+
+// On the demo mailbox the scheduling pass finds the meeting threads; the
+// Google invitation from an external organizer can be answered, the
+// meeting the principal organised cannot (and shows its attendees).
+func TestSchedulerDemoMailbox(t *testing.T) {
+	ctx := context.Background()
+	f := newSchedFixture(t)
+	src := demo.New("demo", f.clk.Now)
+	defer src.Close()
+	if err := mirror.Sync(ctx, f.st, "demo", src, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Offline triage marks meeting intents, as the session does first.
+	a := New(f.app.cfg, f.st, Options{Now: f.clk.Now})
+	an := a.Analyzer()
+	tr, err := a.Triager(an, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Worker(tr, an).Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	n, err := f.sched.Pass(ctx, 1000)
+	if err != nil || n == 0 {
+		t.Fatalf("Pass = %d, %v", n, err)
+	}
+	panels := map[string]*schedule.Panel{}
+	for _, mid := range []string{"37-roadmap-invite-1.0k3v9b2q@google.com", "09-capacity-meeting-1.1777@northwind.example"} {
+		id, err := f.st.ThreadIDForMessage(ctx, mid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.sched.Panel(ctx, id)
+		if err != nil || p == nil {
+			t.Fatalf("%s: panel %v, %v", mid, p, err)
+		}
+		panels[mid] = p
+	}
+	inv := panels["37-roadmap-invite-1.0k3v9b2q@google.com"]
+	if inv.Invitation == nil || !inv.Invitation.CanAnswer || inv.Invitation.MyStatus != "NEEDS-ACTION" || inv.Title != "Contoso roadmap review" {
+		t.Errorf("roadmap invitation panel = %+v / %+v", inv, inv.Invitation)
+	}
+	capacity := panels["09-capacity-meeting-1.1777@northwind.example"]
+	if capacity.Invitation == nil || capacity.Invitation.CanAnswer || capacity.Invitation.Why != "you are the organizer" || len(capacity.Attendees) != 2 {
+		t.Errorf("capacity panel = %+v / %+v", capacity, capacity.Invitation)
 	}
 }
