@@ -68,7 +68,7 @@ type schedFixture struct {
 	eng   *drafts.Engine
 }
 
-func newSchedFixture(t *testing.T) *schedFixture {
+func newSchedFixture(t testing.TB) *schedFixture {
 	t.Helper()
 	ctx := context.Background()
 	clk := &schedClock{now: schedNow}

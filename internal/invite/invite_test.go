@@ -278,3 +278,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseOutlook measures parsing an Outlook invitation with its
+// VTIMEZONE (the zone resolved per DTSTART/DTEND).
+func BenchmarkParseOutlook(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "outlook.ics"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
