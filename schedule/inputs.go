@@ -3,6 +3,7 @@ package schedule
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,14 @@ type MessageInvite struct {
 // maxContent bounds one conv_history entry's content.
 const maxContent = 2000
 
+// MaxHistory bounds one attendee's conv_history: their newest messages
+// (and the principal's to them) are kept, as triage keeps a thread's newest.
+const MaxHistory = 20
+
+// MaxThreadMessages is how many of a thread's newest messages the
+// analysis reads with their bodies (the caller loads no more).
+const MaxThreadMessages = 100
+
 var (
 	meetingWords = regexp.MustCompile(`(?i)\b(meet(ing)?|call|calendar|invit(e|ation)|reschedul\w*|schedul\w*|availab\w*|free (on|at)|slot|works for (me|you)|zoom|teams|google meet|catch up|sync)\b`)
 	timeWords    = regexp.MustCompile(`(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|this week|\d{1,2}(:\d{2})?\s?(am|pm)|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2})\b`)
@@ -32,7 +41,11 @@ func Detect(t *model.Thread, invites []MessageInvite) bool {
 	if len(invites) > 0 {
 		return true
 	}
-	for _, m := range t.Messages {
+	msgs := t.Messages
+	if len(msgs) > MaxThreadMessages {
+		msgs = msgs[len(msgs)-MaxThreadMessages:]
+	}
+	for _, m := range msgs {
 		text := m.Subject + "\n" + rfc822.StripQuotes(head(m.Body(), 8000))
 		if meetingWords.MatchString(text) && timeWords.MatchString(text) {
 			return true
@@ -134,6 +147,16 @@ func BuildInputs(t *model.Thread, invites []MessageInvite, principal model.Addre
 	for _, mi := range invites {
 		byMsg[mi.Message] = append(byMsg[mi.Message], mi.Invite)
 	}
+	// Each message's own text is computed once, whatever the attendees.
+	texts := map[*model.Message]string{}
+	ownText := func(m *model.Message) string {
+		if t, ok := texts[m]; ok {
+			return t
+		}
+		t := strings.TrimSpace(rfc822.StripQuotes(head(m.Body(), 16*maxContent)))
+		texts[m] = t
+		return t
+	}
 	var coords []Coordination
 	for _, a := range atts {
 		internal := myDomain != "" && domainOf(a.email) == myDomain
@@ -141,17 +164,20 @@ func BuildInputs(t *model.Thread, invites []MessageInvite, principal model.Addre
 			IsOptional: a.optional, AttendeeAnalysis: prevAtt[a.email]})
 		co := Coordination{AttendeeEmail: a.email, AttendeeName: a.name, IsInternal: internal, IsOptional: a.optional,
 			ConvHistory: []ConvEntry{}, FollowupDate: prevFollow[a.email], AttendeeAnalysis: prevAtt[a.email]}
-		for _, m := range t.Messages {
+		// Newest first up to MaxHistory, then put back in time order.
+		for i := len(t.Messages) - 1; i >= 0 && len(co.ConvHistory) < MaxHistory; i-- {
+			m := t.Messages[i]
 			from := strings.ToLower(m.From.Email)
 			switch {
 			case from == a.email:
 				co.ConvHistory = append(co.ConvHistory, ConvEntry{Direction: DirInbound, Email: a.email,
-					Content: content(m, byMsg[m], a.email), Timestamp: isoTime(m.Date)})
+					Content: content(ownText(m), byMsg[m], a.email), Timestamp: isoTime(m.Date)})
 			case from == me && addressed(m, a.email):
 				co.ConvHistory = append(co.ConvHistory, ConvEntry{Direction: DirOutbound, Email: a.email,
-					Content: content(m, byMsg[m], ""), Timestamp: isoTime(m.Date)})
+					Content: content(ownText(m), byMsg[m], ""), Timestamp: isoTime(m.Date)})
 			}
 		}
+		slices.Reverse(co.ConvHistory)
 		coords = append(coords, co)
 	}
 	return op, coords
@@ -159,7 +185,7 @@ func BuildInputs(t *model.Thread, invites []MessageInvite, principal model.Addre
 
 // content is a message's own text for conv_history, with the attendee's
 // calendar answer noted first.
-func content(m *model.Message, ins []*invite.Invite, attendee string) string {
+func content(own string, ins []*invite.Invite, attendee string) string {
 	var notes []string
 	for _, in := range ins {
 		switch in.Method {
@@ -186,8 +212,7 @@ func content(m *model.Message, ins []*invite.Invite, attendee string) string {
 			notes = append(notes, "[calendar cancellation]")
 		}
 	}
-	// Only the start of a giant body is looked at: its own text is first.
-	text := strings.TrimSpace(rfc822.StripQuotes(head(m.Body(), 16*maxContent)))
+	text := own
 	if len(notes) > 0 {
 		text = strings.Join(notes, " ") + "\n" + text
 	}

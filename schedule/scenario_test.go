@@ -410,3 +410,30 @@ func TestNewInvitationAfterYesWaits(t *testing.T) {
 		t.Errorf("priya = %s, want Wait/attendee for the new time", aa.NextAction.Label())
 	}
 }
+
+// A giant thread costs a bounded amount: each attendee's history holds
+// their newest MaxHistory messages, in time order.
+func TestGiantThreadBoundedHistory(t *testing.T) {
+	var ms []msg
+	for i := 5000; i > 0; i-- {
+		from, to := priya, []model.Address{me}
+		if i%2 == 0 {
+			from, to = me, []model.Address{priya}
+		}
+		ms = append(ms, msg{from: from, to: to, at: time.Duration(i) * time.Minute, text: strings.Repeat("Thursday at 3pm? ", 500)})
+	}
+	th := thread("Roadmap review", ms...)
+	_, cos := BuildInputs(th, nil, me, nil, now)
+	h := cos[0].ConvHistory
+	if len(h) != MaxHistory {
+		t.Fatalf("history = %d entries, want %d", len(h), MaxHistory)
+	}
+	if h[len(h)-1].Timestamp != isoTime(now.Add(-time.Minute)) || !later(h[1].Timestamp, h[0].Timestamp) {
+		t.Errorf("history not the newest in time order: %s … %s", h[0].Timestamp, h[len(h)-1].Timestamp)
+	}
+	for _, e := range h {
+		if len(e.Content) > maxContent {
+			t.Fatalf("content of %d bytes", len(e.Content))
+		}
+	}
+}

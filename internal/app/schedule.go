@@ -112,7 +112,7 @@ func (s *Scheduler) NextFollowUp(ctx context.Context) (time.Time, bool, error) {
 // follow-up triggered it: the thread then resurfaces in Actionable.
 func (s *Scheduler) Analyze(ctx context.Context, threadID int64, followUp bool) error {
 	st := s.app.st
-	t, err := st.Thread(ctx, threadID)
+	t, err := st.ThreadHeaders(ctx, threadID, schedule.MaxThreadMessages)
 	if err != nil {
 		return fmt.Errorf("scheduling: %w", err)
 	}
@@ -376,7 +376,7 @@ func (s *Scheduler) current(ctx context.Context, threadID int64, uid string) (*i
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	t, err := s.app.st.Thread(ctx, threadID)
+	t, err := s.app.st.ThreadHeaders(ctx, threadID, schedule.MaxThreadMessages)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -448,7 +448,7 @@ func (s *Scheduler) answerProblem(ctx context.Context, in *invite.Invite, m *mod
 	if _, ok := in.Attendee(me); !ok {
 		return "you are not among its attendees"
 	}
-	t, err := s.app.st.ThreadHeaders(ctx, threadID, 1000)
+	t, err := s.app.st.ThreadHeaders(ctx, threadID, 0)
 	if err != nil {
 		return "thread not readable"
 	}
@@ -624,7 +624,7 @@ func (s *Scheduler) DraftNextAction(ctx context.Context, threadID int64, attende
 	if !row.Draftable {
 		return nil, fmt.Errorf("scheduling: nothing to write to %s for %s", attendee, row.NextAction)
 	}
-	t, err := s.app.st.ThreadHeaders(ctx, threadID, 1000)
+	t, err := s.app.st.ThreadHeaders(ctx, threadID, 0)
 	if err != nil {
 		return nil, err
 	}
