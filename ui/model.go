@@ -637,6 +637,9 @@ func (m Model) View() string {
 	case stateHelp:
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		if m.helpReturn == stateThread {
+			m.thread.sched.setKeys(&keys)
+		}
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
 	case stateDraft:
 		body = m.draft.View()

@@ -218,3 +218,12 @@ func TestSchedulingKeysTypedTogether(t *testing.T) {
 		t.Fatalf("answers = %v, screen %v", sc.answers, e.m.screen)
 	}
 }
+
+// The help of a meeting thread lists the panel's key.
+func TestSchedulingHelpListsPanelKey(t *testing.T) {
+	e, _ := newSchedEnv(t)
+	e.keys("G", "k", "enter", "?")
+	if v := e.view(); !strings.Contains(v, "scheduling panel keys") {
+		t.Errorf("help lacks the panel key:\n%s", v)
+	}
+}
