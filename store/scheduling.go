@@ -287,13 +287,16 @@ func (s *Store) Invitations(ctx context.Context, threadID int64) ([]Invitation, 
 
 // AcceptedInvitations returns the invitations the user accepted and that
 // are still current: a REQUEST not superseded in which the principal's
-// PARTSTAT is ACCEPTED, or one the user accepted through mailsift (an
-// iTIP REPLY or COUNTER draft queued or sent).
+// PARTSTAT is ACCEPTED, or whose latest REPLY from the principal in the
+// mail (answered in another client) says ACCEPTED, or one the user
+// accepted through mailsift (an iTIP REPLY draft queued or sent).
 func (s *Store) AcceptedInvitations(ctx context.Context) ([]Invitation, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+invitationCols+` FROM invitations i
-		WHERE i.method = 'REQUEST' AND i.superseded = 0 AND (i.my_partstat = 'ACCEPTED' OR EXISTS (
-			SELECT 1 FROM itip_drafts x JOIN drafts d ON d.id = x.draft_id
-			WHERE x.uid = i.uid AND x.partstat = 'ACCEPTED' AND d.state IN ('queued', 'sent')))
+		WHERE i.method = 'REQUEST' AND i.superseded = 0 AND (i.my_partstat = 'ACCEPTED'
+			OR (SELECT r.my_partstat FROM invitations r WHERE r.uid = i.uid AND r.method = 'REPLY' AND r.my_partstat <> ''
+				ORDER BY r.rowid DESC LIMIT 1) = 'ACCEPTED'
+			OR EXISTS (SELECT 1 FROM itip_drafts x JOIN drafts d ON d.id = x.draft_id
+				WHERE x.uid = i.uid AND x.partstat = 'ACCEPTED' AND d.state IN ('queued', 'sent')))
 		ORDER BY start_at LIMIT 2000`)
 	if err != nil {
 		return nil, fmt.Errorf("store: accepted invitations: %w", err)

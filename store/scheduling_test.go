@@ -158,3 +158,27 @@ func TestITIPDraftAcceptedThroughMailsift(t *testing.T) {
 		t.Error("iTIP for an unknown draft")
 	}
 }
+
+// An invitation the user accepted in another client (their REPLY is in
+// the mail) counts as accepted.
+func TestAcceptedByOwnReply(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	put(t, s, mkMsg("req@x", "Sync"))
+	id := threadOf(t, s, "req@x")
+	if err := s.SaveInvitations(ctx, []Invitation{
+		{MessageID: "req@x", UID: "u3", ThreadID: id, Method: "REQUEST", MyPartStat: "NEEDS-ACTION", Start: t0, End: t0.Add(time.Hour)},
+		{MessageID: "rep@x", UID: "u3", ThreadID: id, Method: "REPLY", MyPartStat: "ACCEPTED"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if acc, _ := s.AcceptedInvitations(ctx); len(acc) != 1 {
+		t.Fatalf("accepted = %v", acc)
+	}
+	if err := s.SaveInvitations(ctx, []Invitation{{MessageID: "rep2@x", UID: "u3", ThreadID: id, Method: "REPLY", MyPartStat: "DECLINED"}}); err != nil {
+		t.Fatal(err)
+	}
+	if acc, _ := s.AcceptedInvitations(ctx); len(acc) != 0 {
+		t.Errorf("a later decline still counts as accepted: %v", acc)
+	}
+}

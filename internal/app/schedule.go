@@ -402,6 +402,11 @@ func (s *Scheduler) invitationPanel(ctx context.Context, threadID int64, uid str
 		if r.UID == uid && r.Superseded {
 			p.Superseded++
 		}
+		// The user's own answer sent from another client (rows are in
+		// thread order: the latest wins).
+		if r.UID == uid && r.Method == invite.MethodReply && r.MyPartStat != "" {
+			p.MyStatus = r.MyPartStat + " (your reply)"
+		}
 	}
 	if x := s.queuedAnswer(ctx, threadID, uid); x != "" {
 		p.MyStatus = x + " (answer in the outbox or sent)"
