@@ -65,6 +65,10 @@ type State struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// MaxModelAttendees bounds the model calls of one analysis: attendees
+// past it (a large invitation) get the deterministic analysis.
+const MaxModelAttendees = 20
+
 // Options configure one analysis run.
 type Options struct {
 	// Analyst is the model; nil means the deterministic analysis.
@@ -102,7 +106,7 @@ func Run(ctx context.Context, t *model.Thread, invites []MessageInvite, principa
 			status.InputProblem = "is_optional is missing; inferred"
 		}
 		var out *Output
-		if analyst != nil && !(len(co.ConvHistory) == 0 && co.AttendeeAnalysis != nil) {
+		if analyst != nil && i < MaxModelAttendees && !(len(co.ConvHistory) == 0 && co.AttendeeAnalysis != nil) {
 			checked, err := analyst.Analyze(ctx, op, *co, now)
 			switch {
 			case err == nil:

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -435,5 +436,28 @@ func TestGiantThreadBoundedHistory(t *testing.T) {
 		if len(e.Content) > maxContent {
 			t.Fatalf("content of %d bytes", len(e.Content))
 		}
+	}
+}
+
+// A large invitation costs at most MaxModelAttendees model calls.
+func TestModelCallsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nUID:all-hands@northwind.example\r\nDTSTART:20261203T150000Z\r\nORGANIZER:mailto:alex.morgan@northwind.example\r\n")
+	var to []model.Address
+	for i := range 45 {
+		e := fmt.Sprintf("p%d@northwind.example", i)
+		b.WriteString("ATTENDEE:mailto:" + e + "\r\n")
+		to = append(to, model.Address{Email: e})
+	}
+	b.WriteString("END:VEVENT\r\nEND:VCALENDAR\r\n")
+	ins, err := invite.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := thread("All hands", msg{from: me, to: to, at: time.Hour, text: "All hands Thursday 3pm."})
+	f := newFake(t, func(string) string { return answerJSON(30, "Low", "Wait", "attendee", `{}`, "") })
+	st := run(t, f.model_(), th, []MessageInvite{{Message: th.Messages[0], Invite: ins[0]}}, nil)
+	if f.calls() != MaxModelAttendees || len(st.Operation.Attendees) != 45 {
+		t.Errorf("model calls = %d for %d attendees, want %d", f.calls(), len(st.Operation.Attendees), MaxModelAttendees)
 	}
 }
