@@ -89,7 +89,7 @@ func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error) {
 const summaryCols = `t.id, t.subject, t.from_name, t.from_email, t.participants, t.latest, t.count, t.unread,
 	t.has_attachment, t.has_body, t.section, t.content_hash, COALESCE(o.category, ''),
 	tr.cache_key, tr.content_hash, tr.result_json, tr.source, tr.model, tr.intent, tr.urgency, tr.sentiment,
-	tr.route, tr.confidence, tr.spam_reasons, tr.phishing_reasons, tr.signals, tr.created_at, COALESCE(sc.badge, '')`
+	tr.route, tr.confidence, tr.spam_reasons, tr.phishing_reasons, tr.signals, tr.created_at, ` + schedBadgeCol
 
 const summaryJoins = `
 	LEFT JOIN overrides o ON o.thread_id = t.id

@@ -198,6 +198,21 @@ func (s *Store) SchedulingBadge(ctx context.Context, threadID int64) (string, er
 	return b, nil
 }
 
+// BadgeNeedsAnswer is the inbox badge of a meeting thread whose current
+// invitation awaits the user's answer.
+const BadgeNeedsAnswer = "Invitation/needs_answer"
+
+// schedBadgeCol is the inbox row's scheduling badge (ThreadSummary.
+// Scheduling): BadgeNeedsAnswer while the thread's current invitation names
+// the user with NEEDS-ACTION and no answer of theirs is in the mail or
+// queued, else the analysis' badge. Computed when the row is read, so
+// answering shows at once.
+const schedBadgeCol = `CASE WHEN sc.thread_id IS NULL THEN '' WHEN EXISTS (SELECT 1 FROM invitations i
+		WHERE i.thread_id = t.id AND i.method = 'REQUEST' AND i.superseded = 0 AND i.my_partstat = 'NEEDS-ACTION'
+		AND NOT EXISTS (SELECT 1 FROM invitations r WHERE r.uid = i.uid AND r.method = 'REPLY' AND r.my_partstat <> '')
+		AND NOT EXISTS (SELECT 1 FROM itip_drafts x JOIN drafts d ON d.id = x.draft_id
+			WHERE x.uid = i.uid AND d.state IN ('queued', 'sent'))) THEN '` + BadgeNeedsAnswer + `' ELSE sc.badge END`
+
 // resurfaced reports whether a due follow-up put the thread in Actionable.
 func (w *writer) resurfaced(id int64) (bool, error) {
 	var r int

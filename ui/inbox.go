@@ -823,6 +823,8 @@ func quiet(err error) error {
 // meetingBadge shortens a meeting's event status for the inbox row.
 func meetingBadge(status string) string {
 	switch status {
+	case store.BadgeNeedsAnswer:
+		return "answer"
 	case "Complete/scheduled":
 		return "scheduled"
 	case "Complete/cancelled":

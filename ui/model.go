@@ -316,7 +316,8 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 		if m.screen == stateThread {
 			reload = m.thread.sched.load(m.thread.id)
 		}
-		return tea.Batch(m.handleSendMsg(msg), reload)
+		// The inbox row's meeting badge follows the answer too.
+		return tea.Batch(m.handleSendMsg(msg), reload, m.startReload())
 	case undoTickMsg:
 		return m.handleSendMsg(msg)
 	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:

@@ -204,6 +204,9 @@ func TestInboxMeetingBadge(t *testing.T) {
 	if got := badgeText(ts); got != "[meeting: scheduled]" {
 		t.Errorf("badge = %q", got)
 	}
+	if got := meetingBadge(store.BadgeNeedsAnswer); got != "answer" {
+		t.Errorf("badge = %q", got)
+	}
 	if got := meetingBadge("Waiting for decision/reschedule"); got != "decide" {
 		t.Errorf("badge = %q", got)
 	}

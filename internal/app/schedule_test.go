@@ -140,8 +140,8 @@ func TestSchedulerInvitationAcceptThroughDraft(t *testing.T) {
 	if len(p.Attendees) != 2 { // Priya (organizer) and Jamie; never the principal
 		t.Errorf("attendees = %+v", p.Attendees)
 	}
-	if sum, _ := f.st.ThreadSummaryByID(ctx, id); sum.Scheduling == "" {
-		t.Error("inbox badge missing")
+	if sum, _ := f.st.ThreadSummaryByID(ctx, id); sum.Scheduling != store.BadgeNeedsAnswer {
+		t.Errorf("inbox badge = %q, want %q", sum.Scheduling, store.BadgeNeedsAnswer)
 	}
 	d, err := f.sched.AnswerInvitation(ctx, id, AnswerAccept, time.Time{})
 	if err != nil {
@@ -167,6 +167,10 @@ func TestSchedulerInvitationAcceptThroughDraft(t *testing.T) {
 	p, _ = f.sched.Panel(ctx, id)
 	if !strings.HasPrefix(p.Invitation.MyStatus, "ACCEPTED") {
 		t.Errorf("after confirming, my status = %q", p.Invitation.MyStatus)
+	}
+	// The inbox stops asking for an answer at once.
+	if sum, _ := f.st.ThreadSummaryByID(ctx, id); sum.Scheduling == store.BadgeNeedsAnswer || sum.Scheduling == "" {
+		t.Errorf("inbox badge after answering = %q", sum.Scheduling)
 	}
 }
 
