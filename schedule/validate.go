@@ -25,6 +25,7 @@ type Violation struct {
 	Fallback string
 }
 
+// String is the violation as logs and the panel show it.
 func (v Violation) String() string { return v.Field + ": " + v.Problem + " → " + v.Fallback }
 
 // Checked is a validated answer: the output with every fallback applied,
