@@ -377,12 +377,6 @@ func (s *Store) ITIPForDraft(ctx context.Context, draftID string) (ITIPDraft, bo
 	return x, true, nil
 }
 
-// AppendAudit appends one audit event (e.g. a scheduling analysis that
-// broke the contract) in its own transaction.
-func (s *Store) AppendAudit(ctx context.Context, e AuditEvent) error {
-	return s.tx(ctx, func(tx *sql.Tx) error { return s.appendAudit(ctx, tx, e) })
-}
-
 func schedScanIDs(rows *sql.Rows) ([]int64, error) {
 	defer rows.Close()
 	var out []int64
