@@ -184,20 +184,6 @@ func (s *Store) NextFollowUp(ctx context.Context) (time.Time, bool, error) {
 	return schedFromMS(ms.Int64), true, nil
 }
 
-// SchedulingBadge returns the inbox badge of a thread ("" when it is not
-// a meeting thread).
-func (s *Store) SchedulingBadge(ctx context.Context, threadID int64) (string, error) {
-	var b string
-	err := s.r.QueryRowContext(ctx, `SELECT badge FROM scheduling WHERE thread_id = ? AND is_meeting = 1`, threadID).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("store: scheduling badge of thread %d: %w", threadID, err)
-	}
-	return b, nil
-}
-
 // BadgeNeedsAnswer is the inbox badge of a meeting thread whose current
 // invitation awaits the user's answer.
 const BadgeNeedsAnswer = "Invitation/needs_answer"
