@@ -354,6 +354,9 @@ func (s *Scheduler) Panel(ctx context.Context, threadID int64) (*schedule.Panel,
 	p.Invitation = inv
 	if inv != nil {
 		p.When = inv.When
+		if inv.CanAnswer && inv.MyStatus == invite.PartNeedsAction {
+			p.Reason = strings.TrimSpace(p.Reason + " Your own answer is pending.")
+		}
 	}
 	return p, nil
 }
