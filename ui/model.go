@@ -264,7 +264,17 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		return m.handleInbox(msg)
-	case threadLoadedMsg, summaryRefreshedMsg, schedPanelMsg, schedDraftedMsg:
+	case schedDraftedMsg:
+		if m.screen != stateThread {
+			// Left the thread meanwhile: the draft is saved (r resumes it).
+			m.thread.sched.busy = false
+			if msg.err != nil {
+				m.c.setError(msg.err)
+			}
+			return nil
+		}
+		return m.handleThread(msg)
+	case threadLoadedMsg, summaryRefreshedMsg, schedPanelMsg:
 		if m.screen != stateThread {
 			return nil
 		}
