@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,9 +34,7 @@ func TestTmuxAcceptInvitation(t *testing.T) {
 	}
 	script := "env -u NO_COLOR XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg") + " OLLAMA_HOST=http://127.0.0.1:9 " +
 		bin + " --demo --data-dir " + filepath.Join(dir, "data") + "; echo mailsift exited with $?; sleep 60"
-	// The tmux server is shared by everything the user runs: the pid keeps
-	// the session name unique.
-	p := newTmuxPane(t, tmux, "mailsift-sched-"+strconv.Itoa(os.Getpid())+"-"+filepath.Base(dir), 120, 60, script)
+	p := newTmuxPane(t, tmux, "mailsift-sched-"+filepath.Base(dir), 120, 60, script)
 	waitFor := func(what string, cond func(string) bool) string {
 		t.Helper()
 		return p.waitFor(what, 30*time.Second, cond, nil)
