@@ -61,6 +61,9 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		Retriage:  sess.Retriage,
 		Drafts:    sess.Drafts,
 	}
+	if sess.Scheduler != nil {
+		opts.Scheduling = sess.Scheduler
+	}
 	if cfg.NoConfig {
 		opts.Hint = tuiHint
 	}

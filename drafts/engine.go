@@ -380,7 +380,7 @@ func (e *Engine) Approve(ctx context.Context, draftID string, ttl time.Duration)
 		}
 	}
 	now := e.opt.Now()
-	out, err := e.buildMessage(ctx, d, now, NewMessageID(d.From.Email))
+	out, err := e.buildOutgoing(ctx, d, now, NewMessageID(d.From.Email))
 	if err != nil {
 		return nil, err
 	}

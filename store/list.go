@@ -55,6 +55,9 @@ type ThreadSummary struct {
 	Override string
 	// ContentHash is the thread content hash (see ThreadContentHash).
 	ContentHash string
+	// Scheduling is the meeting status of a thread the scheduling
+	// assistant analysed (e.g. "Complete/scheduled"); "" otherwise.
+	Scheduling string
 }
 
 // SectionCounts returns the number of threads in every section (all
@@ -86,11 +89,12 @@ func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error) {
 const summaryCols = `t.id, t.subject, t.from_name, t.from_email, t.participants, t.latest, t.count, t.unread,
 	t.has_attachment, t.has_body, t.section, t.content_hash, COALESCE(o.category, ''),
 	tr.cache_key, tr.content_hash, tr.result_json, tr.source, tr.model, tr.intent, tr.urgency, tr.sentiment,
-	tr.route, tr.confidence, tr.spam_reasons, tr.phishing_reasons, tr.signals, tr.created_at`
+	tr.route, tr.confidence, tr.spam_reasons, tr.phishing_reasons, tr.signals, tr.created_at, ` + schedBadgeCol
 
 const summaryJoins = `
 	LEFT JOIN overrides o ON o.thread_id = t.id
-	LEFT JOIN triage tr ON tr.thread_id = t.id AND tr.cache_key = t.triage_key`
+	LEFT JOIN triage tr ON tr.thread_id = t.id AND tr.cache_key = t.triage_key
+	LEFT JOIN scheduling sc ON sc.thread_id = t.id AND sc.is_meeting = 1`
 
 const summaryFrom = `threads t` + summaryJoins
 
@@ -103,7 +107,7 @@ func scanSummary(sc rowScanner) (ThreadSummary, error) {
 	var created sql.NullInt64
 	err := sc.Scan(&ts.ID, &ts.Subject, &ts.From.Name, &ts.From.Email, &parts, &latest, &ts.Count, &ts.Unread,
 		&ts.HasAttachment, &ts.HasBody, &sec, &ts.ContentHash, &ts.Override,
-		&key, &thash, &res, &src, &mdl, &intent, &urg, &sent, &route, &conf, &spam, &phish, &sig, &created)
+		&key, &thash, &res, &src, &mdl, &intent, &urg, &sent, &route, &conf, &spam, &phish, &sig, &created, &ts.Scheduling)
 	if err != nil {
 		return ts, err
 	}

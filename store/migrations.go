@@ -191,6 +191,8 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 	addressbookSchema,
 	// Files attached to drafts (store/draft_attachments.go).
 	draftAttachmentsSchema,
+	// scheduling analyses, calendar parts and iTIP drafts (scheduling.go).
+	schedulingSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

@@ -219,6 +219,12 @@ func (w *writer) updateSection(id int64) error {
 	if key.Valid {
 		sec = sectionOf(decodeResult(resJSON))
 	}
+	// A scheduling follow-up that came due shows the thread in Actionable.
+	if up, err := w.resurfaced(id); err != nil {
+		return err
+	} else if up && sec != SectionQuarantine {
+		sec = SectionActionable
+	}
 	if override != "" {
 		sec = Section(override)
 	}

@@ -734,7 +734,7 @@ func badgeText(ts store.ThreadSummary) string {
 		} else if n > 1 {
 			b = append(b, fmt.Sprintf("[%d actions]", n))
 		}
-		if isScheduling(tr) {
+		if ts.Scheduling == "" && isScheduling(tr) {
 			b = append(b, "[scheduling]")
 		}
 		// Offline triage is said once, in the status bar; a row is marked
@@ -742,6 +742,9 @@ func badgeText(ts store.ThreadSummary) string {
 		if isFallback(tr) {
 			b = append(b, "[fallback triage]")
 		}
+	}
+	if ts.Scheduling != "" {
+		b = append(b, "[meeting: "+meetingBadge(ts.Scheduling)+"]")
 	}
 	if ts.Override != "" {
 		b = append(b, "[override]")
@@ -815,4 +818,26 @@ func quiet(err error) error {
 		return nil
 	}
 	return err
+}
+
+// meetingBadge shortens a meeting's event status for the inbox row.
+func meetingBadge(status string) string {
+	switch status {
+	case store.BadgeNeedsAnswer:
+		return "answer"
+	case "Complete/scheduled":
+		return "scheduled"
+	case "Complete/cancelled":
+		return "cancelled"
+	case "Coordination in progress/all_confirmed":
+		return "all confirmed"
+	case "Coordination in progress/reaching_out":
+		return "to invite"
+	case "Coordination in progress/collecting_responses", "Coordination in progress/getting_alternatives":
+		return "waiting"
+	}
+	if strings.HasPrefix(status, "Waiting for decision") {
+		return "decide"
+	}
+	return "scheduling"
 }

@@ -50,6 +50,12 @@ type KeyMap struct {
 	// Accounts cycles the inbox through all accounts and each one
 	// (enabled with more than one account).
 	Accounts key.Binding
+
+	// The thread view's scheduling panel (ui/schedule.go): i gives the
+	// panel the keys; then a/t/d/p answer the invitation and n drafts the
+	// selected attendee's next action.
+	SchedPanel, SchedAccept, SchedTentative key.Binding
+	SchedDecline, SchedPropose, SchedNext   key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -99,6 +105,13 @@ func DefaultKeyMap() KeyMap {
 		Links:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "links")),
 		Unsubscribe:   key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "unsubscribe")),
 		Accounts:      key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "all/next account")),
+
+		SchedPanel:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "scheduling panel keys")),
+		SchedAccept:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "accept invitation")),
+		SchedTentative: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tentative")),
+		SchedDecline:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "decline invitation")),
+		SchedPropose:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "propose new time")),
+		SchedNext:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "draft next action")),
 	}
 }
 
@@ -111,6 +124,7 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.Save, &k.Search, &k.Command, &k.DismissError, &k.Help, &k.Quit, &k.ForceQuit,
 		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe,
 		&k.Accounts,
+		&k.SchedPanel, &k.SchedAccept, &k.SchedTentative, &k.SchedDecline, &k.SchedPropose, &k.SchedNext,
 	}
 }
 
@@ -172,5 +186,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
 		{k.Search, k.Command, k.Outbox, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.SchedPanel, k.SchedAccept, k.SchedTentative, k.SchedDecline, k.SchedPropose, k.SchedNext},
 	}
 }

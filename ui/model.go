@@ -124,7 +124,7 @@ func New(opts Options) Model {
 		c:       c,
 		screen:  stateInbox,
 		inbox:   newInbox(c, opts.Store, acts),
-		thread:  newThreadModel(c, opts.Store, acts),
+		thread:  newThreadModel(c, opts.Store, acts, opts.Scheduling),
 		search:  newSearchModel(c, opts.Store, opts.Searcher),
 		draft:   newDraftModel(c, opts.Drafts, opts.Store),
 		confirm: newConfirmModel(c, opts.Drafts),
@@ -228,6 +228,13 @@ func (m *Model) setKeys() {
 		k.Accounts.SetEnabled(st == stateInbox && m.accounts.multi())
 		k.Undo.SetEnabled(undo)
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+		if st == stateThread {
+			m.thread.sched.setKeys(k)
+			if m.thread.sched.typing() {
+				k.Undo.SetEnabled(false)
+				k.Outbox.SetEnabled(false)
+			}
+		}
 	case stateDraft:
 		m.draft.setKeys(undo)
 	case stateConfirm:
@@ -292,7 +299,17 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case pagesLoadedMsg:
 		return m.handleInbox(msg)
-	case threadLoadedMsg, summaryRefreshedMsg:
+	case schedDraftedMsg:
+		if m.screen != stateThread {
+			// Left the thread meanwhile: the draft is saved (r resumes it).
+			m.thread.sched.busy = false
+			if msg.err != nil {
+				m.c.setError(msg.err)
+			}
+			return nil
+		}
+		return m.handleThread(msg)
+	case threadLoadedMsg, summaryRefreshedMsg, schedPanelMsg:
 		if m.screen != stateThread {
 			return nil
 		}
@@ -339,7 +356,16 @@ func (m *Model) handleDraftMsg(msg draftMsg) tea.Cmd {
 	switch msg.(type) {
 	case approvalMsg, confirmSpinMsg:
 		return m.handleConfirm(msg)
-	case confirmedMsg, undoneMsg, undoTickMsg:
+	case confirmedMsg, undoneMsg:
+		// A queued or undone invitation answer changes the open thread's
+		// scheduling panel.
+		var reload tea.Cmd
+		if m.screen == stateThread {
+			reload = m.thread.sched.load(m.thread.id)
+		}
+		// The inbox row's meeting badge follows the answer too.
+		return tea.Batch(m.handleSendMsg(msg), reload, m.startReload())
+	case undoTickMsg:
 		return m.handleSendMsg(msg)
 	case outboxLoadedMsg, auditLoadedMsg, outboxCancelledMsg:
 		return m.handleOutbox(msg)
@@ -417,6 +443,10 @@ func (m *Model) follow() tea.Cmd {
 		return m.search.open()
 	case stateInbox:
 		return m.loadMissing()
+	case stateThread:
+		// Back from a draft or the confirm screen: an answer queued there
+		// changes the scheduling panel.
+		return m.thread.sched.load(m.thread.id)
 	}
 	return nil
 }
@@ -532,7 +562,8 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
 	return m.promptKind != promptNone || m.screen == stateSearch ||
-		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose
+		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose ||
+		(m.screen == stateThread && m.thread.sched.typing())
 }
 
 // handleKey dispatches a key to the prompt or the active screen.
@@ -551,6 +582,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			m.setKeys() // the next rune sees the bindings this one turned on
 		}
 		return tea.Batch(cmds...)
 	}
@@ -671,6 +703,9 @@ func (m Model) View() string {
 		keys := m.c.keys
 		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
 		keys.Accounts.SetEnabled(m.helpReturn == stateInbox && m.accounts.multi())
+		if m.helpReturn == stateThread {
+			m.thread.sched.setKeys(&keys)
+		}
 		body = padLines(m.c.st.header.Render("Keys")+"\n\n"+m.c.help.FullHelpView(keys.FullHelp()), m.bodyHeight())
 	case stateDraft:
 		body = m.draft.View()

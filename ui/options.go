@@ -58,6 +58,9 @@ type Options struct {
 	// screens and the outbox. Nil means replies are not available.
 	// *drafts.Engine satisfies it.
 	Drafts Drafter
+	// Scheduling is the scheduling assistant behind the thread view's
+	// panel. Nil means no panel. *app.Scheduler satisfies it.
+	Scheduling Scheduling
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error

@@ -48,6 +48,9 @@ type threadModel struct {
 	blocks   map[int]block // rendered messages by index
 	starts   []int         // content line where message lo+k starts
 	returnTo state         // screen esc goes back to
+	// sched is the scheduling panel (ui/schedule.go), drawn under the
+	// triage header of a meeting thread.
+	sched schedPanel
 }
 
 // threadLoadedMsg carries a thread loaded by loadThreadCmd.
@@ -124,8 +127,8 @@ func safeFilename(name string) string {
 	return name
 }
 
-func newThreadModel(c *common, b Backend, acts actions) threadModel {
-	return threadModel{c: c, b: b, acts: acts}
+func newThreadModel(c *common, b Backend, acts actions, sc Scheduling) threadModel {
+	return threadModel{c: c, b: b, acts: acts, sched: newSchedPanel(c, sc)}
 }
 
 // open shows thread id (esc goes back to returnTo) and loads it.
@@ -135,7 +138,7 @@ func (tv threadModel) open(id int64, returnTo state) (threadModel, tea.Cmd) {
 	tv.thread = nil
 	tv.attachments = nil
 	tv.vp.SetContent("loading…")
-	return tv, loadThreadCmd(tv.c.ctx, tv.b, id)
+	return tv, tea.Batch(loadThreadCmd(tv.c.ctx, tv.b, id), tv.sched.load(id))
 }
 
 // reload re-reads the open thread (after a write to it).
@@ -155,10 +158,10 @@ func (tv *threadModel) refresh() tea.Cmd {
 		return nil
 	}
 	b, ctx, id := tv.b, tv.c.ctx, tv.id
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		ts, err := b.ThreadSummaryByID(ctx, id)
 		return summaryRefreshedMsg{id: id, summary: ts, err: err}
-	}
+	}, tv.sched.load(id))
 }
 
 // triageChanged reports whether the header of a thread would change.
@@ -180,6 +183,15 @@ func (tv threadModel) update(msg tea.Msg) (threadModel, tea.Cmd) {
 	case threadLoadedMsg:
 		cmd := tv.loaded(msg)
 		return tv, cmd
+	case schedPanelMsg:
+		if tv.sched.loaded(msg) && tv.thread != nil {
+			tv.head = ""
+			tv.render()
+		}
+	case schedDraftedMsg:
+		tv.sched.drafted(msg)
+		tv.head = ""
+		tv.render()
 	case summaryRefreshedMsg:
 		if msg.err == nil && msg.id == tv.id && tv.thread != nil && triageChanged(tv.summary, msg.summary) {
 			unread := tv.summary.Unread
@@ -225,6 +237,16 @@ func (tv *threadModel) loaded(msg threadLoadedMsg) tea.Cmd {
 
 func (tv *threadModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := &tv.c.keys
+	if tv.thread != nil {
+		active, typing := tv.sched.active, tv.sched.proposing
+		if handled, cmd := tv.sched.handleKey(msg); handled {
+			if tv.sched.active != active || tv.sched.proposing != typing || active || typing {
+				tv.head = ""
+				tv.render()
+			}
+			return cmd
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		tv.c.show(tv.returnTo)
@@ -363,7 +385,7 @@ func (tv *threadModel) compose(lo, hi int) {
 	var b strings.Builder
 	if lo == 0 {
 		if tv.head == "" {
-			tv.head = renderHead(tv.c, tv.summary, tv.thread, w)
+			tv.head = renderHead(tv.c, tv.summary, tv.thread, w, tv.sched.view(w))
 		}
 		b.WriteString(tv.head)
 	} else {
@@ -467,7 +489,7 @@ const (
 )
 
 // renderHead draws the subject, the triage header and a rule.
-func renderHead(c *common, ts store.ThreadSummary, th *model.Thread, width int) string {
+func renderHead(c *common, ts store.ThreadSummary, th *model.Thread, width int, panel string) string {
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
 	subject := termsafe.SanitizeLine(clip(th.Subject, maxHeaderBytes))
@@ -476,6 +498,7 @@ func renderHead(c *common, ts store.ThreadSummary, th *model.Thread, width int) 
 	}
 	b.WriteString(c.st.title.Render(wrap(subject)) + "\n")
 	b.WriteString(triageHeader(c, ts, width))
+	b.WriteString(panel)
 	b.WriteString(c.st.dim.Render(strings.Repeat("─", width)) + "\n")
 	return b.String()
 }

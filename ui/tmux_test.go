@@ -25,6 +25,10 @@ type tmuxPane struct {
 // newTmuxPane starts script in a detached session of w x h cells.
 func newTmuxPane(t *testing.T, tmux, session string, w, h int, script string) *tmuxPane {
 	t.Helper()
+	// The tmux server is shared by every test binary the user runs at
+	// once: the pid keeps two runs of one test (same TempDir base name)
+	// from driving each other's session.
+	session += "-" + strconv.Itoa(os.Getpid())
 	p := &tmuxPane{t: t, tmux: tmux, session: session, changed: make(chan struct{}, 1)}
 	fifo := filepath.Join(t.TempDir(), "pane.fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -25,20 +25,25 @@ type Session struct {
 	Mail *Mail
 	// Drafts is the send engine, running the outbox in the background.
 	Drafts *drafts.Engine
+	// Scheduler is the scheduling assistant (meeting threads, follow-ups,
+	// invitation answers), run after each triage pass and at follow-ups.
+	Scheduler *Scheduler
 
 	app    *App
 	events chan event.Event
 	wake   chan struct{}
-	wg     sync.WaitGroup
 	// embedWake wakes the background embedder after a sync (search.go);
 	// nil without an embed model.
 	embedWake chan struct{}
+	// schedWake wakes the scheduling loop (after a triage pass).
+	schedWake chan struct{}
+	wg        sync.WaitGroup
 }
 
 // Start starts the session's background work; it ends when ctx ends. Call
 // Wait after cancelling ctx to let every goroutine finish.
 func (a *App) Start(ctx context.Context) (*Session, error) {
-	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1)}
+	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1), schedWake: make(chan struct{}, 1)}
 	an := a.Analyzer()
 	tr, err := a.Triager(an, false)
 	if err != nil {
@@ -48,6 +53,7 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 	s.startEmbedding(ctx)
 	s.Mail = s.startSync(ctx)
 	s.startOutbox(ctx)
+	s.startScheduling(ctx)
 	return s, nil
 }
 
@@ -253,6 +259,9 @@ func (s *Session) forwardTriage(ctx context.Context, in <-chan triage.Event, mod
 		}
 		if msg.Model == "" && !ev.Offline {
 			msg.Model = modelName
+		}
+		if ev.Done == ev.Total {
+			s.wakeScheduling()
 		}
 		now := s.app.now()
 		if ev.Done != ev.Total && ev.Err == nil && ev.Outcome != nil && now.Sub(last) < 150*time.Millisecond {

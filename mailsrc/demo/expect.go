@@ -59,5 +59,6 @@ func Expectations() []Expectation {
 		{Key: "34-benefits-enrollment-1", Subject: "Reminder: choose your 2027 benefits before Nov 30", Bucket: BucketActionable},
 		{Key: "35-tracker-digest-1", Subject: "Your weekly digest: 23 issues updated in PLAT", Bucket: BucketLowPriority},
 		{Key: "36-team-lunch-1", Subject: "Friday lunch: ramen or tacos?", Bucket: BucketLowPriority},
+		{Key: "37-roadmap-invite-1", Subject: "Invitation: Contoso roadmap review @ Wed 18 Nov 2026 16:00 - 16:45 (UTC)", Bucket: BucketActionable},
 	}
 }
