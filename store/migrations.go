@@ -185,6 +185,9 @@ DROP INDEX messages_message_id;
 DROP INDEX messages_dedupe;
 CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 `,
+	// inbox actions: queued moves, the undo stack, snoozes, spam marks,
+	// waiting for reply (store/actions.go).
+	actionsSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
