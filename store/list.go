@@ -84,7 +84,9 @@ func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: section counts: %w", err)
 	}
-	out[SectionWaiting] = n
+	if n > 0 {
+		out[SectionWaiting] = n // not one of Sections(): present when not empty
+	}
 	return out, nil
 }
 
