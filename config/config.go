@@ -52,6 +52,11 @@ type Config struct {
 	Triage Triage
 	// Drafts configures reply drafting and sending.
 	Drafts Drafts
+	// Keys rebinds TUI actions ([keys]: action = ["key", ...]); an action
+	// not named keeps its default keys.
+	Keys map[string][]string
+	// FollowUp configures the "Waiting for reply" section.
+	FollowUp FollowUp
 	// Path is the config file that was read ("" when none was read).
 	Path string
 	// DataDir holds the store, outbox and log file.
@@ -113,6 +118,9 @@ type Account struct {
 	TLSInsecureSkipVerify bool `toml:"tls_insecure_skip_verify"`
 	// From is the From address for replies; defaults to the principal.
 	From string `toml:"from"`
+	// FollowUp, when false, keeps the account's threads out of "Waiting
+	// for reply" (nil: on).
+	FollowUp *bool `toml:"-"`
 
 	// Src is the parsed Source URL (with ~ expanded).
 	Src Source `toml:"-"`
@@ -209,6 +217,7 @@ func Defaults() Config {
 			TokenBudget:       DefaultTokenBudget,
 			MaxThreadMessages: DefaultMaxThreadMessages,
 		},
+		FollowUp: FollowUp{Days: DefaultFollowUpDays},
 		Drafts: Drafts{
 			Tone:        DefaultTone,
 			Length:      DefaultLength,

@@ -20,6 +20,8 @@ type document struct {
 	Ollama    toml.Primitive `toml:"ollama"`
 	Triage    toml.Primitive `toml:"triage"`
 	Drafts    toml.Primitive `toml:"drafts"`
+	Keys      toml.Primitive `toml:"keys"`
+	FollowUp  toml.Primitive `toml:"follow_up"`
 }
 
 type principalTable struct {
@@ -38,6 +40,7 @@ type accountTable struct {
 	Folders               value `toml:"folders"`
 	TLSInsecureSkipVerify value `toml:"tls_insecure_skip_verify"`
 	From                  value `toml:"from"`
+	FollowUp              value `toml:"follow_up"`
 }
 
 type ollamaTable struct {
@@ -80,7 +83,7 @@ var (
 
 	tableKeys = map[string][]string{
 		"principal": principalKeys, "account": accountKeys, "ollama": ollamaKeys,
-		"triage": triageKeys, "drafts": draftsKeys,
+		"triage": triageKeys, "drafts": draftsKeys, "keys": KeyActions, "follow_up": followUpKeys,
 	}
 )
 
@@ -142,6 +145,11 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.strs("folders", t.Folders, &a.Folders)
 			f.boolean("tls_insecure_skip_verify", t.TLSInsecureSkipVerify, &a.TLSInsecureSkipVerify)
 			f.str("from", t.From, &a.From)
+			if f.d.isSet(f.path, "follow_up") {
+				var on bool
+				f.boolean("follow_up", t.FollowUp, &on)
+				a.FollowUp = &on
+			}
 			cfg.Accounts = append(cfg.Accounts, a)
 		}
 	}
@@ -181,6 +189,12 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.integer("undo_seconds", t.UndoSeconds, &cfg.Drafts.UndoSeconds)
 			f.duration("approval_ttl", t.ApprovalTTL, &cfg.Drafts.ApprovalTTL)
 		}
+	}
+	if d.isSet("", "keys") {
+		d.decodeKeys(doc.Keys, cfg)
+	}
+	if d.isSet("", "follow_up") {
+		d.decodeFollowUp(doc.FollowUp, cfg)
 	}
 	return d.err()
 }

@@ -110,14 +110,14 @@ func PushFlags(ctx context.Context, st *store.Store, account string, src mailsrc
 	}
 }
 
-// Sync pushes queued flag changes, then mirrors the source into the store.
+// Sync replays queued flag changes and moves (Replay), then mirrors the source into the store.
 // It leaves the process's GC settings alone: only the headless sync command,
 // which owns its process, switches to batch settings (gcbatch).
 func Sync(ctx context.Context, st *store.Store, account string, src mailsrc.Source, progress func(mailsrc.Progress)) error {
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
 	}
-	if err := PushFlags(ctx, st, account, src); err != nil {
+	if err := Replay(ctx, st, account, src); err != nil {
 		return err
 	}
 	if err := src.Sync(ctx, st, progress); err != nil {
@@ -192,7 +192,7 @@ func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Sourc
 				case <-wctx.Done():
 					return
 				case <-push:
-					if err := PushFlags(wctx, st, account, src); err != nil && wctx.Err() == nil {
+					if err := Replay(wctx, st, account, src); err != nil && wctx.Err() == nil {
 						send(Event{Err: err})
 					}
 				}
