@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"mailsift/internal/app/event"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -402,4 +403,87 @@ func (x *Actions) SpamMarks(ctx context.Context, after int64) ([]store.SpamMark,
 // ThreadStatus returns a thread's status (open, closed or snoozed).
 func (x *Actions) ThreadStatus(ctx context.Context, id int64) (store.ThreadStatus, error) {
 	return x.st.ThreadStatus(ctx, id)
+}
+
+// waitingEvery is how often the "Waiting for reply" section is
+// recomputed at most apart (a sync pass recomputes it too).
+const waitingEvery = time.Hour
+
+// startActions returns the session's actions service and runs its timer:
+// snoozed threads wake when their time comes (and at once for those whose
+// time passed while mailsift was not running), and "Waiting for reply" is
+// recomputed after each sync pass and every hour.
+func (s *Session) startActions(ctx context.Context) *Actions {
+	x := s.app.Actions(s.Mail.push)
+	x.snoozed = s.pokeTimers
+	s.goRun(func() { s.runTimers(ctx, s.timers) })
+	return x
+}
+
+// pokeTimers wakes the timer of startActions (a snooze was added or
+// undone, a sync pass ended).
+func (s *Session) pokeTimers() {
+	select {
+	case s.timers <- struct{}{}:
+	default:
+	}
+}
+
+// runTimers wakes snoozed threads and refreshes "Waiting for reply"
+// until ctx ends, publishing ThreadsChanged when either changed.
+func (s *Session) runTimers(ctx context.Context, wake <-chan struct{}) {
+	a := s.app
+	for ctx.Err() == nil {
+		changed := false
+		woke, err := a.st.WakeSnoozed(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.send(ctx, event.Failure{Err: err})
+		}
+		changed = len(woke) > 0
+		if n, err := a.refreshWaiting(ctx); err != nil && ctx.Err() == nil {
+			s.send(ctx, event.Failure{Err: err})
+		} else if n != s.waiting {
+			s.waiting, changed = n, true
+		}
+		if changed {
+			s.send(ctx, event.ThreadsChanged{IDs: woke})
+		}
+		next := waitingEvery
+		if at, ok, err := a.st.NextWake(ctx); err == nil && ok {
+			next = min(next, max(at.Sub(a.now()), 0)+time.Second)
+		}
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		case <-wake:
+			t.Stop()
+		}
+	}
+}
+
+// refreshWaiting recomputes "Waiting for reply" from the config and
+// returns its size.
+func (a *App) refreshWaiting(ctx context.Context) (int, error) {
+	days := a.cfg.FollowUp.Days
+	var skip []string
+	for i := range a.cfg.Accounts {
+		if !a.cfg.Accounts[i].WantsFollowUp() {
+			skip = append(skip, a.cfg.Accounts[i].Name)
+		}
+	}
+	cutoff := a.now().Add(-time.Duration(days) * 24 * time.Hour)
+	if days <= 0 {
+		cutoff = time.Unix(0, 0) // off: nothing is that old
+	}
+	if err := a.st.RefreshWaiting(ctx, cutoff, skip); err != nil {
+		return 0, err
+	}
+	cm, err := a.st.SectionCounts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return cm[store.SectionWaiting], nil
 }

@@ -24,17 +24,23 @@ type Session struct {
 	Mail *Mail
 	// Drafts is the send engine, running the outbox in the background.
 	Drafts *drafts.Engine
+	// Actions is the inbox actions service (actions.go).
+	Actions *Actions
 
 	app    *App
 	events chan event.Event
 	wake   chan struct{}
 	wg     sync.WaitGroup
+	// timers wakes the snooze and waiting-for-reply timer (actions.go).
+	timers chan struct{}
+	// waiting is the size of "Waiting for reply" the timer last saw.
+	waiting int
 }
 
 // Start starts the session's background work; it ends when ctx ends. Call
 // Wait after cancelling ctx to let every goroutine finish.
 func (a *App) Start(ctx context.Context) (*Session, error) {
-	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1)}
+	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1), timers: make(chan struct{}, 1)}
 	an := a.Analyzer()
 	tr, err := a.Triager(an, false)
 	if err != nil {
@@ -42,6 +48,7 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 	}
 	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
 	s.Mail = s.startSync(ctx)
+	s.Actions = s.startActions(ctx)
 	s.startOutbox(ctx)
 	return s, nil
 }
@@ -219,6 +226,7 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 			s.send(ctx, event.Conn{Account: ev.Account, State: state})
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
+			s.pokeTimers()
 		case ev.Watching:
 			if network {
 				s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnIdle})
