@@ -26,33 +26,34 @@ type Actions struct {
 	poke func()
 	// snoozed wakes the snooze timer after a new snooze (nil: none).
 	snoozed func()
+	// accounts names the configured accounts (Folders).
+	accounts []string
 }
 
 // Actions returns the actions service over the app's store. poke, when
 // not nil, is called after each change so the sync loops replay it.
 func (a *App) Actions(poke func()) *Actions {
-	return &Actions{st: a.st, now: a.now, poke: poke}
+	x := &Actions{st: a.st, now: a.now, poke: poke}
+	for i := range a.cfg.Accounts {
+		x.accounts = append(x.accounts, a.cfg.Accounts[i].Name)
+	}
+	return x
 }
 
-// Result is what an action did, for the surface to say.
-type Result struct {
-	// Note is a one-line summary ("archived 3 threads").
-	Note string
-	// Threads is how many threads changed.
-	Threads int
-}
+// Every action returns a one-line note for the surface to show
+// ("archived 3 threads (u undoes)").
 
-func (x *Actions) done(verb string, r store.ActionResult, err error) (Result, error) {
+func (x *Actions) done(verb string, r store.ActionResult, err error) (string, error) {
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	if x.poke != nil && r.Threads > 0 {
 		x.poke()
 	}
 	if r.Threads == 0 {
-		return Result{Note: "nothing to " + verb}, nil
+		return "nothing to " + verb, nil
 	}
-	return Result{Note: fmt.Sprintf("%s %s (u undoes)", pastTense(verb), plural(r.Threads, "thread")), Threads: r.Threads}, nil
+	return fmt.Sprintf("%s %s (u undoes)", pastTense(verb), plural(r.Threads, "thread")), nil
 }
 
 func pastTense(verb string) string {
@@ -154,7 +155,7 @@ func not(roles ...model.Role) func(model.Role) bool {
 // Archive moves the threads out of the inbox into the account's archive
 // (\Archive, else Gmail's All Mail, else a folder named Archive, created
 // on the server when missing).
-func (x *Actions) Archive(ctx context.Context, ids []int64) (Result, error) {
+func (x *Actions) Archive(ctx context.Context, ids []int64) (string, error) {
 	r, err := x.st.MoveThreads(ctx, store.MoveRequest{Kind: "archive", Label: "archive " + plural(len(ids), "thread"),
 		Threads: ids, Dest: x.dest(ctx, model.RoleArchive, "Archive", is(model.RoleInbox))})
 	return x.done("archive", r, err)
@@ -167,13 +168,13 @@ var ErrInTrash = errors.New("already in Trash")
 
 // Delete moves the threads to the account's trash (\Trash, else a folder
 // named Trash). Sent mail, drafts and Gmail's All Mail keep their copies.
-func (x *Actions) Delete(ctx context.Context, ids []int64) (Result, error) {
+func (x *Actions) Delete(ctx context.Context, ids []int64) (string, error) {
 	r, err := x.st.MoveThreads(ctx, store.MoveRequest{Kind: "delete", Label: "delete " + plural(len(ids), "thread"),
 		Threads: ids, Dest: x.dest(ctx, model.RoleTrash, "Trash", not(model.RoleTrash, model.RoleSent, model.RoleDrafts, model.RoleAll))})
 	if err == nil && r.Threads == 0 {
 		in, terr := x.InTrash(ctx, ids)
 		if terr == nil && in {
-			return Result{}, fmt.Errorf("delete: %w; delete for good needs a confirmation", ErrInTrash)
+			return "", fmt.Errorf("delete: %w; delete for good needs a confirmation", ErrInTrash)
 		}
 	}
 	return x.done("delete", r, err)
@@ -204,21 +205,21 @@ func (x *Actions) InTrash(ctx context.Context, ids []int64) (bool, error) {
 
 // DeleteForever deletes the threads' copies in the trash for good, on
 // the server too. It cannot be undone: surfaces confirm first.
-func (x *Actions) DeleteForever(ctx context.Context, ids []int64) (Result, error) {
+func (x *Actions) DeleteForever(ctx context.Context, ids []int64) (string, error) {
 	r, err := x.st.ExpungeThreads(ctx, ids)
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	if x.poke != nil && r.Threads > 0 {
 		x.poke()
 	}
-	return Result{Note: fmt.Sprintf("deleted %s for good", plural(r.Threads, "thread")), Threads: r.Threads}, nil
+	return fmt.Sprintf("deleted %s for good", plural(r.Threads, "thread")), nil
 }
 
 // Spam moves the threads to the junk folder (\Junk, else Junk) with the
 // $Junk keyword, or, with spam false, from junk back to the inbox with
 // $NotJunk, and records the user's verdict (store.SpamMarks).
-func (x *Actions) Spam(ctx context.Context, ids []int64, spam bool) (Result, error) {
+func (x *Actions) Spam(ctx context.Context, ids []int64, spam bool) (string, error) {
 	req := store.MoveRequest{Threads: ids, Spam: &spam}
 	verb := "mark as spam"
 	if spam {
@@ -236,18 +237,18 @@ func (x *Actions) Spam(ctx context.Context, ids []int64, spam bool) (Result, err
 
 // ToggleSpam marks the threads as not spam when the first one has a copy
 // in junk, else as spam.
-func (x *Actions) ToggleSpam(ctx context.Context, ids []int64) (Result, error) {
+func (x *Actions) ToggleSpam(ctx context.Context, ids []int64) (string, error) {
 	if len(ids) == 0 {
-		return Result{Note: "nothing selected"}, nil
+		return "nothing selected", nil
 	}
 	locs, err := x.st.ThreadMailboxes(ctx, ids[0])
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	for _, l := range locs {
 		rs, err := x.roles(ctx, l.Account)
 		if err != nil {
-			return Result{}, err
+			return "", err
 		}
 		if rs[model.RoleJunk] == l.Mailbox || strings.EqualFold(l.Mailbox, "Junk") {
 			return x.Spam(ctx, ids, false)
@@ -258,10 +259,10 @@ func (x *Actions) ToggleSpam(ctx context.Context, ids []int64) (Result, error) {
 
 // ToggleStar stars the threads (their newest message) unless all of
 // them are starred, in which case it unstars them.
-func (x *Actions) ToggleStar(ctx context.Context, ids []int64) (Result, error) {
+func (x *Actions) ToggleStar(ctx context.Context, ids []int64) (string, error) {
 	flagged, err := x.st.ThreadsFlagged(ctx, ids)
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	set := len(flagged) < len(ids)
 	verb := "star"
@@ -274,7 +275,7 @@ func (x *Actions) ToggleStar(ctx context.Context, ids []int64) (Result, error) {
 }
 
 // SetRead marks the threads read or unread (every copy, \Seen).
-func (x *Actions) SetRead(ctx context.Context, ids []int64, read bool) (Result, error) {
+func (x *Actions) SetRead(ctx context.Context, ids []int64, read bool) (string, error) {
 	verb := "mark read"
 	if !read {
 		verb = "mark unread"
@@ -287,16 +288,16 @@ func (x *Actions) SetRead(ctx context.Context, ids []int64, read bool) (Result, 
 // MoveTo moves the threads' inbox copies (or, for threads not in an
 // inbox, every copy but sent mail and drafts) to folder, created on the
 // server when missing.
-func (x *Actions) MoveTo(ctx context.Context, ids []int64, folder string) (Result, error) {
+func (x *Actions) MoveTo(ctx context.Context, ids []int64, folder string) (string, error) {
 	folder = strings.TrimSpace(folder)
 	if folder == "" {
-		return Result{}, errors.New("move: no folder named; pick one from the list or type its name")
+		return "", errors.New("move: no folder named; pick one from the list or type its name")
 	}
 	var inInbox, other []int64
 	for _, id := range ids {
 		st, err := x.st.ThreadStatus(ctx, id)
 		if err != nil {
-			return Result{}, err
+			return "", err
 		}
 		if st.Status == store.StatusClosed {
 			other = append(other, id)
@@ -323,20 +324,22 @@ func (x *Actions) MoveTo(ctx context.Context, ids []int64, folder string) (Resul
 		r, err := x.st.MoveThreads(ctx, store.MoveRequest{Kind: "move", Label: "move " + plural(len(part.ids), "thread") + " to " + folder,
 			Threads: part.ids, Dest: to(part.pick)})
 		if err != nil {
-			return Result{}, err
+			return "", err
 		}
 		total.Threads += r.Threads
 	}
-	res, err := x.done("move", total, nil)
 	if total.Threads > 0 {
-		res.Note = fmt.Sprintf("moved %s to %s (u undoes)", plural(total.Threads, "thread"), folder)
+		_, _ = x.done("move", total, nil)
+		return fmt.Sprintf("moved %s to %s (u undoes)", plural(total.Threads, "thread"), folder), nil
 	}
-	return res, err
+	return "nothing to move", nil
 }
 
 // Folders lists the mailbox names of every account, sorted, for the
 // folder picker.
-func (x *Actions) Folders(ctx context.Context, accounts []string) ([]string, error) {
+func (x *Actions) Folders(ctx context.Context) ([]string, error) {
+	accounts := make([]string, 0, len(x.accounts))
+	accounts = append(accounts, x.accounts...)
 	seen := map[string]bool{}
 	var out []string
 	for _, a := range accounts {
@@ -357,29 +360,29 @@ func (x *Actions) Folders(ctx context.Context, accounts []string) ([]string, err
 
 // Snooze hides the threads from the inbox until until; they come back
 // marked (while running, and at the next start if the time passed).
-func (x *Actions) Snooze(ctx context.Context, ids []int64, until time.Time) (Result, error) {
+func (x *Actions) Snooze(ctx context.Context, ids []int64, until time.Time) (string, error) {
 	if !until.After(x.now()) {
-		return Result{}, fmt.Errorf("snooze: %s is not in the future; pick a later time", until.Format("Mon Jan 2 15:04"))
+		return "", fmt.Errorf("snooze: %s is not in the future; pick a later time", until.Format("Mon Jan 2 15:04"))
 	}
 	r, err := x.st.Snooze(ctx, ids, until, "snooze "+plural(len(ids), "thread"))
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	if x.snoozed != nil {
 		x.snoozed()
 	}
-	return Result{Note: fmt.Sprintf("snoozed %s until %s (u undoes)", plural(r.Threads, "thread"), until.Format("Mon Jan 2 15:04")), Threads: r.Threads}, nil
+	return fmt.Sprintf("snoozed %s until %s (u undoes)", plural(r.Threads, "thread"), until.Format("Mon Jan 2 15:04")), nil
 }
 
 // Undo reverts the newest action not undone yet (also one made before a
 // restart), on the server too.
-func (x *Actions) Undo(ctx context.Context) (Result, error) {
+func (x *Actions) Undo(ctx context.Context) (string, error) {
 	u, err := x.st.Undo(ctx)
 	if err != nil {
-		return Result{}, err
+		return "", err
 	}
 	if u.Label == "" {
-		return Result{Note: "nothing to undo"}, nil
+		return "nothing to undo", nil
 	}
 	if x.poke != nil {
 		x.poke()
@@ -391,13 +394,50 @@ func (x *Actions) Undo(ctx context.Context) (Result, error) {
 	if u.Missing > 0 {
 		note += fmt.Sprintf(" (%d messages had moved since and were left)", u.Missing)
 	}
-	return Result{Note: note, Threads: u.Threads}, nil
+	return note, nil
 }
 
 // SpamMarks returns the user's spam verdicts after id (0: all), for
 // triage to learn from.
 func (x *Actions) SpamMarks(ctx context.Context, after int64) ([]store.SpamMark, error) {
 	return x.st.SpamMarks(ctx, after)
+}
+
+// OlderThreads returns the threads of an inbox section whose newest
+// message is older than before ("archive everything in Low priority
+// older than N days").
+func (x *Actions) OlderThreads(ctx context.Context, sec store.Section, before time.Time) ([]int64, error) {
+	return x.st.OlderThreads(ctx, sec, before)
+}
+
+// SectionThreads returns every thread of an inbox section (select all).
+func (x *Actions) SectionThreads(ctx context.Context, sec store.Section) ([]int64, error) {
+	if sec == store.SectionWaiting {
+		var ids []int64
+		for off := 0; ; off += 500 {
+			rows, err := x.st.ListThreads(ctx, sec, off, 500)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+			if len(rows) < 500 {
+				return ids, nil
+			}
+		}
+	}
+	return x.st.SectionThreadIDs(ctx, sec)
+}
+
+// ReturnedThreads lists the threads back from a snooze not opened since.
+func (x *Actions) ReturnedThreads(ctx context.Context) (map[int64]bool, error) {
+	return x.st.ReturnedThreads(ctx)
+}
+
+// SeenReturned clears a thread's "back from snooze" mark.
+func (x *Actions) SeenReturned(ctx context.Context, id int64) error {
+	return x.st.SeenReturned(ctx, id)
 }
 
 // ThreadStatus returns a thread's status (open, closed or snoozed).

@@ -1,4 +1,6 @@
-package app
+// Package snooze computes snooze times: the picker's presets and typed
+// dates and times, in the user's time zone (the zone of the now passed in).
+package snooze
 
 import (
 	"fmt"
@@ -7,8 +9,8 @@ import (
 	"time"
 )
 
-// SnoozePreset is one choice of the snooze picker.
-type SnoozePreset struct {
+// Preset is one choice of the snooze picker.
+type Preset struct {
 	Label string
 	At    time.Time
 }
@@ -16,10 +18,10 @@ type SnoozePreset struct {
 // morning is when "tomorrow morning" and "next week" start.
 const morning = 8
 
-// SnoozePresets returns the picker's presets relative to now, in now's
+// Presets returns the picker's presets relative to now, in now's
 // time zone (the user's): later today (in three hours, on the hour),
 // tomorrow morning (8:00), next week (Monday 8:00).
-func SnoozePresets(now time.Time) []SnoozePreset {
+func Presets(now time.Time) []Preset {
 	later := now.Add(3 * time.Hour).Truncate(time.Hour)
 	if later.Before(now.Add(3 * time.Hour)) {
 		later = later.Add(time.Hour)
@@ -31,18 +33,18 @@ func SnoozePresets(now time.Time) []SnoozePreset {
 		days = 7
 	}
 	nextWeek := time.Date(y, m, d+days, morning, 0, 0, 0, now.Location())
-	return []SnoozePreset{
+	return []Preset{
 		{Label: "later today", At: later},
 		{Label: "tomorrow morning", At: tomorrow},
 		{Label: "next week", At: nextWeek},
 	}
 }
 
-// ParseSnoozeTime reads a typed snooze time in now's time zone:
+// Parse reads a typed snooze time in now's time zone:
 // "2026-12-01 09:00", "2026-12-01" (8:00 that day), "17:30" (today, or
 // tomorrow when that has passed), "tomorrow 9:00", a weekday ("fri",
 // "friday 14:00": the next one), or a delay ("3h", "2d", "90m").
-func ParseSnoozeTime(s string, now time.Time) (time.Time, error) {
+func Parse(s string, now time.Time) (time.Time, error) {
 	in := strings.ToLower(strings.Join(strings.Fields(s), " "))
 	bad := fmt.Errorf("%q is not a time; type e.g. 2026-12-01 09:00, 2026-12-01, 17:30, tomorrow 9:00, fri 14:00, 3h or 2d", s)
 	if in == "" {
