@@ -92,7 +92,10 @@ func New(opts Options) Model {
 		note:   opts.Hint,
 		next:   nav{to: stateStay},
 	}
-	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
+	if err := c.keys.Rebind(opts.Keys); err != nil {
+		panic("ui: " + err.Error()) // ValidateKeys runs before New
+	}
+	acts := actions{c: c, b: opts.Store, svc: opts.Actions, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
 		opts:    opts,
 		c:       c,
@@ -156,10 +159,10 @@ func (m *Model) startReload() tea.Cmd {
 	}
 	m.reloading = true
 	in := &m.inbox
-	return reloadCmd(m.ctx(), m.opts.Store, reloadReq{
+	return tea.Batch(reloadCmd(m.ctx(), m.opts.Store, reloadReq{
 		navSeq: in.navSeq, cursorID: in.cursorID, cursorSec: in.cursorSec, cursorIdx: in.cursorIdx,
 		screenOff: in.cursorRow() - in.top, height: in.height,
-	})
+	}), m.loadReturned())
 }
 
 // syncReloadEvery is how often sync progress reloads the inbox at most.
@@ -196,6 +199,10 @@ func (m *Model) setKeys() {
 	switch st {
 	case stateInbox, stateThread:
 		k.Undo.SetEnabled(undo)
+		for _, b := range k.actionKeys() {
+			b.SetEnabled(b.Enabled() && m.opts.Actions != nil)
+		}
+		k.UndoAction.SetEnabled(k.UndoAction.Enabled() && !undo) // u undoes the send first
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
 	case stateDraft:
 		m.draft.setKeys(undo)
@@ -210,6 +217,10 @@ func (m *Model) setKeys() {
 // the active screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if len(m.c.hidden) > 0 {
+		m.inbox.hide(m.c.hidden)
+		m.c.hidden = nil
+	}
 	m.setKeys()
 	return m, cmd
 }
@@ -231,7 +242,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case tea.KeyMsg:
+		if m.c.overlay != nil && !key.Matches(msg, m.c.keys.ForceQuit) {
+			return m.handleOverlay(msg)
+		}
 		return m.handleKey(msg)
+	case foldersMsg, olderCountedMsg:
+		if m.c.overlay != nil {
+			return m.handleOverlay(msg)
+		}
+		return nil
 	}
 	return m.handleResult(msg)
 }
@@ -284,6 +303,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return m.handleSearch(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case actionDoneMsg, askForeverMsg, selectedMsg, returnedMsg:
+		return m.handleActionResult(msg)
 	case noteMsg:
 		m.c.note = string(msg)
 		return nil
@@ -488,7 +509,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // acceptsText reports whether keys currently go into a text field (the
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
-	return m.promptKind != promptNone || m.screen == stateSearch ||
+	return m.promptKind != promptNone || m.c.overlay != nil || m.screen == stateSearch ||
 		(m.screen == stateDraft && m.draft.editing)
 }
 
@@ -587,7 +608,7 @@ func (m *Model) openThread(id int64) tea.Cmd {
 	var cmd tea.Cmd
 	m.thread, cmd = m.thread.open(id, returnTo)
 	m.screen = stateThread
-	return cmd
+	return tea.Batch(cmd, m.seenReturned(id))
 }
 
 // handleThread hands a message to the thread view; the save key opens
@@ -624,6 +645,9 @@ func (m Model) View() string {
 		body = m.confirm.View()
 	case stateOutbox:
 		body = m.outbox.View()
+	}
+	if m.c.overlay != nil {
+		body = drawOverlay(m.c, m.c.overlay, body, m.width)
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")

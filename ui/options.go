@@ -52,6 +52,14 @@ type Options struct {
 	// screens and the outbox. Nil means replies are not available.
 	// *drafts.Engine satisfies it.
 	Drafts Drafter
+	// Actions is the inbox actions service (archive, delete, spam, star,
+	// move, snooze, undo, bulk). Nil means those keys say they are not
+	// available. *app.Actions satisfies it.
+	Actions Actioner
+	// Keys rebinds actions by name (the config's [keys] table, whose
+	// names config.KeyActions lists and config validation checks); New
+	// panics on a name it does not know.
+	Keys map[string][]string
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error
