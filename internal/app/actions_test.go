@@ -37,10 +37,10 @@ const (
 type mailServer interface {
 	// count returns how many messages of mailbox carry Message-ID id
 	// (-1 when the mailbox does not exist).
-	count(t *testing.T, mailbox, id string) int
+	count(t testing.TB, mailbox, id string) int
 	// hasFlag reports whether the message with id in mailbox has flag.
 	hasFlag(t *testing.T, mailbox, id string, flag imap.Flag) bool
-	source(t *testing.T) mailsrc.Source
+	source(t testing.TB) mailsrc.Source
 	// down returns a source for the same account that cannot connect.
 	down(t *testing.T) mailsrc.Source
 }
@@ -50,7 +50,7 @@ type imapServer struct {
 	c    *imapclient.Client
 }
 
-func newIMAPServer(t *testing.T, addr string) *imapServer {
+func newIMAPServer(t testing.TB, addr string) *imapServer {
 	c, err := imapclient.DialInsecure(addr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func newIMAPServer(t *testing.T, addr string) *imapServer {
 	return &imapServer{addr: addr, c: c}
 }
 
-func (s *imapServer) append(t *testing.T, box, raw string) {
+func (s *imapServer) append(t testing.TB, box, raw string) {
 	t.Helper()
 	raw = strings.ReplaceAll(strings.ReplaceAll(raw, "\r\n", "\n"), "\n", "\r\n")
 	cmd := s.c.Append(box, int64(len(raw)), nil)
@@ -77,7 +77,7 @@ func (s *imapServer) append(t *testing.T, box, raw string) {
 	}
 }
 
-func (s *imapServer) uids(t *testing.T, box, id string) []imap.UID {
+func (s *imapServer) uids(t testing.TB, box, id string) []imap.UID {
 	t.Helper()
 	if _, err := s.c.Select(box, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		return nil
@@ -90,7 +90,7 @@ func (s *imapServer) uids(t *testing.T, box, id string) []imap.UID {
 	return data.AllUIDs()
 }
 
-func (s *imapServer) count(t *testing.T, box, id string) int {
+func (s *imapServer) count(t testing.TB, box, id string) int {
 	t.Helper()
 	if _, err := s.c.Select(box, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
 		return -1
@@ -116,7 +116,7 @@ func (s *imapServer) hasFlag(t *testing.T, box, id string, flag imap.Flag) bool 
 	return false
 }
 
-func (s *imapServer) sourceAt(t *testing.T, addr string) mailsrc.Source {
+func (s *imapServer) sourceAt(t testing.TB, addr string) mailsrc.Source {
 	host, port, _ := net.SplitHostPort(addr)
 	src := imapsrc.New("acct", imapsrc.Config{Host: host, Port: port, Username: actUser, TLS: imapsrc.TLSInsecurePlain,
 		Password: func(context.Context) (string, error) { return actPass, nil }})
@@ -124,7 +124,7 @@ func (s *imapServer) sourceAt(t *testing.T, addr string) mailsrc.Source {
 	return src
 }
 
-func (s *imapServer) source(t *testing.T) mailsrc.Source { return s.sourceAt(t, s.addr) }
+func (s *imapServer) source(t testing.TB) mailsrc.Source { return s.sourceAt(t, s.addr) }
 
 func (s *imapServer) down(t *testing.T) mailsrc.Source {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -396,14 +396,14 @@ func (m *maildirServer) files(box, id string) []string {
 	return out
 }
 
-func (m *maildirServer) count(t *testing.T, box, id string) int { return len(m.files(box, id)) }
+func (m *maildirServer) count(t testing.TB, box, id string) int { return len(m.files(box, id)) }
 
 // hasFlag: Maildir has no keywords; $Junk / $NotJunk stay in the store.
 func (m *maildirServer) hasFlag(t *testing.T, box, id string, flag imap.Flag) bool {
 	return flag == "$Junk" && box == "Junk" || flag == "$NotJunk" && box == "INBOX"
 }
 
-func (m *maildirServer) source(t *testing.T) mailsrc.Source { return maildir.New("acct", m.root, nil) }
+func (m *maildirServer) source(t testing.TB) mailsrc.Source { return maildir.New("acct", m.root, nil) }
 
 func (m *maildirServer) down(t *testing.T) mailsrc.Source {
 	return maildir.New("acct", filepath.Join(m.root, "unmounted"), nil)
