@@ -55,6 +55,7 @@ type actionDoneMsg struct {
 	note  string
 	err   error
 	leave bool
+	acted bool // counted in common.acting
 }
 
 // runAction runs one inbox action in a command. hide removes the threads
@@ -64,13 +65,14 @@ func (a actions) runAction(ids []int64, hide, leave bool, name string, f func(ct
 	if hide {
 		a.c.hidden = append(a.c.hidden, ids...)
 	}
+	a.c.acting++
 	ctx := a.c.ctx
 	return func() tea.Msg {
 		note, err := f(ctx)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", name, err)
 		}
-		return actionDoneMsg{ids: ids, note: note, err: err, leave: leave && err == nil}
+		return actionDoneMsg{ids: ids, note: note, err: err, leave: leave && err == nil, acted: true}
 	}
 }
 
@@ -338,6 +340,9 @@ func (m *Model) seenReturned(id int64) tea.Cmd {
 func (m *Model) handleActionResult(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case actionDoneMsg:
+		if msg.acted {
+			m.c.acting--
+		}
 		if err := quiet(msg.err); err != nil {
 			m.c.setError(err)
 		} else if msg.note != "" {
@@ -372,4 +377,16 @@ func (m *Model) handleActionResult(msg tea.Msg) tea.Cmd {
 		m.inbox.returned = msg.ids
 	}
 	return nil
+}
+
+// applyHidden drops the threads an action just took out from the inbox
+// rows (before the next key: "eee" archives three threads, not one
+// three times).
+func (m *Model) applyHidden() tea.Cmd {
+	if len(m.c.hidden) == 0 {
+		return nil
+	}
+	m.inbox.hide(m.c.hidden)
+	m.c.hidden = nil
+	return m.inbox.loadMissing()
 }

@@ -232,3 +232,13 @@ func TestGoldenFolderPicker(t *testing.T) {
 	waitOutput(t, tm, "Projects/Alpha")
 	requireGolden(t, finalView(t, tm))
 }
+
+func TestFastKeysActOnSuccessiveThreads(t *testing.T) {
+	s, acts := actionFixture(t)
+	d := newDriver(t, Options{Store: s, Actions: acts}, 100, 30)
+	before := inboxTotal(t, d)
+	d.send(keyMsg("eee")) // typed faster than the terminal is read
+	if n := inboxTotal(t, d); n != before-3 {
+		t.Errorf("eee left %d threads, want %d", n, before-3)
+	}
+}

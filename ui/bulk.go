@@ -246,6 +246,9 @@ func (in *inbox) hide(ids []int64) {
 		}
 	}
 	in.navSeq++ // a reload started before this must not move the cursor back
+	in.hideSeq++
+	in.gen++ // pages requested before this hold the hidden rows
+	in.loading = map[pageKey]bool{}
 	sec, idx := in.cursorSec, in.cursorIdx
 	if in.counts[sec] == 0 {
 		if s := nextNonEmpty(in.counts, sec); s >= 0 {

@@ -35,6 +35,9 @@ type common struct {
 	// took out of the inbox, for the root to drop from the rows at once.
 	overlay overlay
 	hidden  []int64
+	// acting counts inbox actions whose store write has not reported
+	// back; inbox reloads read meanwhile are stale.
+	acting int
 
 	// next is the screen a child asked for in its last update (to is
 	// stateStay: none). The root applies it before the next message, so a

@@ -75,6 +75,7 @@ type inbox struct {
 	navSeq               int // bumped on every cursor move, to spot stale reloads
 
 	sel      selection      // the multi-selection (ui/bulk.go)
+	hideSeq  int            // bumped by hide: reloads requested before are stale
 	returned map[int64]bool // threads back from a snooze, not opened since
 }
 
@@ -376,6 +377,7 @@ type inboxReloadedMsg struct {
 	top       int
 	pages     map[pageKey][]store.ThreadSummary
 	err       error
+	hideSeq   int // the inbox's hideSeq when the reload was requested
 }
 
 // reloadReq is what reloadCmd needs, copied from the model.
@@ -384,13 +386,14 @@ type reloadReq struct {
 	cursorID             int64
 	cursorSec, cursorIdx int
 	screenOff, height    int
+	hideSeq              int
 }
 
 // reloadCmd reloads counts, re-resolves the cursor's thread (which may
 // have moved to another section) and loads the window around it.
 func reloadCmd(ctx context.Context, b Backend, req reloadReq) tea.Cmd {
 	return func() tea.Msg {
-		msg := inboxReloadedMsg{navSeq: req.navSeq, cursorSec: req.cursorSec, cursorIdx: req.cursorIdx, cursorID: req.cursorID}
+		msg := inboxReloadedMsg{navSeq: req.navSeq, cursorSec: req.cursorSec, cursorIdx: req.cursorIdx, cursorID: req.cursorID, hideSeq: req.hideSeq}
 		cm, err := b.SectionCounts(ctx)
 		if err != nil {
 			msg.err = fmt.Errorf("load inbox: %w", err)

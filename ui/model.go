@@ -161,7 +161,7 @@ func (m *Model) startReload() tea.Cmd {
 	in := &m.inbox
 	return tea.Batch(reloadCmd(m.ctx(), m.opts.Store, reloadReq{
 		navSeq: in.navSeq, cursorID: in.cursorID, cursorSec: in.cursorSec, cursorIdx: in.cursorIdx,
-		screenOff: in.cursorRow() - in.top, height: in.height,
+		screenOff: in.cursorRow() - in.top, height: in.height, hideSeq: in.hideSeq,
 	}), m.loadReturned())
 }
 
@@ -216,11 +216,7 @@ func (m *Model) setKeys() {
 // Update routes messages: host events and IO results first, then keys to
 // the active screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
-	if len(m.c.hidden) > 0 {
-		m.inbox.hide(m.c.hidden)
-		m.c.hidden = nil
-	}
+	cmd := tea.Batch(m.update(msg), m.applyHidden())
 	m.setKeys()
 	return m, cmd
 }
@@ -263,6 +259,15 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.reloading = false
 		if err := quiet(msg.err); err != nil {
 			m.c.setError(err)
+		}
+		if m.c.acting > 0 || msg.hideSeq != m.inbox.hideSeq {
+			// Read before an action's store write: it would show the
+			// threads the action just took out. The action's own reload
+			// follows; a stale one with no action left asks again.
+			if m.c.acting == 0 {
+				return m.startReload()
+			}
+			return nil
 		}
 		if msg.counts != nil {
 			m.inbox.applyReload(msg)
@@ -526,7 +531,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.acceptsText() && m.screen != stateConfirm {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
-			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}), m.applyHidden())
 		}
 		return tea.Batch(cmds...)
 	}
