@@ -300,3 +300,44 @@ func TestExpungeFromTrash(t *testing.T) {
 		t.Errorf("an inbox message was touched: %+v", locs)
 	}
 }
+
+// TestArchiveIntoAllMail is Gmail: no \Archive; archiving moves the inbox
+// copy to All Mail, where the message already has a copy, so the server's
+// answer names that copy and the store keeps one location there.
+func TestArchiveIntoAllMail(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	if err := s.SetMailbox(ctx, model.Mailbox{Account: "acct", Name: "[Gmail]/All Mail", Role: model.RoleAll}); err != nil {
+		t.Fatal(err)
+	}
+	inbox := mkMsg("g1", "gmail")
+	inbox.Loc.UID, inbox.Loc.Key = 5, "5"
+	all := mkMsg("g1", "gmail", inMailbox("[Gmail]/All Mail"))
+	all.Loc.UID, all.Loc.Key = 900, "900"
+	put(t, s, inbox, all)
+	id := threadOf(t, s, "g1")
+	_, err := s.MoveThreads(ctx, MoveRequest{Kind: "archive", Label: "archive", Threads: []int64{id},
+		Dest: func(_, _ string, role model.Role) (string, model.Role) {
+			if role == model.RoleInbox {
+				return "[Gmail]/All Mail", model.RoleAll
+			}
+			return "", ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sectionTotal(t, s); n != 0 {
+		t.Errorf("archived Gmail thread still in the sections (%d)", n)
+	}
+	pend, _ := s.PendingMoves(ctx, "acct", 0)
+	if len(pend) != 1 || pend[0].From.UID != 5 {
+		t.Fatalf("pending = %+v", pend)
+	}
+	if err := s.AckMoves(ctx, []model.MoveResult{{ID: pend[0].ID, UID: 900}}); err != nil {
+		t.Fatal(err)
+	}
+	if locs := locationsOf(t, s, "g1"); len(locs) != 1 || locs[0].Key != "900" {
+		t.Errorf("locations = %+v, want only All Mail/900", locs)
+	}
+	checkSectionCounts(t, s)
+}

@@ -423,3 +423,41 @@ func TestActionsMaildir(t *testing.T) {
 		}
 	})
 }
+
+// TestArchiveDestinations checks where archive sends an inbox copy:
+// \Archive when the account has one, else Gmail's \All, else "Archive".
+func TestArchiveDestinations(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		boxes []model.Mailbox
+		want  string
+	}{
+		{"special-use archive", []model.Mailbox{{Name: "Archives", Role: model.RoleArchive}, {Name: "[Gmail]/All Mail", Role: model.RoleAll}}, "Archives"},
+		{"gmail", []model.Mailbox{{Name: "[Gmail]/All Mail", Role: model.RoleAll}}, "[Gmail]/All Mail"},
+		{"none", nil, "Archive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, st := actionsApp(t)
+			for _, mb := range tc.boxes {
+				mb.Account = "acct"
+				if err := st.SetMailbox(ctx, mb); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := &model.Message{Loc: model.Location{Account: "acct", Mailbox: "INBOX", Key: "1", UID: 1}, MessageID: "d@x",
+				Subject: "s", Text: "t", HasBody: true, ContentHash: "h", Size: 1, Date: time.Now()}
+			if err := st.PutMessages(ctx, []*model.Message{m}); err != nil {
+				t.Fatal(err)
+			}
+			id, _ := st.ThreadIDForMessage(ctx, "d@x")
+			if _, err := a.Actions(nil).Archive(ctx, []int64{id}); err != nil {
+				t.Fatal(err)
+			}
+			p, _ := st.PendingMoves(ctx, "acct", 0)
+			if len(p) != 1 || p[0].To != tc.want {
+				t.Errorf("pending = %+v, want a move to %q", p, tc.want)
+			}
+		})
+	}
+}
