@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
+	"mailsift/config"
 	"mailsift/mailsrc"
 	"mailsift/model"
 	"mailsift/store"
@@ -87,5 +89,49 @@ func TestReplayAppliesEachMoveOnce(t *testing.T) {
 		if store.IsPlaceholderKey(l.Key) || l.UID < 1000 {
 			t.Errorf("location %+v kept a placeholder after the ack", l)
 		}
+	}
+}
+
+// TestDemoKeepsActionsAcrossSyncs: the read-only demo applies moves in
+// the store only, and its next sync (the next start) neither brings an
+// archived thread back nor adds a second copy of its messages.
+func TestDemoKeepsActionsAcrossSyncs(t *testing.T) {
+	ctx := context.Background()
+	now := func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) }
+	acct := &config.Account{Name: "demo", Src: config.Source{Scheme: "demo"}}
+	src, err := Open(acct, Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	if err := Sync(ctx, st, "demo", src, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := st.SectionThreadIDs(ctx, store.SectionUntriaged)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("no demo threads: %v", err)
+	}
+	if _, err := st.MoveThreads(ctx, store.MoveRequest{Kind: "archive", Label: "archive", Threads: ids[:1],
+		Dest: func(_, _ string, role model.Role) (string, model.Role) {
+			if role == model.RoleInbox {
+				return "Archive", model.RoleArchive
+			}
+			return "", ""
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replay(ctx, st, "demo", src); err != nil {
+		t.Fatal(err)
+	}
+	// The next start: a new source over the same store, a day later.
+	src2, _ := Open(acct, Options{Now: func() time.Time { return now().Add(24 * time.Hour) }})
+	if err := Sync(ctx, st, "demo", src2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := st.ThreadStatus(ctx, ids[0]); st2.Status != store.StatusClosed {
+		t.Errorf("archived demo thread is %q after the next start, want closed", st2.Status)
+	}
+	if again, _ := st.SectionThreadIDs(ctx, store.SectionUntriaged); len(again) != len(ids)-1 {
+		t.Errorf("%d untriaged threads after the next start, want %d", len(again), len(ids)-1)
 	}
 }
