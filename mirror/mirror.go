@@ -134,6 +134,10 @@ type Event struct {
 	Synced bool
 	// Watching is true while the source is being watched (IMAP IDLE).
 	Watching bool
+	// Pushed is true after changes queued in the store reached the
+	// source between sync passes (the store changed: placeholders took
+	// their real keys, the queue shrank).
+	Pushed bool
 	// Err is a failed pass; Run retries after RetryIn.
 	Err     error
 	RetryIn time.Duration
@@ -194,6 +198,8 @@ func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Sourc
 				case <-push:
 					if err := Replay(wctx, st, account, src); err != nil && wctx.Err() == nil {
 						send(Event{Err: err})
+					} else if err == nil {
+						send(Event{Pushed: true})
 					}
 				}
 			}

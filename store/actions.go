@@ -521,6 +521,16 @@ func (s *Store) AckMoves(ctx context.Context, results []model.MoveResult) error 
 	return nil
 }
 
+// QueuedChanges counts the moves and flag changes waiting for the sources.
+func (s *Store) QueuedChanges(ctx context.Context) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pending_moves) + (SELECT count(*) FROM pending_flags)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: queued changes: %w", err)
+	}
+	return n, nil
+}
+
 // UndoResult says what Undo reverted.
 type UndoResult struct {
 	// Label is the undone action's label ("" when nothing was left to undo).

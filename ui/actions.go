@@ -34,6 +34,9 @@ type Actioner interface {
 	SectionThreads(ctx context.Context, sec store.Section) ([]int64, error)
 	ReturnedThreads(ctx context.Context) (map[int64]bool, error)
 	SeenReturned(ctx context.Context, id int64) error
+	// Queued counts the changes made here that the server has not
+	// applied yet (offline, or on their way).
+	Queued(ctx context.Context) (int, error)
 }
 
 // actions are the keys that act on threads, shared by the inbox and the
@@ -301,8 +304,12 @@ func (m *Model) handleOverlay(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// returnedMsg carries the threads back from a snooze.
-type returnedMsg struct{ ids map[int64]bool }
+// returnedMsg carries the threads back from a snooze and the number of
+// changes still queued for the server.
+type returnedMsg struct {
+	ids    map[int64]bool
+	queued int
+}
 
 // loadReturned reads which threads are back from a snooze (the inbox
 // marks them).
@@ -316,7 +323,11 @@ func (m *Model) loadReturned() tea.Cmd {
 		if err != nil {
 			return errMsg{err}
 		}
-		return returnedMsg{ids}
+		n, err := svc.Queued(ctx)
+		if err != nil {
+			return errMsg{err}
+		}
+		return returnedMsg{ids: ids, queued: n}
 	}
 }
 
@@ -375,6 +386,7 @@ func (m *Model) handleActionResult(msg tea.Msg) tea.Cmd {
 		m.c.note = fmt.Sprintf("%d selected", m.inbox.sel.count())
 	case returnedMsg:
 		m.inbox.returned = msg.ids
+		m.queued = msg.queued
 	}
 	return nil
 }

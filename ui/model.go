@@ -67,6 +67,7 @@ type Model struct {
 	syncShown  time.Time
 	triage     event.TriageProgress
 	hasTriage  bool
+	queued     int  // changes waiting for the server (Actioner.Queued)
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
 }

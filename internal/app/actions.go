@@ -440,6 +440,9 @@ func (x *Actions) SeenReturned(ctx context.Context, id int64) error {
 	return x.st.SeenReturned(ctx, id)
 }
 
+// Queued counts the changes (moves, flags) waiting for the servers.
+func (x *Actions) Queued(ctx context.Context) (int, error) { return x.st.QueuedChanges(ctx) }
+
 // ThreadStatus returns a thread's status (open, closed or snoozed).
 func (x *Actions) ThreadStatus(ctx context.Context, id int64) (store.ThreadStatus, error) {
 	return x.st.ThreadStatus(ctx, id)

@@ -227,6 +227,8 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
 			s.pokeTimers()
+		case ev.Pushed:
+			s.send(ctx, event.ThreadsChanged{})
 		case ev.Watching:
 			if network {
 				s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnIdle})
