@@ -2,6 +2,7 @@ package mailsrc
 
 import (
 	"context"
+	"fmt"
 
 	"mailsift/model"
 )
@@ -16,3 +17,20 @@ type Mover interface {
 	// (the caller acknowledges results even when err is not nil).
 	MoveMessages(ctx context.Context, moves []model.Move) ([]model.MoveResult, error)
 }
+
+// RefusedError is returned by MoveMessages when the server refused some
+// moves for good (a tagged NO: a destination it will not create, a
+// mailbox it will not write): retrying them would fail the same way, so
+// the caller gives them up and puts the copies back where the server
+// still has them.
+type RefusedError struct {
+	// IDs are the refused moves.
+	IDs []int64
+	Err error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the server refused %d moves: %v", len(e.IDs), e.Err)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"mailsift/mailsrc"
@@ -61,6 +62,15 @@ func PushMoves(ctx context.Context, st *store.Store, account string, src mailsrc
 			return total, fmt.Errorf("mirror: acknowledge moves: %w", err)
 		}
 		total += len(results)
+		var refused *mailsrc.RefusedError
+		if errors.As(merr, &refused) {
+			// Retrying cannot help: the copies go back where the server
+			// still has them, and the sync is not held up.
+			if err := st.RevertMoves(ctx, refused.IDs); err != nil {
+				return total, fmt.Errorf("mirror: give up refused moves: %w", err)
+			}
+			return total, fmt.Errorf("mirror: %w; those messages are back where they were", refused)
+		}
 		if merr != nil {
 			return total, fmt.Errorf("mirror: apply %d queued moves: %w", len(pending), merr)
 		}

@@ -531,6 +531,36 @@ func (s *Store) QueuedChanges(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// RevertMoves gives up queued moves the source refused for good: each
+// copy goes back to where the source still has it (its original mailbox,
+// key and UID) and the entry leaves the queue.
+func (s *Store) RevertMoves(ctx context.Context, ids []int64) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		w := s.newWriter(ctx, tx)
+		for _, id := range ids {
+			var account, fromBox, fromKey, to string
+			var fromUID, msg int64
+			var expunge bool
+			err := w.queryRow(`DELETE FROM pending_moves WHERE id = ? RETURNING account, from_mailbox, from_key, from_uid, to_mailbox, message, expunge`, id).
+				Scan(&account, &fromBox, &fromKey, &fromUID, &to, &msg, &expunge)
+			if errors.Is(err, sql.ErrNoRows) || (err == nil && expunge) {
+				continue // an expunged copy is gone from the store already; the next sync brings it back
+			}
+			if err != nil {
+				return err
+			}
+			if err := w.renameLocation(account, to, movePlaceholder(id), fromBox, fromKey, fromUID, msg); err != nil {
+				return err
+			}
+		}
+		return w.finish()
+	})
+	if err != nil {
+		return fmt.Errorf("store: give up %d moves: %w", len(ids), err)
+	}
+	return nil
+}
+
 // UndoResult says what Undo reverted.
 type UndoResult struct {
 	// Label is the undone action's label ("" when nothing was left to undo).

@@ -461,3 +461,87 @@ func TestArchiveDestinations(t *testing.T) {
 		})
 	}
 }
+
+// refusingSession is a memserver session that refuses to create or move
+// into the mailbox "Forbidden", as a server refuses for good.
+type refusingSession struct{ imapserver.SessionIMAP4rev2 }
+
+func refuse(dest string) error {
+	if dest == "Forbidden" {
+		return &imap.Error{Type: imap.StatusResponseTypeNo, Code: imap.ResponseCodeNoPerm, Text: "not allowed here"}
+	}
+	return nil
+}
+
+func (s refusingSession) Create(mailbox string, opts *imap.CreateOptions) error {
+	if err := refuse(mailbox); err != nil {
+		return err
+	}
+	return s.SessionIMAP4rev2.Create(mailbox, opts)
+}
+
+func (s refusingSession) Move(w *imapserver.MoveWriter, numSet imap.NumSet, dest string) error {
+	if err := refuse(dest); err != nil {
+		return err
+	}
+	return s.SessionIMAP4rev2.Move(w, numSet, dest)
+}
+
+// TestRefusedMoveGoesBack: a move the server refuses for good is not
+// retried forever (it would hold every later sync up): the copy goes back
+// where the server has it, the user is told, and the next replay is clean.
+func TestRefusedMoveGoesBack(t *testing.T) {
+	ctx := context.Background()
+	mem := imapmemserver.New()
+	u := imapmemserver.NewUser(actUser, actPass)
+	if err := u.Create("INBOX", nil); err != nil {
+		t.Fatal(err)
+	}
+	mem.AddUser(u)
+	srv := imapserver.New(&imapserver.Options{
+		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return refusingSession{mem.NewSession().(imapserver.SessionIMAP4rev2)}, nil, nil
+		},
+		InsecureAuth: true,
+		Caps:         imap.CapSet{imap.CapIMAP4rev1: {}, imap.CapIMAP4rev2: {}},
+		Logger:       log.New(io.Discard, "", 0),
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	s := newIMAPServer(t, ln.Addr().String())
+	s.append(t, "INBOX", actionMessage(1))
+	s.append(t, "INBOX", actionMessage(2))
+	a, st := actionsApp(t)
+	src := s.source(t)
+	if err := mirror.Sync(ctx, st, "acct", src, nil); err != nil {
+		t.Fatal(err)
+	}
+	x := a.Actions(nil)
+	if _, err := x.MoveTo(ctx, []int64{threadByMessage(t, st, 1)}, "Forbidden"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Archive(ctx, []int64{threadByMessage(t, st, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	err = mirror.Replay(ctx, st, "acct", src)
+	if err == nil || !strings.Contains(err.Error(), "refused") || !strings.Contains(err.Error(), "back where they were") {
+		t.Fatalf("Replay = %v, want the refusal explained", err)
+	}
+	if p, _ := st.PendingMoves(ctx, "acct", 0); len(p) != 0 {
+		t.Errorf("%d moves still queued after the refusal", len(p))
+	}
+	if s1, _ := x.ThreadStatus(ctx, threadByMessage(t, st, 1)); s1.Status != store.StatusOpen {
+		t.Errorf("refused thread is %q, want back in the inbox", s1.Status)
+	}
+	checkOnce(t, s, []string{"INBOX", "Archive", "Forbidden"}, map[int]string{1: "INBOX", 2: "Archive"})
+	if err := mirror.Sync(ctx, st, "acct", src, nil); err != nil {
+		t.Errorf("the next sync after a refusal = %v", err)
+	}
+	if n := inboxCount(t, st); n != 1 {
+		t.Errorf("inbox holds %d threads after the sync, want 1", n)
+	}
+}

@@ -53,17 +53,31 @@ func (s *Source) MoveMessages(ctx context.Context, moves []model.Move) ([]model.
 		}
 		g.moves = append(g.moves, m)
 	}
+	var refused *mailsrc.RefusedError
 	err := s.withConn(ctx, func(c *conn) error {
 		for _, k := range order {
 			g := groups[k]
 			res, err := s.applyGroup(c, g)
 			results = append(results, res...)
+			if err != nil && isServerError(err) {
+				// Refused for good (a tagged NO): give these up, go on.
+				if refused == nil {
+					refused = &mailsrc.RefusedError{Err: err}
+				}
+				for _, m := range g.moves {
+					refused.IDs = append(refused.IDs, m.ID)
+				}
+				continue
+			}
 			if err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err == nil && refused != nil {
+		return results, refused
+	}
 	return results, err
 }
 
