@@ -42,7 +42,7 @@ func PushMoves(ctx context.Context, st *store.Store, account string, src mailsrc
 	mover, canMove := src.(mailsrc.Mover)
 	total := 0
 	for {
-		pending, err := st.PendingMoves(ctx, account, movesPerPass)
+		pending, err := st.TakeMoves(ctx, account, movesPerPass)
 		if err != nil {
 			return total, fmt.Errorf("mirror: read queued moves: %w", err)
 		}
@@ -77,8 +77,7 @@ func PushMoves(ctx context.Context, st *store.Store, account string, src mailsrc
 		if len(results) == 0 {
 			return total, fmt.Errorf("mirror: the source applied none of %d queued moves", len(pending))
 		}
-		if len(pending) < movesPerPass {
-			return total, nil
-		}
+		// Again: the acknowledgements may have freed moves chained after
+		// these (an undo made while they were on their way).
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ CREATE TABLE pending_moves (
 	to_mailbox   TEXT NOT NULL,
 	to_role      TEXT NOT NULL DEFAULT '',
 	expunge      INTEGER NOT NULL DEFAULT 0,
+	claimed      INTEGER NOT NULL DEFAULT 0,
 	created      INTEGER NOT NULL
 );
 CREATE INDEX pending_moves_account ON pending_moves(account, id);
@@ -263,7 +265,10 @@ func hasKeyword(kws []string, k string) bool {
 // move for the source. A copy that is itself a queued move (moved again
 // before the source applied the first move) changes that entry instead:
 // the source still has the copy at the first move's origin, and a move
-// back there cancels the entry and restores the copy's key.
+// back there cancels the entry and restores the copy's key. An entry a
+// replay has taken (TakeMoves) may be on the server already: the new
+// move is chained after it instead (its origin is the first move's
+// placeholder until AckMoves names the copy's key).
 func (w *writer) moveLocation(loc model.Location, msg int64, to string, toRole model.Role) error {
 	key := locKey(loc)
 	if IsPlaceholderKey(key) {
@@ -273,7 +278,8 @@ func (w *writer) moveLocation(loc model.Location, msg int64, to string, toRole m
 		}
 		var fromBox, fromKey string
 		var fromUID int64
-		err = w.queryRow(`SELECT from_mailbox, from_key, from_uid FROM pending_moves WHERE id = ?`, pid).Scan(&fromBox, &fromKey, &fromUID)
+		var claimed bool
+		err = w.queryRow(`SELECT from_mailbox, from_key, from_uid, claimed FROM pending_moves WHERE id = ?`, pid).Scan(&fromBox, &fromKey, &fromUID, &claimed)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			// Applied, but the source could not say where the copy
@@ -281,6 +287,15 @@ func (w *writer) moveLocation(loc model.Location, msg int64, to string, toRole m
 			return fmt.Errorf("%s/%s: the server has not reported where an earlier move put this message; sync and try again", loc.Account, loc.Mailbox)
 		case err != nil:
 			return err
+		}
+		if claimed {
+			var nid int64
+			err := w.queryRow(`INSERT INTO pending_moves(account, message, from_mailbox, from_key, from_uid, to_mailbox, to_role, created)
+				VALUES(?, ?, ?, ?, 0, ?, ?, ?) RETURNING id`, loc.Account, msg, loc.Mailbox, key, to, string(toRole), w.s.now().Unix()).Scan(&nid)
+			if err != nil {
+				return err
+			}
+			return w.renameLocation(loc.Account, loc.Mailbox, key, to, movePlaceholder(nid), 0, msg)
 		}
 		if fromBox == to {
 			if _, err := w.exec(`DELETE FROM pending_moves WHERE id = ?`, pid); err != nil {
@@ -416,8 +431,47 @@ func (s *Store) ExpungeThreads(ctx context.Context, threads []int64) (ActionResu
 // PendingMove is one queued move waiting for the source.
 type PendingMove = model.Move
 
+// TakeMoves returns up to limit queued moves of an account for a replay,
+// oldest first, and marks them taken: from now on they may be on the
+// server, so a later move of the same copy is chained after them rather
+// than folded into them (moveLocation). Moves chained after one not
+// acknowledged yet wait for it.
+func (s *Store) TakeMoves(ctx context.Context, account string, limit int) ([]model.Move, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	var out []model.Move
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE pending_moves SET claimed = 1 WHERE id IN (SELECT id FROM pending_moves
+			WHERE account = ? AND from_key NOT LIKE '~move-%' ORDER BY id LIMIT ?)
+			RETURNING id, from_mailbox, from_key, from_uid, to_mailbox, to_role, expunge`, account, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var m model.Move
+			var uid int64
+			var role string
+			m.From.Account = account
+			if err := rows.Scan(&m.ID, &m.From.Mailbox, &m.From.Key, &uid, &m.To, &role, &m.Expunge); err != nil {
+				return err
+			}
+			m.From.UID = uint32(uid)
+			m.ToRole = model.Role(role)
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: take queued moves of %q: %w", account, err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
 // PendingMoves returns up to limit queued moves of an account, oldest
-// first (limit <= 0: all).
+// first (limit <= 0: all), taken or not, chained or not.
 func (s *Store) PendingMoves(ctx context.Context, account string, limit int) ([]model.Move, error) {
 	if limit <= 0 {
 		limit = -1
@@ -475,6 +529,15 @@ func (s *Store) AckMoves(ctx context.Context, results []model.MoveResult) error 
 			key := r.Key
 			if key == "" && r.UID != 0 {
 				key = strconv.FormatUint(uint64(r.UID), 10)
+			}
+			if key != "" && !r.Gone {
+				// Moves chained after this one start from the real copy now.
+				if _, err := w.exec(`UPDATE pending_moves SET from_key = ?, from_uid = ? WHERE account = ? AND from_mailbox = ? AND from_key = ?`,
+					key, int64(r.UID), account, to, ph); err != nil {
+					return err
+				}
+			} else if err := w.dropChained(account, to, ph); err != nil {
+				return err
 			}
 			switch {
 			case r.Gone:
@@ -557,6 +620,54 @@ func (s *Store) RevertMoves(ctx context.Context, ids []int64) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: give up %d moves: %w", len(ids), err)
+	}
+	return nil
+}
+
+// dropChained gives up the moves chained after a move whose copy the
+// source could not place (gone, or no COPYUID): their placeholders go
+// (the next sync finds the copy where the server has it).
+func (w *writer) dropChained(account, box, ph string) error {
+	rows, err := w.query(`DELETE FROM pending_moves WHERE account = ? AND from_mailbox = ? AND from_key = ?
+		RETURNING id, to_mailbox, message`, account, box, ph)
+	if err != nil {
+		return err
+	}
+	type chained struct {
+		id  int64
+		to  string
+		msg int64
+	}
+	var cs []chained
+	for rows.Next() {
+		var c chained
+		if err := rows.Scan(&c.id, &c.to, &c.msg); err != nil {
+			rows.Close()
+			return err
+		}
+		cs = append(cs, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range cs {
+		cph := movePlaceholder(c.id)
+		if err := w.dropChained(account, c.to, cph); err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM locations WHERE account = ? AND mailbox = ? AND key = ?`, account, c.to, cph); err != nil {
+			return err
+		}
+		if _, err := w.exec(`DELETE FROM pending_flags WHERE account = ? AND mailbox = ? AND key = ?`, account, c.to, cph); err != nil {
+			return err
+		}
+		if err := w.markMessageThread(c.msg); err != nil {
+			return err
+		}
+		if err := w.gcMessage(c.msg); err != nil {
+			return err
+		}
 	}
 	return nil
 }

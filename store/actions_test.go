@@ -341,3 +341,46 @@ func TestArchiveIntoAllMail(t *testing.T) {
 	}
 	checkSectionCounts(t, s)
 }
+
+// TestUndoWhileReplayInFlight: the user undoes an archive while a replay
+// has already handed the move to the server. The undo must not cancel
+// the entry (the server may have moved the message): it is chained after
+// it and moves the copy back once the server said where it is.
+func TestUndoWhileReplayInFlight(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	m := mkMsg("a1", "race")
+	m.Loc.UID, m.Loc.Key = 3, "3"
+	put(t, s, m)
+	id := threadOf(t, s, "a1")
+	if _, err := s.MoveThreads(ctx, MoveRequest{Kind: "archive", Label: "archive", Threads: []int64{id}, Dest: archiveDest}); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := s.TakeMoves(ctx, "acct", 0)
+	if err != nil || len(taken) != 1 {
+		t.Fatalf("TakeMoves = %+v, %v", taken, err)
+	}
+	if _, err := s.Undo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := sectionTotal(t, s); n != 1 {
+		t.Errorf("after undo the thread is not back in the sections (%d)", n)
+	}
+	if again, _ := s.TakeMoves(ctx, "acct", 0); len(again) != 1 || again[0].ID != taken[0].ID {
+		t.Fatalf("while the first move is unacknowledged TakeMoves = %+v, want only it (the undo waits)", again)
+	}
+	if err := s.AckMoves(ctx, []model.MoveResult{{ID: taken[0].ID, UID: 70}}); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := s.TakeMoves(ctx, "acct", 0)
+	if len(back) != 1 || back[0].From.Mailbox != "Archive" || back[0].From.UID != 70 || back[0].To != "INBOX" {
+		t.Fatalf("after the ack TakeMoves = %+v, want Archive/70 → INBOX", back)
+	}
+	if err := s.AckMoves(ctx, []model.MoveResult{{ID: back[0].ID, UID: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if locs := locationsOf(t, s, "a1"); len(locs) != 1 || locs[0].Mailbox != "INBOX" || locs[0].UID != 9 {
+		t.Errorf("locations = %+v, want INBOX/9", locs)
+	}
+	checkSectionCounts(t, s)
+}
