@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"mailsift/config"
 	"mailsift/internal/app"
+	"mailsift/internal/app/event"
 	"mailsift/model"
 	"mailsift/store"
 )
@@ -240,5 +242,36 @@ func TestFastKeysActOnSuccessiveThreads(t *testing.T) {
 	d.send(keyMsg("eee")) // typed faster than the terminal is read
 	if n := inboxTotal(t, d); n != before-3 {
 		t.Errorf("eee left %d threads, want %d", n, before-3)
+	}
+}
+
+func TestBackFromSnoozeMark(t *testing.T) {
+	s, acts := actionFixture(t)
+	ctx := context.Background()
+	id := threadID(t, s, "budget@x")
+	// Snoozed until a time already past by the store's (real) clock.
+	if _, err := s.Snooze(ctx, []int64{id}, fixedNow.Add(-time.Hour), "snooze"); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, Options{Store: s, Actions: acts}, 100, 30)
+	if strings.Contains(d.view(), "Q3 budget review") {
+		t.Fatalf("snoozed thread listed:\n%s", d.view())
+	}
+	if woke, err := s.WakeSnoozed(ctx); err != nil || len(woke) != 1 {
+		t.Fatalf("WakeSnoozed = %v, %v", woke, err)
+	}
+	d.send(event.ThreadsChanged{IDs: []int64{id}})
+	if !strings.Contains(d.view(), "[back from snooze]") {
+		t.Fatalf("no mark on the returned thread:\n%s", d.view())
+	}
+	for d.current() != "Q3 budget review meeting" {
+		d.keys("j")
+	}
+	d.keys("enter", "esc")
+	if strings.Contains(d.view(), "[back from snooze]") {
+		t.Errorf("mark stays after opening the thread:\n%s", d.view())
+	}
+	if ret, _ := s.ReturnedThreads(ctx); ret[id] {
+		t.Error("the store keeps the mark after opening")
 	}
 }
