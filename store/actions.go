@@ -100,6 +100,12 @@ type MoveRequest struct {
 	// Spam, when not nil, records the user's verdict on each thread
 	// (SpamMarks).
 	Spam *bool
+	// InPlace moves nothing: the keywords go on every copy where it is
+	// (not spam for a thread triage quarantined in the inbox).
+	InPlace bool
+	// Override, when not "", becomes the threads' bucket override (as
+	// the 1–4 keys set it), taking them out of quarantine.
+	Override string
 }
 
 // ActionResult says what an action changed.
@@ -113,10 +119,17 @@ type ActionResult struct {
 
 // undoRecord is what reverses one action (action_log.undo).
 type undoRecord struct {
-	Moves  []undoMove   `json:"moves,omitempty"`
-	Flags  []undoFlag   `json:"flags,omitempty"`
-	Status []undoStatus `json:"status,omitempty"`
-	Marks  []int64      `json:"marks,omitempty"`
+	Moves     []undoMove     `json:"moves,omitempty"`
+	Flags     []undoFlag     `json:"flags,omitempty"`
+	Status    []undoStatus   `json:"status,omitempty"`
+	Marks     []int64        `json:"marks,omitempty"`
+	Overrides []undoOverride `json:"overrides,omitempty"`
+}
+
+// undoOverride restores a thread's bucket override ("" for none).
+type undoOverride struct {
+	Thread int64  `json:"thread"`
+	Prev   string `json:"prev,omitempty"`
 }
 
 // undoMove moves a message's copy from To back to From.
@@ -199,9 +212,13 @@ func (s *Store) MoveThreads(ctx context.Context, req MoveRequest) (ActionResult,
 			}
 			touched := false
 			for _, tl := range locs {
-				to, toRole := req.Dest(tl.loc.Account, tl.loc.Mailbox, tl.role)
-				if to == "" || to == tl.loc.Mailbox {
-					continue
+				var to string
+				var toRole model.Role
+				if !req.InPlace {
+					to, toRole = req.Dest(tl.loc.Account, tl.loc.Mailbox, tl.role)
+					if to == "" || to == tl.loc.Mailbox {
+						continue
+					}
 				}
 				for _, kw := range []struct {
 					name string
@@ -216,12 +233,28 @@ func (s *Store) MoveThreads(ctx context.Context, req MoveRequest) (ActionResult,
 					undo.Flags = append(undo.Flags, undoFlag{Account: tl.loc.Account, Message: tl.message,
 						Mailbox: tl.loc.Mailbox, Flag: model.Flag(kw.name), Prev: !kw.set})
 				}
+				if req.InPlace {
+					res.Copies++
+					touched = true
+					continue
+				}
 				if err := w.moveLocation(tl.loc, tl.message, to, toRole); err != nil {
 					return err
 				}
 				undo.Moves = append(undo.Moves, undoMove{Account: tl.loc.Account, Message: tl.message,
 					From: tl.loc.Mailbox, FromRole: tl.role, To: to})
 				res.Copies++
+				touched = true
+			}
+			if req.Override != "" {
+				var prev string
+				if err := w.queryRow(`SELECT COALESCE((SELECT category FROM overrides WHERE thread_id = ?), '')`, id).Scan(&prev); err != nil {
+					return err
+				}
+				if err := w.setOverride(id, req.Override); err != nil {
+					return err
+				}
+				undo.Overrides = append(undo.Overrides, undoOverride{Thread: id, Prev: prev})
 				touched = true
 			}
 			if req.Spam != nil {
@@ -359,6 +392,20 @@ func guessRole(name string) model.Role {
 		return model.RoleInbox
 	}
 	return model.RoleNone
+}
+
+// setOverride sets (or, with "", removes) a thread's bucket override and
+// marks the thread for its section to be recomputed.
+func (w *writer) setOverride(id int64, category string) error {
+	var err error
+	if category == "" {
+		_, err = w.exec(`DELETE FROM overrides WHERE thread_id = ?`, id)
+	} else {
+		_, err = w.exec(`INSERT INTO overrides(thread_id, category, at) VALUES(?, ?, ?)
+			ON CONFLICT(thread_id) DO UPDATE SET category = excluded.category, at = excluded.at`, id, category, w.s.now().UnixNano())
+	}
+	w.dirty[id] = true
+	return err
 }
 
 // logAction pushes an action onto the undo stack.
@@ -734,6 +781,11 @@ func (s *Store) Undo(ctx context.Context) (UndoResult, error) {
 		}
 		for _, st := range u.Status {
 			if err := w.restoreStatus(st); err != nil {
+				return err
+			}
+		}
+		for _, o := range u.Overrides {
+			if err := w.setOverride(o.Thread, o.Prev); err != nil {
 				return err
 			}
 		}

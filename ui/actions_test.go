@@ -275,3 +275,35 @@ func TestBackFromSnoozeMark(t *testing.T) {
 		t.Error("the store keeps the mark after opening")
 	}
 }
+
+func TestNotSpamInQuarantine(t *testing.T) {
+	s, acts := actionFixture(t)
+	ctx := context.Background()
+	d := newDriver(t, Options{Store: s, Actions: acts}, 100, 30)
+	for d.current() != "50% off all shoes this weekend" {
+		d.keys("j")
+	}
+	d.keys("!")
+	id := threadID(t, s, "shoes@x")
+	ts, err := s.ThreadSummaryByID(ctx, id)
+	if err != nil || ts.Section != store.SectionLowPriority || ts.Override != "low priority" {
+		t.Fatalf("after ! the quarantined thread is in %q (override %q), %v; want low priority", ts.Section, ts.Override, err)
+	}
+	if st := storeStatus(t, s, "shoes@x"); st != store.StatusOpen {
+		t.Errorf("not spam moved the thread out of the inbox: %q", st)
+	}
+	marks, _ := s.SpamMarks(ctx, 0)
+	if len(marks) != 1 || marks[0].Spam || marks[0].ThreadID != id {
+		t.Errorf("marks = %+v, want one not-spam mark", marks)
+	}
+	if !strings.Contains(d.view(), "not spam: 1 thread moved to low priority") {
+		t.Errorf("no note:\n%s", d.view())
+	}
+	d.keys("u")
+	if ts, _ := s.ThreadSummaryByID(ctx, id); ts.Section != store.SectionQuarantine || ts.Override != "" {
+		t.Errorf("after u the thread is in %q (override %q), want back in quarantine", ts.Section, ts.Override)
+	}
+	if marks, _ := s.SpamMarks(ctx, 0); len(marks) != 0 {
+		t.Errorf("marks after undo = %+v", marks)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"mailsift/internal/app/event"
 	"mailsift/model"
+	"mailsift/model/contract"
 	"mailsift/store"
 )
 
@@ -236,10 +237,15 @@ func (x *Actions) Spam(ctx context.Context, ids []int64, spam bool) (string, err
 }
 
 // ToggleSpam marks the threads as not spam when the first one has a copy
-// in junk, else as spam.
+// in junk (moved back to the inbox) or is in the inbox's Spam & phishing
+// section (kept where it is, out of quarantine in its bucket), else as
+// spam.
 func (x *Actions) ToggleSpam(ctx context.Context, ids []int64) (string, error) {
 	if len(ids) == 0 {
 		return "nothing selected", nil
+	}
+	if ts, err := x.st.ThreadSummaryByID(ctx, ids[0]); err == nil && ts.Section == store.SectionQuarantine {
+		return x.notSpamInPlace(ctx, ids, ts)
 	}
 	locs, err := x.st.ThreadMailboxes(ctx, ids[0])
 	if err != nil {
@@ -255,6 +261,26 @@ func (x *Actions) ToggleSpam(ctx context.Context, ids []int64) (string, error) {
 		}
 	}
 	return x.Spam(ctx, ids, true)
+}
+
+// notSpamInPlace overrules triage's spam verdict on threads in the
+// inbox: $NotJunk on their copies, the verdict recorded, and a bucket
+// override (the triage's own bucket) takes them out of quarantine.
+func (x *Actions) notSpamInPlace(ctx context.Context, ids []int64, first store.ThreadSummary) (string, error) {
+	bucket := contract.CategoryInformational
+	if first.Triage != nil && first.Triage.Result.Category != "" {
+		bucket = first.Triage.Result.Category
+	}
+	no := false
+	r, err := x.st.MoveThreads(ctx, store.MoveRequest{Kind: "notspam", Label: "mark as not spam " + plural(len(ids), "thread"),
+		Threads: ids, InPlace: true, SetKeyword: "$NotJunk", ClearKeyword: "$Junk", Spam: &no, Override: bucket})
+	if err != nil {
+		return "", err
+	}
+	if x.poke != nil && r.Threads > 0 {
+		x.poke()
+	}
+	return fmt.Sprintf("not spam: %s moved to %s (u undoes)", plural(r.Threads, "thread"), bucket), nil
 }
 
 // ToggleStar stars the threads (their newest message) unless all of
