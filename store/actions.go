@@ -417,8 +417,16 @@ func (w *writer) logAction(kind, label string, threads int, undo undoRecord) (in
 	var id int64
 	err = w.queryRow(`INSERT INTO action_log(kind, label, threads, undo, created) VALUES(?, ?, ?, ?, ?) RETURNING id`,
 		kind, label, threads, string(b), w.s.now().Unix()).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	// The stack keeps the newest undoStackSize actions.
+	_, err = w.exec(`DELETE FROM action_log WHERE id <= ?`, id-undoStackSize)
 	return id, err
 }
+
+// undoStackSize is how many actions u can walk back.
+const undoStackSize = 500
 
 // ExpungeThreads deletes for good the copies of the threads' messages
 // that are in a trash mailbox: at once in the store, queued for the
