@@ -60,6 +60,8 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		Logger:    log,
 		Retriage:  sess.Retriage,
 		Drafts:    sess.Drafts,
+		Actions:   sess.Actions,
+		Keys:      cfg.Keys,
 	}
 	if sess.Scheduler != nil {
 		opts.Scheduling = sess.Scheduler

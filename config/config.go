@@ -54,6 +54,11 @@ type Config struct {
 	Drafts Drafts
 	// Notify configures what new mail raises.
 	Notify Notify
+	// Keys rebinds TUI actions ([keys]: action = ["key", ...]); an action
+	// not named keeps its default keys.
+	Keys map[string][]string
+	// FollowUp configures the "Waiting for reply" section.
+	FollowUp FollowUp
 	// Path is the config file that was read ("" when none was read).
 	Path string
 	// DataDir holds the store, outbox and log file.
@@ -120,6 +125,9 @@ type Account struct {
 	Keyring bool `toml:"keyring"`
 	// OAuth2 is the built-in OAuth2 sign-in (empty Provider: none).
 	OAuth2 OAuth2 `toml:"-"`
+	// FollowUp, when false, keeps the account's threads out of "Waiting
+	// for reply" (nil: on).
+	FollowUp *bool `toml:"-"`
 
 	// Src is the parsed Source URL (with ~ expanded).
 	Src Source `toml:"-"`
@@ -219,6 +227,7 @@ func Defaults() Config {
 			TokenBudget:       DefaultTokenBudget,
 			MaxThreadMessages: DefaultMaxThreadMessages,
 		},
+		FollowUp: FollowUp{Days: DefaultFollowUpDays},
 		Drafts: Drafts{
 			Tone:        DefaultTone,
 			Length:      DefaultLength,

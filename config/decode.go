@@ -21,6 +21,8 @@ type document struct {
 	Triage    toml.Primitive `toml:"triage"`
 	Drafts    toml.Primitive `toml:"drafts"`
 	Notify    toml.Primitive `toml:"notify"`
+	Keys      toml.Primitive `toml:"keys"`
+	FollowUp  toml.Primitive `toml:"follow_up"`
 }
 
 type principalTable struct {
@@ -48,6 +50,7 @@ type accountTable struct {
 	OAuth2TokenURL        value `toml:"oauth2_token_url"`
 	OAuth2DeviceURL       value `toml:"oauth2_device_url"`
 	OAuth2Scopes          value `toml:"oauth2_scopes"`
+	FollowUp              value `toml:"follow_up"`
 }
 
 type ollamaTable struct {
@@ -95,7 +98,7 @@ var (
 
 	tableKeys = map[string][]string{
 		"principal": principalKeys, "account": accountKeys, "ollama": ollamaKeys,
-		"triage": triageKeys, "drafts": draftsKeys, "notify": notifyKeys,
+		"triage": triageKeys, "drafts": draftsKeys, "notify": notifyKeys, "keys": KeyActions, "follow_up": followUpKeys,
 	}
 )
 
@@ -166,6 +169,11 @@ func decodeInto(cfg *Config, data []byte) error {
 			f.str("oauth2_token_url", t.OAuth2TokenURL, &a.OAuth2.TokenURL)
 			f.str("oauth2_device_url", t.OAuth2DeviceURL, &a.OAuth2.DeviceURL)
 			f.strs("oauth2_scopes", t.OAuth2Scopes, &a.OAuth2.Scopes)
+			if f.d.isSet(f.path, "follow_up") {
+				var on bool
+				f.boolean("follow_up", t.FollowUp, &on)
+				a.FollowUp = &on
+			}
 			cfg.Accounts = append(cfg.Accounts, a)
 		}
 	}
@@ -212,6 +220,12 @@ func decodeInto(cfg *Config, data []byte) error {
 			f := d.fields("notify", notifyKeys)
 			f.str("new_mail", t.NewMail, &cfg.Notify.NewMail)
 		}
+	}
+	if d.isSet("", "keys") {
+		d.decodeKeys(doc.Keys, cfg)
+	}
+	if d.isSet("", "follow_up") {
+		d.decodeFollowUp(doc.FollowUp, cfg)
 	}
 	return d.err()
 }

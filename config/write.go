@@ -129,7 +129,8 @@ func Render(opts InitOptions) string {
 	} else {
 		w("# tls_insecure_skip_verify = false  # loopback hosts only\n")
 	}
-	w("# from = \"Your Name <you@example.com>\"  # default: the principal\n\n")
+	w("# from = \"Your Name <you@example.com>\"  # default: the principal\n")
+	w("# follow_up = true            # false: this account's threads never show in \"Waiting for reply\"\n\n")
 	w("# The local model server. Env OLLAMA_HOST wins over host.\n")
 	w("[ollama]\n")
 	w("# host = %s\n", quote(DefaultOllamaHost))
@@ -154,7 +155,13 @@ func Render(opts InitOptions) string {
 	w("# language = %s            # or a tag like \"de\"\n", quote(DefaultLanguage))
 	w("# never_promise = [\"discounts\", \"deadlines\"]\n")
 	w("# undo_seconds = %d           # delay before a confirmed send leaves; 0 = at once\n", DefaultUndoSeconds)
-	w("# approval_ttl = \"15m\"       # how long a confirmation stays valid\n")
+	w("# approval_ttl = \"15m\"       # how long a confirmation stays valid\n\n")
+	w("[follow_up]\n")
+	w("# days = %d                   # a thread you wrote last shows in \"Waiting for reply\" after this many days; 0 = off\n\n", DefaultFollowUpDays)
+	w("[keys]\n")
+	w("# Rebind any TUI action: action = [\"key\", ...]. The actions are:\n")
+	w("# %s\n", strings.Join(KeyActions, ", "))
+	w("# archive = [\"e\"]\n")
 	return b.String()
 }
 

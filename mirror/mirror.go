@@ -112,14 +112,14 @@ func PushFlags(ctx context.Context, st *store.Store, account string, src mailsrc
 	}
 }
 
-// Sync pushes queued flag changes, then mirrors the source into the store.
+// Sync replays queued flag changes and moves (Replay), then mirrors the source into the store.
 // It leaves the process's GC settings alone: only the headless sync command,
 // which owns its process, switches to batch settings (gcbatch).
 func Sync(ctx context.Context, st *store.Store, account string, src mailsrc.Source, progress func(mailsrc.Progress)) error {
 	if progress == nil {
 		progress = func(mailsrc.Progress) {}
 	}
-	if err := PushFlags(ctx, st, account, src); err != nil {
+	if err := Replay(ctx, st, account, src); err != nil {
 		return err
 	}
 	if err := src.Sync(ctx, st, progress); err != nil {
@@ -136,6 +136,10 @@ type Event struct {
 	Synced bool
 	// Watching is true while the source is being watched (IMAP IDLE).
 	Watching bool
+	// Pushed is true after changes queued in the store reached the
+	// source between sync passes (the store changed: placeholders took
+	// their real keys, the queue shrank).
+	Pushed bool
 	// Err is a failed pass; Run retries after RetryIn.
 	Err     error
 	RetryIn time.Duration
@@ -194,8 +198,10 @@ func Run(ctx context.Context, st *store.Store, account string, src mailsrc.Sourc
 				case <-wctx.Done():
 					return
 				case <-push:
-					if err := PushFlags(wctx, st, account, src); err != nil && wctx.Err() == nil {
+					if err := Replay(wctx, st, account, src); err != nil && wctx.Err() == nil {
 						send(Event{Err: err})
+					} else if err == nil {
+						send(Event{Pushed: true})
 					}
 				}
 			}

@@ -92,13 +92,15 @@ func (s *Store) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) e
 }
 
 // PendingFlagChanges returns up to limit queued flag changes of an
-// account, oldest first (limit <= 0: all).
+// account, oldest first (limit <= 0: all). Changes on a copy whose move
+// the source has not applied yet wait for it (AckMoves gives them the
+// copy's real key).
 func (s *Store) PendingFlagChanges(ctx context.Context, account string, limit int) ([]PendingFlag, error) {
 	if limit <= 0 {
 		limit = -1
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT id, mailbox, key, uid, flag, value FROM pending_flags
-		WHERE account = ? ORDER BY id LIMIT ?`, account, limit)
+		WHERE account = ? AND key NOT LIKE '~move-%' ORDER BY id LIMIT ?`, account, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending flag changes of %q: %w", account, err)
 	}

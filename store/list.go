@@ -83,6 +83,13 @@ func (s *Store) SectionCounts(ctx context.Context) (map[Section]int, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: section counts: %w", err)
 	}
+	n, err := s.waitingCount(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: section counts: %w", err)
+	}
+	if n > 0 {
+		out[SectionWaiting] = n // not one of Sections(): present when not empty
+	}
 	return out, nil
 }
 
@@ -138,6 +145,9 @@ func (s *Store) ListThreads(ctx context.Context, sec Section, offset, limit int)
 	}
 	if offset < 0 {
 		offset = 0
+	}
+	if sec == SectionWaiting {
+		return s.listWaiting(ctx, offset, limit)
 	}
 	// The page is cut on the covering index alone; only its rows are joined.
 	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryCols+` FROM (SELECT id FROM threads

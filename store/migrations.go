@@ -193,6 +193,9 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 	draftAttachmentsSchema,
 	// scheduling analyses, calendar parts and iTIP drafts (scheduling.go).
 	schedulingSchema,
+	// inbox actions: queued moves, the undo stack, snoozes, spam marks,
+	// waiting for reply (store/actions.go).
+	actionsSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

@@ -228,6 +228,11 @@ func (w *writer) updateSection(id int64) error {
 	if override != "" {
 		sec = Section(override)
 	}
+	if snoozed, err := w.threadSnoozed(id); err != nil {
+		return err
+	} else if snoozed {
+		sec = SectionSnoozed
+	}
 	_, err = w.exec(`UPDATE threads SET section = ?, triage_key = ? WHERE id = ?`, string(sec), key, id)
 	return err
 }

@@ -161,15 +161,15 @@ func (v *accountView) style(name string) lipgloss.Style {
 
 // row draws an inbox row, with the account column when there are several
 // accounts.
-func (v *accountView) row(c *common, ts store.ThreadSummary, ok, sel bool, width int) string {
+func (v *accountView) row(c *common, ts store.ThreadSummary, ok, sel bool, width int, picked, back bool) string {
 	if !v.multi() {
-		return renderRow(c, ts, ok, sel, width)
+		return renderRow(c, ts, ok, sel, width, picked, back)
 	}
 	m := strings.Repeat(" ", markerWidth+1)
 	if ok {
 		m = v.marker(c, ts.ID)
 	}
-	return m + renderRow(c, ts, ok, sel, max(1, width-markerWidth-1))
+	return m + renderRow(c, ts, ok, sel, max(1, width-markerWidth-1), picked, back)
 }
 
 // noteEvent records what an event says about an account's state.
@@ -245,9 +245,9 @@ func (m *Model) cycleAccounts() tea.Cmd {
 }
 
 // row draws an inbox row through the account view, if there is one.
-func (in *inbox) row(ts store.ThreadSummary, ok, sel bool, width int) string {
+func (in *inbox) row(ts store.ThreadSummary, ok, sel bool, width int, picked, back bool) string {
 	if v, isView := in.b.(*accountView); isView {
-		return v.row(in.c, ts, ok, sel, width)
+		return v.row(in.c, ts, ok, sel, width, picked, back)
 	}
-	return renderRow(in.c, ts, ok, sel, width)
+	return renderRow(in.c, ts, ok, sel, width, picked, back)
 }

@@ -30,6 +30,15 @@ type common struct {
 	note    string // the status line's note
 	errText string // the status line's error, until dismissed
 
+	// overlay is the modal picker or confirmation shown over the screen
+	// (ui/bulk.go), nil when none; hidden lists threads an action just
+	// took out of the inbox, for the root to drop from the rows at once.
+	overlay overlay
+	hidden  []int64
+	// acting counts inbox actions whose store write has not reported
+	// back; inbox reloads read meanwhile are stale.
+	acting int
+
 	// next is the screen a child asked for in its last update (to is
 	// stateStay: none). The root applies it before the next message, so a
 	// key typed next already reaches the new screen.

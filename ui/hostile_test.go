@@ -79,7 +79,7 @@ func TestHostileMailReachesScreenWithoutControls(t *testing.T) {
 	d.m.thread.vp.GotoBottom()
 	assertNoControls(t, "thread bottom", full+d.m.thread.vp.View())
 
-	d.keys("s") // save prompt shows the (sanitized) file name
+	d.keys("S") // save prompt shows the (sanitized) file name
 	assertNoControls(t, "save prompt", d.view())
 	d.keys("esc", "esc", "/")
 	d.typeText("invoice")

@@ -24,7 +24,7 @@ const pageSize = 64
 const maxPages = 48
 
 // allSections is the display order (store.Sections).
-var allSections = store.Sections()
+var allSections = append(store.Sections(), store.SectionWaiting)
 
 // sectionTitle names a section for its header.
 func sectionTitle(s store.Section) string {
@@ -41,6 +41,8 @@ func sectionTitle(s store.Section) string {
 		return "Spam & phishing"
 	case store.SectionUntriaged:
 		return "Not yet triaged"
+	case store.SectionWaiting:
+		return "Waiting for reply"
 	}
 	return string(s)
 }
@@ -71,6 +73,10 @@ type inbox struct {
 	top                  int // first visible layout row
 	height               int // visible rows
 	navSeq               int // bumped on every cursor move, to spot stale reloads
+
+	sel      selection      // the multi-selection (ui/bulk.go)
+	hideSeq  int            // bumped by hide: reloads requested before are stale
+	returned map[int64]bool // threads back from a snooze, not opened since
 }
 
 func newInbox(c *common, b Backend, acts actions) inbox {
@@ -371,6 +377,7 @@ type inboxReloadedMsg struct {
 	top       int
 	pages     map[pageKey][]store.ThreadSummary
 	err       error
+	hideSeq   int // the inbox's hideSeq when the reload was requested
 }
 
 // reloadReq is what reloadCmd needs, copied from the model.
@@ -379,13 +386,14 @@ type reloadReq struct {
 	cursorID             int64
 	cursorSec, cursorIdx int
 	screenOff, height    int
+	hideSeq              int
 }
 
 // reloadCmd reloads counts, re-resolves the cursor's thread (which may
 // have moved to another section) and loads the window around it.
 func reloadCmd(ctx context.Context, b Backend, req reloadReq) tea.Cmd {
 	return func() tea.Msg {
-		msg := inboxReloadedMsg{navSeq: req.navSeq, cursorSec: req.cursorSec, cursorIdx: req.cursorIdx, cursorID: req.cursorID}
+		msg := inboxReloadedMsg{navSeq: req.navSeq, cursorSec: req.cursorSec, cursorIdx: req.cursorIdx, cursorID: req.cursorID, hideSeq: req.hideSeq}
 		cm, err := b.SectionCounts(ctx)
 		if err != nil {
 			msg.err = fmt.Errorf("load inbox: %w", err)
@@ -586,8 +594,17 @@ func (in *inbox) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	default:
+		if cmd, ok := in.handleSelectKey(msg); ok {
+			return cmd
+		}
+		if in.sel.count() > 0 {
+			return in.acts.bulkKey(msg, in.sel.list(), in.anyUnreadSelected())
+		}
 		ts, ok := in.current()
 		if !ok {
+			if key.Matches(msg, in.c.keys.UndoAction) {
+				return in.acts.threadKey(msg, 0, false)
+			}
 			return nil
 		}
 		return in.acts.threadKey(msg, ts.ID, ts.Unread > 0)
@@ -623,11 +640,15 @@ func (in inbox) View() string {
 			lines = append(lines, "")
 		case rowHeader:
 			title := c.st.section.Render(sectionTitle(allSections[sec]))
-			lines = append(lines, title+" "+c.st.sectionCount.Render(fmt.Sprintf("(%d)", in.counts[sec])))
+			head := title + " " + c.st.sectionCount.Render(fmt.Sprintf("(%d)", in.counts[sec]))
+			if sec == in.cursorSec && in.sel.count() > 0 {
+				head += " " + c.st.badge.Render(fmt.Sprintf("[%d selected · esc clears]", in.sel.count()))
+			}
+			lines = append(lines, head)
 		case rowThread:
 			sel := sec == in.cursorSec && idx == in.cursorIdx
 			ts, ok := in.summaryAt(sec, idx)
-			lines = append(lines, in.row(ts, ok, sel, width))
+			lines = append(lines, in.row(ts, ok, sel, width, in.sel.ids[ts.ID], in.returned[ts.ID]))
 		}
 	}
 	if !in.hasThreads() {
@@ -664,10 +685,14 @@ func senderLabel(a model.Address) string {
 	return termsafe.SanitizeLine(clip(a.Email, maxHeaderBytes))
 }
 
-// renderRow draws one thread row: cursor mark, unread mark, sender,
-// subject, badges, message count and age.
-func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int) string {
+// renderRow draws one thread row: cursor mark (with + when picked for a
+// bulk action), unread mark, sender, subject, badges (back from snooze
+// first), message count and age.
+func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int, picked, back bool) string {
 	mark, unread := rowMarks(sel, ts.Unread > 0)
+	if picked {
+		mark = mark[:1] + "+"
+	}
 	if !ok {
 		return mark + c.st.dim.Render("…")
 	}
@@ -678,6 +703,9 @@ func renderRow(c *common, ts store.ThreadSummary, ok, sel bool, width int) strin
 	}
 	age := fmt.Sprintf("%*s", ageWidth, relAge(c.now(), ts.Latest))
 	badges := badgeText(ts)
+	if back {
+		badges = "[back from snooze]" + badges
+	}
 	subject := termsafe.SanitizeLine(clip(ts.Subject, maxHeaderBytes)) // a row never shows more
 	if subject == "" {
 		subject = "(no subject)"

@@ -56,6 +56,37 @@ type KeyMap struct {
 	// selected attendee's next action.
 	SchedPanel, SchedAccept, SchedTentative key.Binding
 	SchedDecline, SchedPropose, SchedNext   key.Binding
+
+	// Inbox actions (ui/actions.go), Gmail-style, on the thread under
+	// the cursor or the open thread, or on the selection.
+	Archive, Delete, Spam, Star    key.Binding
+	Move, Snooze, UndoAction       key.Binding
+	Select, SelectRange, SelectAll key.Binding
+	ArchiveOlder                   key.Binding
+
+	// up and down are the keys of Up and Down outside a text field
+	// (nil: the defaults); the config may rebind them.
+	up, down []string
+}
+
+func (k *KeyMap) upKeys() []string {
+	if k.up != nil {
+		return k.up
+	}
+	return []string{"k", "up"}
+}
+
+func (k *KeyMap) downKeys() []string {
+	if k.down != nil {
+		return k.down
+	}
+	return []string{"j", "down"}
+}
+
+// actionKeys are the inbox action bindings shared by the inbox and the
+// thread view.
+func (k *KeyMap) actionKeys() []*key.Binding {
+	return []*key.Binding{&k.Archive, &k.Delete, &k.Spam, &k.Star, &k.Move, &k.Snooze, &k.UndoAction}
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,10 +111,10 @@ func DefaultKeyMap() KeyMap {
 		Reply:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reply")),
 		ReplyAll:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reply all")),
 		Fold:          key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fold/unfold quotes")),
-		Save:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save attachment")),
+		Save:          key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "save attachment")),
 		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
 		Command:       key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		DismissError:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
+		DismissError:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss error")),
 		Help:          key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:          key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit:     key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
@@ -112,6 +143,18 @@ func DefaultKeyMap() KeyMap {
 		SchedDecline:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "decline invitation")),
 		SchedPropose:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "propose new time")),
 		SchedNext:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "draft next action")),
+
+		Archive:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "archive")),
+		Delete:       key.NewBinding(key.WithKeys("#"), key.WithHelp("#", "delete (Trash)")),
+		Spam:         key.NewBinding(key.WithKeys("!"), key.WithHelp("!", "spam / not spam")),
+		Star:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "star/unstar")),
+		Move:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "move to folder")),
+		Snooze:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "snooze")),
+		UndoAction:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last action")),
+		Select:       key.NewBinding(key.WithKeys("x", " "), key.WithHelp("x/space", "select")),
+		SelectRange:  key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "select range")),
+		SelectAll:    key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select section")),
+		ArchiveOlder: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "archive older in section")),
 	}
 }
 
@@ -125,6 +168,8 @@ func (k *KeyMap) all() []*key.Binding {
 		&k.ConfirmView, &k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe,
 		&k.Accounts,
 		&k.SchedPanel, &k.SchedAccept, &k.SchedTentative, &k.SchedDecline, &k.SchedPropose, &k.SchedNext,
+		&k.Archive, &k.Delete, &k.Spam, &k.Star, &k.Move, &k.Snooze, &k.UndoAction,
+		&k.Select, &k.SelectRange, &k.SelectAll, &k.ArchiveOlder,
 	}
 }
 
@@ -147,11 +192,14 @@ func (k *KeyMap) setState(st state, hasError, hasAttachments bool) {
 			&k.LowPriority, &k.Retriage, &k.Reply, &k.ReplyAll, &k.Search, &k.Command,
 			&k.Help, &k.Quit)
 		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
+		on(k.actionKeys()...)
+		on(&k.Select, &k.SelectRange, &k.SelectAll, &k.ArchiveOlder)
 	case stateThread:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.HalfDown, &k.HalfUp, &k.Back,
 			&k.ToggleRead, &k.Urgent, &k.Actionable, &k.Informational, &k.LowPriority,
 			&k.Retriage, &k.Reply, &k.ReplyAll, &k.Fold, &k.Search, &k.Command, &k.Help, &k.Quit)
 		on(&k.Compose, &k.Forward, &k.ForwardAttach, &k.Links, &k.Unsubscribe)
+		on(k.actionKeys()...)
 		k.Save.SetEnabled(hasAttachments)
 	case stateList:
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Back, &k.Search, &k.Command,
@@ -169,8 +217,8 @@ func (k *KeyMap) setState(st state, hasError, hasAttachments bool) {
 		k.Up.SetKeys("up", "ctrl+p")
 		k.Down.SetKeys("down", "ctrl+n")
 	} else {
-		k.Up.SetKeys("k", "up")
-		k.Down.SetKeys("j", "down")
+		k.Up.SetKeys(k.upKeys()...)
+		k.Down.SetKeys(k.downKeys()...)
 	}
 }
 
@@ -182,9 +230,12 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: every enabled binding, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
-		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
-		{k.Urgent, k.Actionable, k.Informational, k.LowPriority, k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
+		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection,
+			k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll,
+			k.Compose, k.Forward, k.ForwardAttach, k.Links, k.Unsubscribe},
+		{k.Urgent, k.Actionable, k.Informational, k.LowPriority,
+			k.Archive, k.Delete, k.Spam, k.Star, k.Move, k.Snooze, k.UndoAction,
+			k.Select, k.SelectRange, k.SelectAll, k.ArchiveOlder},
 		{k.Search, k.Command, k.Outbox, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 		{k.SchedPanel, k.SchedAccept, k.SchedTentative, k.SchedDecline, k.SchedPropose, k.SchedNext},
 	}

@@ -85,6 +85,7 @@ type Model struct {
 	syncShown  time.Time
 	triage     event.TriageProgress
 	hasTriage  bool
+	queued     int  // changes waiting for the server (Actioner.Queued)
 	reloading  bool // a reload is in flight
 	reloadMore bool // another change arrived while it was
 	// accounts is the account view over Options.Store (nil with one
@@ -118,7 +119,10 @@ func New(opts Options) Model {
 		accounts = newAccountView(opts.Store, opts.Accounts)
 		opts.Store = accounts
 	}
-	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
+	if err := c.keys.Rebind(opts.Keys); err != nil {
+		panic("ui: " + err.Error()) // ValidateKeys runs before New
+	}
+	acts := actions{c: c, b: opts.Store, svc: opts.Actions, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
 		opts:    opts,
 		c:       c,
@@ -186,10 +190,10 @@ func (m *Model) startReload() tea.Cmd {
 	}
 	m.reloading = true
 	in := &m.inbox
-	return reloadCmd(m.ctx(), m.opts.Store, reloadReq{
+	return tea.Batch(reloadCmd(m.ctx(), m.opts.Store, reloadReq{
 		navSeq: in.navSeq, cursorID: in.cursorID, cursorSec: in.cursorSec, cursorIdx: in.cursorIdx,
-		screenOff: in.cursorRow() - in.top, height: in.height,
-	})
+		screenOff: in.cursorRow() - in.top, height: in.height, hideSeq: in.hideSeq,
+	}), m.loadReturned())
 }
 
 // syncReloadEvery is how often sync progress reloads the inbox at most.
@@ -227,6 +231,10 @@ func (m *Model) setKeys() {
 	case stateInbox, stateThread:
 		k.Accounts.SetEnabled(st == stateInbox && m.accounts.multi())
 		k.Undo.SetEnabled(undo)
+		for _, b := range k.actionKeys() {
+			b.SetEnabled(b.Enabled() && m.opts.Actions != nil)
+		}
+		k.UndoAction.SetEnabled(k.UndoAction.Enabled() && !undo) // u undoes the send first
 		k.Outbox.SetEnabled(m.opts.Drafts != nil)
 		if st == stateThread {
 			m.thread.sched.setKeys(k)
@@ -249,7 +257,7 @@ func (m *Model) setKeys() {
 // Update routes messages: host events and IO results first, then keys to
 // the active screen.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
+	cmd := tea.Batch(m.update(msg), m.applyHidden())
 	m.setKeys()
 	return m, cmd
 }
@@ -273,7 +281,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case tea.KeyMsg:
+		if m.c.overlay != nil && !key.Matches(msg, m.c.keys.ForceQuit) {
+			return m.handleOverlay(msg)
+		}
 		return m.handleKey(msg)
+	case foldersMsg, olderCountedMsg:
+		if m.c.overlay != nil {
+			return m.handleOverlay(msg)
+		}
+		return nil
 	}
 	return m.handleResult(msg)
 }
@@ -286,6 +302,15 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		m.reloading = false
 		if err := quiet(msg.err); err != nil {
 			m.c.setError(err)
+		}
+		if m.c.acting > 0 || msg.hideSeq != m.inbox.hideSeq {
+			// Read before an action's store write: it would show the
+			// threads the action just took out. The action's own reload
+			// follows; a stale one with no action left asks again.
+			if m.c.acting == 0 {
+				return m.startReload()
+			}
+			return nil
 		}
 		if msg.counts != nil {
 			m.inbox.applyReload(msg)
@@ -338,6 +363,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return m.handleCommandResult(msg)
 	case interpretedMsg:
 		return m.handleInterpreted(msg)
+	case actionDoneMsg, askForeverMsg, selectedMsg, returnedMsg:
+		return m.handleActionResult(msg)
 	case noteMsg:
 		m.c.note = string(msg)
 		return nil
@@ -561,7 +588,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // acceptsText reports whether keys currently go into a text field (the
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
-	return m.promptKind != promptNone || m.screen == stateSearch ||
+	return m.promptKind != promptNone || m.c.overlay != nil || m.screen == stateSearch ||
 		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose ||
 		(m.screen == stateThread && m.thread.sched.typing())
 }
@@ -581,7 +608,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.screen != stateLinks && m.screen != stateUnsub {
 		cmds := make([]tea.Cmd, 0, len(msg.Runes))
 		for _, r := range msg.Runes {
-			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}), m.applyHidden())
 			m.setKeys() // the next rune sees the bindings this one turned on
 		}
 		return tea.Batch(cmds...)
@@ -672,7 +699,7 @@ func (m *Model) openThread(id int64) tea.Cmd {
 	var cmd tea.Cmd
 	m.thread, cmd = m.thread.open(id, returnTo)
 	m.screen = stateThread
-	return cmd
+	return tea.Batch(cmd, m.seenReturned(id))
 }
 
 // handleThread hands a message to the thread view; the save key opens
@@ -715,6 +742,9 @@ func (m Model) View() string {
 		body = m.outbox.View()
 	case stateCompose, stateLinks, stateUnsub:
 		body = m.featureView()
+	}
+	if m.c.overlay != nil {
+		body = drawOverlay(m.c, m.c.overlay, body, m.width)
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")

@@ -201,9 +201,9 @@ func TestErrorShownUntilDismissed(t *testing.T) {
 	if !strings.Contains(d.view(), "imap: login failed") {
 		t.Fatalf("error vanished without dismissing")
 	}
-	d.keys("x")
+	d.keys("esc")
 	if strings.Contains(d.view(), "imap: login failed") {
-		t.Fatalf("x did not dismiss the error")
+		t.Fatalf("esc did not dismiss the error")
 	}
 }
 

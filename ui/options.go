@@ -61,6 +61,14 @@ type Options struct {
 	// Scheduling is the scheduling assistant behind the thread view's
 	// panel. Nil means no panel. *app.Scheduler satisfies it.
 	Scheduling Scheduling
+	// Actions is the inbox actions service (archive, delete, spam, star,
+	// move, snooze, undo, bulk). Nil means those keys say they are not
+	// available. *app.Actions satisfies it.
+	Actions Actioner
+	// Keys rebinds actions by name (the config's [keys] table, whose
+	// names config.KeyActions lists and config validation checks); New
+	// panics on a name it does not know.
+	Keys map[string][]string
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error

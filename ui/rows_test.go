@@ -77,10 +77,10 @@ func TestStatusBarCutsAtSegment(t *testing.T) {
 	d.send(event.Failure{Err: errors.New("imap: login failed")})
 	v := d.view()
 	last := ansi.Strip(v[strings.LastIndex(v, "\n")+1:])
-	if !strings.HasSuffix(last, "! imap: login failed (x) ") {
+	if !strings.HasSuffix(last, "! imap: login failed (esc) ") {
 		t.Fatalf("status %q lacks the whole message on the right", last)
 	}
-	left := strings.TrimSuffix(last, "! imap: login failed (x) ")
+	left := strings.TrimSuffix(last, "! imap: login failed (esc) ")
 	if !regexp.MustCompile(`[^ ] …  +$`).MatchString(left) && !regexp.MustCompile(`\S…  +$`).MatchString(left) {
 		t.Fatalf("status %q: the left part is not cut with an ellipsis and kept apart from the message", last)
 	}

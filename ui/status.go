@@ -103,11 +103,19 @@ func (m *Model) statusLine() string {
 			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
 		}
 	}
+	if m.queued > 0 {
+		// Actions made here that the server has not got yet (offline).
+		if m.queued == 1 {
+			parts = append(parts, "1 change queued")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d changes queued", m.queued))
+		}
+	}
 	left := " " + strings.Join(parts, " · ")
 	var right string
 	switch {
 	case m.c.errText != "":
-		right = m.c.st.statusErr.Render("! "+m.c.errText+" (x)") + m.c.st.status.Render(" ")
+		right = m.c.st.statusErr.Render("! "+m.c.errText+" (esc)") + m.c.st.status.Render(" ")
 	case m.c.note != "":
 		right = m.c.st.statusNote.Render(m.c.note) + m.c.st.status.Render(" ")
 	default:

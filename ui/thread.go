@@ -542,7 +542,7 @@ func renderAttachments(c *common, atts []attachmentRef, width int) string {
 	}
 	var b strings.Builder
 	wrap := func(s string) string { return ansi.Wrap(s, width, " -") }
-	b.WriteString("\n" + c.st.header.Render("Attachments") + c.st.dim.Render("  (s to save)") + "\n")
+	b.WriteString("\n" + c.st.header.Render("Attachments") + c.st.dim.Render("  ("+c.keys.Save.Help().Key+" to save)") + "\n")
 	for i, a := range atts[:min(len(atts), maxShownAttachments)] {
 		line := fmt.Sprintf("%d. %s  %s", i+1, termsafe.SanitizeLine(clip(a.att.Filename, maxHeaderBytes)),
 			c.st.dim.Render(fmt.Sprintf("%s, %s", termsafe.SanitizeLine(clip(a.att.ContentType, maxHeaderBytes)), humanSize(a.att.Size))))

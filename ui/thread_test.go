@@ -49,9 +49,9 @@ func TestSaveAttachment(t *testing.T) {
 	if !strings.Contains(v, "https://ramen.example/menu") || !strings.Contains(v, "menu.txt") {
 		t.Fatalf("thread view lacks link target or attachment:\n%s", v)
 	}
-	d.keys("s")
+	d.keys("S")
 	if d.m.promptKind != promptSave {
-		t.Fatal("s did not open the save prompt")
+		t.Fatal("S did not open the save prompt")
 	}
 	// The prompt proposes a plain file name inside SaveDir (no ../).
 	want := filepath.Join(dir, "menu.txt")
@@ -71,7 +71,7 @@ func TestSaveAttachment(t *testing.T) {
 		t.Errorf("no confirmation:\n%s", d.view())
 	}
 	// Saving again to the same path refuses to overwrite.
-	d.keys("s", "enter")
+	d.keys("S", "enter")
 	if !strings.Contains(d.m.c.errText, "exists") {
 		t.Errorf("second save error = %q, want a refusal to overwrite", d.m.c.errText)
 	}

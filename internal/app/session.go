@@ -28,6 +28,8 @@ type Session struct {
 	// Scheduler is the scheduling assistant (meeting threads, follow-ups,
 	// invitation answers), run after each triage pass and at follow-ups.
 	Scheduler *Scheduler
+	// Actions is the inbox actions service (actions.go).
+	Actions *Actions
 
 	app    *App
 	events chan event.Event
@@ -38,12 +40,16 @@ type Session struct {
 	// schedWake wakes the scheduling loop (after a triage pass).
 	schedWake chan struct{}
 	wg        sync.WaitGroup
+	// timers wakes the snooze and waiting-for-reply timer (actions.go).
+	timers chan struct{}
+	// waiting is the size of "Waiting for reply" the timer last saw.
+	waiting int
 }
 
 // Start starts the session's background work; it ends when ctx ends. Call
 // Wait after cancelling ctx to let every goroutine finish.
 func (a *App) Start(ctx context.Context) (*Session, error) {
-	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1), schedWake: make(chan struct{}, 1)}
+	s := &Session{app: a, events: make(chan event.Event, 64), wake: make(chan struct{}, 1), schedWake: make(chan struct{}, 1), timers: make(chan struct{}, 1)}
 	an := a.Analyzer()
 	tr, err := a.Triager(an, false)
 	if err != nil {
@@ -52,6 +58,7 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
 	s.startEmbedding(ctx)
 	s.Mail = s.startSync(ctx)
+	s.Actions = s.startActions(ctx)
 	s.startOutbox(ctx)
 	s.startScheduling(ctx)
 	return s, nil
@@ -231,6 +238,9 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
 			s.wakeEmbedding()
+			s.pokeTimers()
+		case ev.Pushed:
+			s.send(ctx, event.ThreadsChanged{})
 		case ev.Watching:
 			if network {
 				s.send(ctx, event.Conn{Account: ev.Account, State: event.ConnIdle})

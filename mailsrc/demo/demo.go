@@ -221,6 +221,10 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 	for _, r := range raws {
 		byBox[r.Mailbox] = append(byBox[r.Mailbox], r)
 	}
+	moved, err := movedKeys(ctx, sink, s.account)
+	if err != nil {
+		return err
+	}
 	for _, box := range []struct {
 		name string
 		role model.Role
@@ -240,7 +244,7 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 		todo := byBox[box.name]
 		for i, r := range todo {
 			loc := model.Location{Account: s.account, Mailbox: box.name, Key: r.Key}
-			if _, ok := have[loc]; ok {
+			if _, ok := have[loc]; ok || moved[r.Key] {
 				continue
 			}
 			m, err := rfc822.Parse(r.Data)
@@ -262,6 +266,35 @@ func (s *Source) Sync(ctx context.Context, sink mailsrc.Sink, progress func(mail
 		progress(mailsrc.Progress{Account: s.account, Mailbox: box.name, Phase: "done", Done: len(todo), Total: len(todo)})
 	}
 	return nil
+}
+
+// movedKeys returns the keys of demo messages the user moved out of the
+// demo's own mailboxes (archived, deleted, moved: inbox actions keep a
+// demo message's key in its new mailbox), so a later sync does not put
+// them back.
+func movedKeys(ctx context.Context, sink mailsrc.Sink, account string) (map[string]bool, error) {
+	f, ok := sink.(mailsrc.MailboxForgetter)
+	if !ok {
+		return nil, nil
+	}
+	boxes, err := f.Mailboxes(ctx, account)
+	if err != nil {
+		return nil, fmt.Errorf("demo: list stored mailboxes: %w", err)
+	}
+	keys := map[string]bool{}
+	for _, mb := range boxes {
+		if mb.Name == Inbox || mb.Name == Sent {
+			continue
+		}
+		locs, err := sink.Locations(ctx, account, mb.Name)
+		if err != nil {
+			return nil, fmt.Errorf("demo: list stored locations of %q: %w", mb.Name, err)
+		}
+		for l := range locs {
+			keys[l.Key] = true
+		}
+	}
+	return keys, nil
 }
 
 // PushFlags accepts flag changes and returns nil: demo flags live only in
