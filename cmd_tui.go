@@ -66,6 +66,9 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 	if sess.Scheduler != nil {
 		opts.Scheduling = sess.Scheduler
 	}
+	if sess.Actions != nil {
+		opts.ArchiveSender = sess.Actions.ArchiveSender
+	}
 	if cfg.NoConfig {
 		opts.Hint = tuiHint
 	}

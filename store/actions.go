@@ -982,3 +982,25 @@ func (s *Store) OlderThreads(ctx context.Context, sec Section, before time.Time)
 func (s *Store) SectionThreadIDs(ctx context.Context, sec Section) ([]int64, error) {
 	return s.OlderThreads(ctx, sec, time.Unix(1<<40, 0))
 }
+
+// InboxThreadsFrom returns the inbox threads with a message from sender
+// (compared without case), newest first: the threads a bulk "archive this
+// sender" acts on.
+func (s *Store) InboxThreadsFrom(ctx context.Context, sender string) ([]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT t.id FROM threads t
+		WHERE t.in_inbox = 1 AND t.id IN (SELECT thread_id FROM messages WHERE from_email = ? COLLATE NOCASE)
+		ORDER BY t.latest DESC, t.id DESC`, sender)
+	if err != nil {
+		return nil, fmt.Errorf("store: inbox threads from %q: %w", sender, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}

@@ -162,6 +162,19 @@ func (x *Actions) Archive(ctx context.Context, ids []int64) (string, error) {
 	return x.done("archive", r, err)
 }
 
+// ArchiveSender archives every inbox thread with a message from sender
+// (after unsubscribing from its list) and says how many it archived.
+func (x *Actions) ArchiveSender(ctx context.Context, sender string) (int, error) {
+	ids, err := x.st.InboxThreadsFrom(ctx, sender)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	if _, err := x.Archive(ctx, ids); err != nil {
+		return 0, err
+	}
+	return len(ids), nil
+}
+
 // ErrInTrash is returned by Delete when every copy of the threads is in
 // the trash already: deleting them for good needs DeleteForever, after
 // the user confirmed.
