@@ -54,7 +54,9 @@ func TestTmuxAcceptInvitation(t *testing.T) {
 	p.keys("a")
 	waitFor("the answer's draft review", hasAll("Subject: Accepted: Contoso roadmap review", "To:      Priya Shah <priya.shah@contoso.example>"))
 	p.keys("s")
-	waitFor("the confirm screen with the REPLY", hasAll("Confirm send", "method=REPLY", "METHOD:REPLY", "PARTSTAT=ACCEPTED"))
+	waitFor("the confirm screen as read", hasAll("Confirm send", "Accepted: Contoso roadmap review", "text/calendar"))
+	p.keys("Tab")
+	waitFor("the confirm screen's exact bytes with the REPLY", hasAll("method=REPLY", "METHOD:REPLY", "PARTSTAT=ACCEPTED"))
 	p.keys("y")
 	waitFor("the panel after the answer", hasAll("Scheduling:", "you: ACCEPTED"))
 	// One Escape at a time: two sent together read as alt+esc.

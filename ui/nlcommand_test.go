@@ -118,7 +118,7 @@ func TestPlainLanguageReply(t *testing.T) {
 	if e.m.draft.threadID != third {
 		t.Errorf("confirming a reply to thread %d, want %d", e.m.draft.threadID, third)
 	}
-	if !strings.Contains(e.view(), "Subject: Re: Weekly report from Bob") {
+	if !strings.Contains(e.view(), "Re: Weekly report from Bob") {
 		t.Errorf("confirm screen does not show the exact message:\n%s", e.view())
 	}
 	e.keys("n")
@@ -398,7 +398,7 @@ func TestPlainLanguageReplyBody(t *testing.T) {
 	}
 	e.keys("esc")
 	e.command("reply to bob's report saying thanks and send")
-	if e.m.screen != stateConfirm || !strings.Contains(e.view(), "│ Thanks for the report!") {
+	if e.m.screen != stateConfirm || !strings.Contains(e.view(), "Thanks for the report!") {
 		t.Fatalf("confirm screen (screen %d, error %q):\n%s", e.m.screen, e.m.c.errText, e.view())
 	}
 	e.keys("esc")

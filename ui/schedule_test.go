@@ -144,6 +144,10 @@ func TestSchedulingAcceptGoesThroughConfirm(t *testing.T) {
 	if e.m.screen != stateConfirm {
 		t.Fatalf("s did not open the confirm screen:\n%s", e.view())
 	}
+	if cv := e.view(); !strings.Contains(cv, "Accepted: Ramen lunch") || !strings.Contains(cv, "text/calendar") {
+		t.Errorf("confirm screen's view as read lacks the answer and its calendar part:\n%s", cv)
+	}
+	e.keys("tab") // the exact bytes
 	cv := e.view()
 	if !strings.Contains(cv, "method=REPLY") || !strings.Contains(cv, "METHOD:REPLY") || !strings.Contains(cv, "PARTSTAT=ACCEPTED") {
 		t.Errorf("confirm screen does not show the REPLY bytes:\n%s", cv)
