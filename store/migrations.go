@@ -185,6 +185,8 @@ DROP INDEX messages_message_id;
 DROP INDEX messages_dedupe;
 CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 `,
+	// agent surfaces: tool call answers, audit columns, approvals by status (store/toolcalls.go).
+	agentSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
