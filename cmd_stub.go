@@ -7,10 +7,6 @@ import (
 // Stubs for commands that are not built yet. A command is built by writing
 // cmdNAME in cmd_NAME.go and deleting its stub here; commands() stays as is.
 
-func cmdMCP(ctx context.Context, g *globals, args []string) error {
-	return g.notBuilt("mcp", args)
-}
-
 func cmdServe(ctx context.Context, g *globals, args []string) error {
 	return g.notBuilt("serve", args)
 }

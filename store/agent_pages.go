@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -208,4 +210,18 @@ type ThreadMessage struct {
 	// Subject is the thread's subject.
 	Subject string
 	Message *model.Message
+}
+
+// ThreadInInbox reports whether a thread has a message in an inbox
+// (ErrNotFound for no such thread).
+func (s *Store) ThreadInInbox(ctx context.Context, id int64) (bool, error) {
+	var in bool
+	err := s.r.QueryRowContext(ctx, `SELECT in_inbox = 1 FROM threads WHERE id = ?`, id).Scan(&in)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("store: thread %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: thread %d: %w", id, err)
+	}
+	return in, nil
 }

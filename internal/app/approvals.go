@@ -271,3 +271,28 @@ func (a *App) RecordCall(ctx context.Context, surface, tool string, request []by
 	}
 	return a.st.RecordToolCall(ctx, tc, summary)
 }
+
+// Policies draft_reply_with_policy knows: "default" is the configured
+// [drafts] policy.
+var Policies = []string{"default"}
+
+// DraftReply drafts and saves a reply to a thread under the configured
+// policy (policyID "default"), as `r` in the TUI does: recipients, subject
+// and threading computed, the body from the model or the template. goal
+// is recorded in the audit log with the draft; it does not reach the
+// model (the prompt takes no free text from an agent).
+func (s *Approvals) DraftReply(ctx context.Context, threadID int64, policyID, goal string) (*drafts.Draft, error) {
+	known := false
+	for _, p := range Policies {
+		known = known || p == policyID
+	}
+	if !known {
+		return nil, fmt.Errorf("%w: no policy %q (known: %s)", store.ErrNotFound, policyID, strings.Join(Policies, ", "))
+	}
+	d, err := s.eng.NewDraft(ctx, threadID, false, "")
+	if err != nil {
+		return nil, err
+	}
+	s.a.log.Info("approvals: draft for an agent", "draft", d.ID, "thread", threadID, "goal_chars", len(goal))
+	return d, nil
+}
