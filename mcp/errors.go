@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"mailsift/extract"
 	"mailsift/internal/app"
 	"mailsift/store"
 )
@@ -69,7 +70,11 @@ func toError(err error) *Error {
 		return &Error{Code: CodeApprovalExpired, Message: err.Error()}
 	case errors.Is(err, app.ErrBadRequest):
 		return &Error{Code: CodeInvalidArgument, Message: err.Error()}
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, extract.ErrUnknownSchema):
+		return &Error{Code: CodeNotFound, Message: err.Error(), Details: map[string]any{"path": "/schema_id", "builtin": extract.Builtin}}
+	case errors.Is(err, extract.ErrBadSchema):
+		return &Error{Code: CodeInvalidArgument, Message: err.Error(), Details: map[string]any{"path": "/schema_id"}}
+	case errors.Is(err, app.ErrModelUnavailable), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeUnavailable, Message: err.Error()}
 	}
 	return &Error{Code: CodeInternal, Message: err.Error()}
