@@ -32,7 +32,7 @@ func TestServeTokenAndShutdown(t *testing.T) {
 	sc := bufio.NewScanner(pr)
 	var port string
 	for sc.Scan() {
-		if m := regexp.MustCompile(`listening on http://[^:]+:(\d+)`).FindStringSubmatch(sc.Text()); m != nil {
+		if m := regexp.MustCompile(`listening on http://.*:(\d+) `).FindStringSubmatch(sc.Text()); m != nil {
 			port = m[1]
 			break
 		}
