@@ -58,6 +58,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		Logger:    log,
 		Retriage:  sess.Retriage,
 		Drafts:    sess.Drafts,
+		Approvals: a.Approvals(sess.Drafts),
 	}
 	if cfg.NoConfig {
 		opts.Hint = tuiHint

@@ -34,6 +34,9 @@ type confirmModel struct {
 	sends    bool   // the transport delivers
 	reason   string // why it does not
 	undo     time.Duration
+	// agent: the approval is one an agent asked for (ui/approvals.go);
+	// going back leaves it pending for the approvals screen.
+	agent bool
 	// rendered keeps the message rows of the approval on screen for one
 	// width: escaping and wrapping a large message is done once, not on
 	// every View.
@@ -184,6 +187,12 @@ func (cv *confirmModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	// Any other key: back to the review, nothing sent.
+	if cv.agent {
+		cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
+		cv.c.show(cv.returnTo)
+		cv.c.note = "not sent: the approval stays pending"
+		return nil
+	}
 	a := cv.a
 	cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
 	cv.c.show(stateDraft)

@@ -38,6 +38,8 @@ type KeyMap struct {
 	Discard, DiscardYes          key.Binding
 	Send, Undo                   key.Binding
 	Outbox, CancelSend           key.Binding
+	// Approvals screen (ui/approvals.go).
+	Approvals, DenyApproval key.Binding
 }
 
 // DefaultKeyMap returns the vim-style bindings.
@@ -80,6 +82,8 @@ func DefaultKeyMap() KeyMap {
 		Undo:          key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo send")),
 		Outbox:        key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "outbox")),
 		CancelSend:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel send")),
+		Approvals:     key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "approvals")),
+		DenyApproval:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny")),
 	}
 }
 
@@ -148,6 +152,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Top, k.Bottom, k.HalfDown, k.HalfUp, k.NextSection, k.PrevSection},
 		{k.Open, k.Back, k.ToggleRead, k.Fold, k.Save, k.Retriage, k.Reply, k.ReplyAll},
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority},
-		{k.Search, k.Command, k.Outbox, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.Search, k.Command, k.Outbox, k.Approvals, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

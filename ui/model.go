@@ -35,6 +35,8 @@ const (
 	stateDraft
 	stateConfirm
 	stateOutbox // the outbox and audit trail (ui/outboxview.go)
+	// stateApprovals lists the sends agents asked for (ui/approvals.go).
+	stateApprovals
 )
 
 // Model is the root Bubble Tea model of the TUI.
@@ -45,16 +47,17 @@ type Model struct {
 	height int
 
 	screen     state
-	helpReturn state        // screen to go back to from help
-	inbox      inbox        // the inbox screen
-	thread     threadModel  // the thread view
-	list       listView     // a :list result or a disambiguation
-	search     searchModel  // search as you type
-	lastList   []ListItem   // the last :list result, for :open N (selectionIndex)
-	draft      draftModel   // the draft review
-	confirm    confirmModel // the confirm screen
-	outbox     outboxModel  // the outbox screen
-	undo       sendWindow   // the undo window of the last confirmed send
+	helpReturn state          // screen to go back to from help
+	inbox      inbox          // the inbox screen
+	thread     threadModel    // the thread view
+	list       listView       // a :list result or a disambiguation
+	search     searchModel    // search as you type
+	lastList   []ListItem     // the last :list result, for :open N (selectionIndex)
+	draft      draftModel     // the draft review
+	confirm    confirmModel   // the confirm screen
+	outbox     outboxModel    // the outbox screen
+	approvals  approvalsModel // the approvals screen and badge
+	undo       sendWindow     // the undo window of the last confirmed send
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -94,18 +97,19 @@ func New(opts Options) Model {
 	}
 	acts := actions{c: c, b: opts.Store, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
-		opts:    opts,
-		c:       c,
-		screen:  stateInbox,
-		inbox:   newInbox(c, opts.Store, acts),
-		thread:  newThreadModel(c, opts.Store, acts),
-		search:  newSearchModel(c, opts.Store),
-		draft:   newDraftModel(c, opts.Drafts, opts.Store),
-		confirm: newConfirmModel(c, opts.Drafts),
-		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
-		conn:    event.ConnOffline,
-		width:   80,
-		height:  24,
+		opts:      opts,
+		c:         c,
+		screen:    stateInbox,
+		inbox:     newInbox(c, opts.Store, acts),
+		thread:    newThreadModel(c, opts.Store, acts),
+		search:    newSearchModel(c, opts.Store),
+		draft:     newDraftModel(c, opts.Drafts, opts.Store),
+		confirm:   newConfirmModel(c, opts.Drafts),
+		outbox:    newOutboxModel(c, opts.Drafts, opts.Store),
+		approvals: newApprovalsModel(c, opts.Approvals),
+		conn:      event.ConnOffline,
+		width:     80,
+		height:    24,
 	}
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
@@ -117,7 +121,7 @@ func New(opts Options) Model {
 
 // Init starts the first load and the event stream.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.startReload()}
+	cmds := []tea.Cmd{m.startReload(), m.approvals.count()}
 	if m.opts.Events != nil {
 		cmds = append(cmds, waitForEvent(m.opts.Events))
 	}
@@ -203,6 +207,11 @@ func (m *Model) setKeys() {
 		m.confirm.setKeys()
 	case stateOutbox:
 		m.outbox.setKeys(undo)
+	case stateApprovals:
+		m.approvals.setKeys()
+	}
+	if (st == stateInbox || st == stateThread) && m.opts.Approvals != nil {
+		k.Approvals.SetEnabled(true)
 	}
 }
 
@@ -228,6 +237,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleEvent(msg)
 	case draftMsg:
 		return m.handleDraftMsg(msg)
+	case approvalsTickMsg:
+		return m.approvals.count()
+	case approvalsCountMsg:
+		if msg.n >= 0 {
+			m.approvals.pending = msg.n
+		}
+		return m.approvals.tick()
+	case approvalsLoadedMsg, approvalDeniedMsg:
+		return m.handleApprovals(msg)
+	case openApprovalMsg:
+		m.confirm = m.confirm.openApproval(msg.a, stateApprovals)
+		m.screen = stateConfirm
+		return nil
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case tea.KeyMsg:
@@ -354,7 +376,7 @@ func (m *Model) follow() tea.Cmd {
 	}
 	if m.screen == stateConfirm {
 		m.confirm.leave()
-		if n.to != stateDraft { // y queued the draft
+		if n.to != stateDraft && !m.confirm.agent { // y queued the draft
 			m.draft.sent()
 		}
 	}
@@ -375,8 +397,17 @@ func (m *Model) follow() tea.Cmd {
 		return m.search.open()
 	case stateInbox:
 		return m.loadMissing()
+	case stateApprovals:
+		return m.approvals.load()
 	}
 	return nil
+}
+
+// handleApprovals hands a message to the approvals screen.
+func (m *Model) handleApprovals(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.approvals, cmd = m.approvals.update(msg)
+	return tea.Batch(cmd, m.follow())
 }
 
 // openDraft shows the review for a thread and starts drafting (or
@@ -521,6 +552,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.undoSend()
 	case key.Matches(msg, k.Outbox):
 		return m.openOutbox()
+	case key.Matches(msg, k.Approvals) && m.screen != stateApprovals:
+		var cmd tea.Cmd
+		m.approvals, cmd = m.approvals.open(m.screen)
+		m.screen = stateApprovals
+		return cmd
 	}
 	switch m.screen {
 	case stateDraft:
@@ -529,6 +565,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleConfirm(msg)
 	case stateOutbox:
 		return m.handleOutbox(msg)
+	case stateApprovals:
+		return m.handleApprovals(msg)
 	case stateSearch:
 		return m.handleSearch(msg)
 	case stateHelp:
@@ -624,6 +662,8 @@ func (m Model) View() string {
 		body = m.confirm.View()
 	case stateOutbox:
 		body = m.outbox.View()
+	case stateApprovals:
+		body = m.approvals.View()
 	}
 	if m.promptKind != promptNone {
 		lines := strings.Split(body, "\n")

@@ -52,6 +52,10 @@ type Options struct {
 	// screens and the outbox. Nil means replies are not available.
 	// *drafts.Engine satisfies it.
 	Drafts Drafter
+	// Approvals lists the sends agents asked for (the approvals screen, P,
+	// and the status bar badge); nil means no approvals screen.
+	// *app.Approvals satisfies it.
+	Approvals Approver
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error

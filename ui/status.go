@@ -94,6 +94,9 @@ func (m *Model) statusLine() string {
 			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
 		}
 	}
+	if b := m.approvals.badge(); b != "" {
+		parts = append(parts, m.c.st.warn.Render(b))
+	}
 	left := " " + strings.Join(parts, " · ")
 	var right string
 	switch {
