@@ -20,7 +20,9 @@ func (s storeApprover) List(ctx context.Context, states ...store.ApprovalStatus)
 	return s.st.Approvals(ctx, 0, states...)
 }
 
-func (s storeApprover) Deny(ctx context.Context, id, reason string) error { return s.eng.Deny(ctx, id, reason) }
+func (s storeApprover) Deny(ctx context.Context, id, reason string) error {
+	return s.eng.Deny(ctx, id, reason)
+}
 
 // agentApproval makes a pending approval of a reply to a thread, as an
 // agent's send_reply does.
