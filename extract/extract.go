@@ -231,9 +231,15 @@ func newFence() string {
 	return "MAIL-" + hex.EncodeToString(b[:])
 }
 
-// Extract asks the model and checks its answer against the schema.
-func Extract(ctx context.Context, c Chatter, model string, s *Schema, m Mail) (*Result, error) {
-	resp, err := c.Chat(ctx, Request(model, s, m))
+// Extract asks the model and checks its answer against the schema;
+// prepare, when set, adjusts the request first (the options every
+// request of mailsift carries, so the model stays loaded).
+func Extract(ctx context.Context, c Chatter, model string, s *Schema, m Mail, prepare func(*api.ChatRequest)) (*Result, error) {
+	req := Request(model, s, m)
+	if prepare != nil {
+		prepare(req)
+	}
+	resp, err := c.Chat(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("extract: model %s: %w", model, err)
 	}

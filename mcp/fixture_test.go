@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"mailsift/config"
 	"mailsift/drafts"
+	"mailsift/extract"
 	"mailsift/internal/app"
 	"mailsift/mirror"
 	"mailsift/store"
@@ -131,13 +133,15 @@ func newFixture(t testing.TB, extraConfig string) *fixture {
 	go ss.Serve(ln)
 	t.Cleanup(func() { ss.Close() })
 	cfgPath := filepath.Join(dir, "config.toml")
+	triageCfg := "[triage]\noffline = true\n"
+	if strings.Contains(extraConfig, "[triage]") {
+		triageCfg = ""
+	}
 	text := fmt.Sprintf(`[principal]
 name = "Me"
 email = %q
 
-[triage]
-offline = true
-
+%s
 [drafts]
 undo_seconds = 0
 
@@ -145,7 +149,7 @@ undo_seconds = 0
 name = "work"
 source = "maildir://%s"
 smtp = "smtp+insecure://127.0.0.1:%d"
-%s`, principal, md, ln.Addr().(*net.TCPAddr).Port, extraConfig)
+%s`, principal, triageCfg, md, ln.Addr().(*net.TCPAddr).Port, extraConfig)
 	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +178,10 @@ smtp = "smtp+insecure://127.0.0.1:%d"
 	eng, closeEng := a.Drafts(ctx, app.DraftOptions{})
 	t.Cleanup(closeEng)
 	f := &fixture{t: t, dir: dir, cfg: cfg, st: st, app: a, eng: eng, appr: a.Approvals(eng), smtp: sk}
-	f.srv, err = New(Options{App: a, Approvals: f.appr})
+	f.srv, err = New(Options{App: a, Approvals: f.appr,
+		Extract: func(ctx context.Context, mid, sid string) (*extract.Result, error) {
+			return a.Extract(ctx, filepath.Join(dir, "schemas"), mid, sid)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

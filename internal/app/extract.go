@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"mailsift/extract"
 	"mailsift/internal/ollama"
 )
@@ -42,5 +44,6 @@ func (a *App) Extract(ctx context.Context, schemasDir, messageID, schemaID strin
 	if !m.Message.Date.IsZero() {
 		mail.Date = m.Message.Date.UTC().Format(time.RFC3339)
 	}
-	return extract.Extract(ctx, c, a.cfg.Ollama.Model, s, mail)
+	opts := ollama.ChatOptions{NumCtx: a.cfg.Ollama.NumCtx}
+	return extract.Extract(ctx, c, a.cfg.Ollama.Model, s, mail, func(r *api.ChatRequest) { opts.Apply(r) })
 }
