@@ -23,7 +23,7 @@ func TestExtractToSchemaTool(t *testing.T) {
 			return
 		}
 		var req struct {
-			Model    string          `json:"model"`
+			Model    string `json:"model"`
 			Messages []struct{ Role, Content string }
 			Stream   *bool           `json:"stream"`
 			Format   json.RawMessage `json:"format"`
