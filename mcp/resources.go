@@ -100,14 +100,14 @@ func (s *Server) resource(ctx context.Context, uri string) (any, error) {
 		out, _, err := s.listThreads(ctx, raw)
 		return out, err
 	case u.Host == "threads" && len(segs) == 1:
-		id, err := s.threadArg(segs[0], "uri")
+		id, err := s.threadArg(ctx, segs[0], "uri")
 		if err != nil {
 			return nil, err
 		}
 		t, _, err := s.threadDetail(ctx, id, false)
 		return t, err
 	case u.Host == "threads" && len(segs) == 2 && segs[1] == "summary":
-		id, err := s.threadArg(segs[0], "uri")
+		id, err := s.threadArg(ctx, segs[0], "uri")
 		if err != nil {
 			return nil, err
 		}

@@ -273,12 +273,12 @@ type getThreadOut struct {
 	Messages []messageJSON `json:"messages,omitempty"`
 }
 
-func (s *Server) threadArg(id, path string) (int64, error) {
+func (s *Server) threadArg(ctx context.Context, id, path string) (int64, error) {
 	n, ok := parseThreadID(id)
 	if !ok {
 		return 0, invalid(path, "not a thread id (ids look like thr-123; take them from list_threads or search_inbox)")
 	}
-	if _, err := s.app.Store().ThreadSummaryByID(context.Background(), n); errors.Is(err, store.ErrNotFound) {
+	if _, err := s.app.Store().ThreadSummaryByID(ctx, n); errors.Is(err, store.ErrNotFound) {
 		return 0, notFound("thread", id)
 	}
 	return n, nil
@@ -289,7 +289,7 @@ func (s *Server) getThread(ctx context.Context, raw json.RawMessage) (any, sdk.M
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, nil, invalid("/", err.Error())
 	}
-	id, err := s.threadArg(a.ThreadID, "/thread_id")
+	id, err := s.threadArg(ctx, a.ThreadID, "/thread_id")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -516,7 +516,7 @@ func (s *Server) draftReply(ctx context.Context, raw json.RawMessage) (any, sdk.
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, nil, invalid("/", err.Error())
 	}
-	id, err := s.threadArg(a.ThreadID, "/thread_id")
+	id, err := s.threadArg(ctx, a.ThreadID, "/thread_id")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -560,7 +560,7 @@ func (s *Server) sendReply(ctx context.Context, raw json.RawMessage) (any, sdk.M
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, nil, invalid("/", err.Error())
 	}
-	id, err := s.threadArg(a.ThreadID, "/thread_id")
+	id, err := s.threadArg(ctx, a.ThreadID, "/thread_id")
 	if err != nil {
 		return nil, nil, err
 	}
