@@ -196,6 +196,8 @@ func (m *Model) setKeys() {
 	for _, b := range draftKeys(k) {
 		b.SetEnabled(false)
 	}
+	k.Approvals.SetEnabled(false)
+	k.DenyApproval.SetEnabled(false)
 	undo := m.undo.open(m.c.now())
 	switch st {
 	case stateInbox, stateThread:
