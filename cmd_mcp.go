@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,7 +46,10 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	dir := schemasDir(cfg, g.Env)
+	initialized := make(chan struct{})
+	var once sync.Once
 	srv, err := mcp.New(mcp.Options{App: a, Approvals: a.Approvals(eng), Triager: tr, Version: version(), Logger: log,
+		Initialized: func() { once.Do(func() { close(initialized) }) },
 		Extract: func(ctx context.Context, messageID, schemaID string) (*extract.Result, error) {
 			return a.Extract(ctx, dir, messageID, schemaID)
 		}})
@@ -56,9 +60,13 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	defer cancel()
 	done := make(chan struct{})
 	if !*noSync {
-		go func() {
+		go func() { // after the handshake, so initialize answers at once
 			defer close(done)
-			syncOnce(ctx, cfg, st, a)
+			select {
+			case <-initialized:
+				syncOnce(ctx, cfg, st, a)
+			case <-ctx.Done():
+			}
 		}()
 	} else {
 		close(done)

@@ -33,6 +33,9 @@ var Builtin = []string{"invoice", "meeting", "shipment"}
 // ErrUnknownSchema: no schema has the id.
 var ErrUnknownSchema = errors.New("extract: unknown schema")
 
+// ErrModel: the model did not answer (not running, timed out, refused).
+var ErrModel = errors.New("extract: the model did not answer")
+
 // ErrBadSchema: the schema file is not a JSON Schema for an object.
 var ErrBadSchema = errors.New("extract: bad schema")
 
@@ -241,7 +244,7 @@ func Extract(ctx context.Context, c Chatter, model string, s *Schema, m Mail, pr
 	}
 	resp, err := c.Chat(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("extract: model %s: %w", model, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrModel, model, err)
 	}
 	return s.Check([]byte(strings.TrimSpace(resp.Message.Content))), nil
 }

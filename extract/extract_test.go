@@ -163,3 +163,15 @@ func TestLoadSchemas(t *testing.T) {
 	_ = fmt.Sprint
 	_ = io.EOF
 }
+
+// TestExtractModelDown: a model that does not answer is ErrModel.
+func TestExtractModelDown(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	url := srv.URL
+	srv.Close()
+	c, _ := ollama.New(url, nil)
+	s, _ := Load("", "meeting")
+	if _, err := Extract(context.Background(), c, "m", s, Mail{Body: "x"}, nil); !errors.Is(err, ErrModel) {
+		t.Errorf("model down: %v, want ErrModel", err)
+	}
+}

@@ -74,7 +74,7 @@ func toError(err error) *Error {
 		return &Error{Code: CodeNotFound, Message: err.Error(), Details: map[string]any{"path": "/schema_id", "builtin": extract.Builtin}}
 	case errors.Is(err, extract.ErrBadSchema):
 		return &Error{Code: CodeInvalidArgument, Message: err.Error(), Details: map[string]any{"path": "/schema_id"}}
-	case errors.Is(err, app.ErrModelUnavailable), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, app.ErrModelUnavailable), errors.Is(err, extract.ErrModel), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeUnavailable, Message: err.Error()}
 	}
 	return &Error{Code: CodeInternal, Message: err.Error()}

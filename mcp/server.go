@@ -38,6 +38,10 @@ type Options struct {
 	Version string
 	// Logger receives diagnostics (never stdout: that is the transport).
 	Logger *slog.Logger
+	// Initialized, when set, is called once a client finished the
+	// initialize handshake (background work waits for it, so the
+	// handshake answers at once).
+	Initialized func()
 }
 
 // Server is the MCP server.
@@ -88,6 +92,11 @@ func New(opt Options) (*Server, error) {
 			"send_reply never sends: it queues the exact message for the person's approval in mailsift and returns status queued.",
 		Logger:       s.log,
 		Capabilities: &sdk.ServerCapabilities{},
+		InitializedHandler: func(context.Context, *sdk.InitializedRequest) {
+			if opt.Initialized != nil {
+				opt.Initialized()
+			}
+		},
 	})
 	s.addTools()
 	s.addResources()
