@@ -184,13 +184,10 @@ func (v approvalsModel) View() string {
 		if i == v.cursor {
 			mark = "> "
 		}
-		left := time.Until(a.ExpiresAt).Round(time.Minute)
-		if c.now != nil {
-			left = a.ExpiresAt.Sub(c.now()).Round(time.Minute)
-		}
+		left := a.ExpiresAt.Sub(c.now())
 		row := mark + c.st.warn.Render(fmt.Sprintf("%-6s", a.RiskLevel)) + " " + a.CreatedAt.Local().Format("Jan 02 15:04") + "  " +
 			termsafe.SanitizeLine(strings.Join(a.What.Recipients, ", ")) + " · " +
-			termsafe.SanitizeLine(headerOf([]byte(a.What.Message), "Subject")) + c.st.dim.Render(fmt.Sprintf(" · expires in %s", left))
+			termsafe.SanitizeLine(headerOf([]byte(a.What.Message), "Subject")) + c.st.dim.Render(" · expires in "+shortDuration(left))
 		if i == v.cursor {
 			row = c.st.cursor.Render(row)
 		}
@@ -215,4 +212,15 @@ func (cv confirmModel) openApproval(a store.Approval, returnTo state) confirmMod
 	via, sends, reason := dr.Delivery(a.What.Account)
 	return confirmModel{c: cv.c, dr: dr, returnTo: returnTo, seq: cv.seq + 1, a: &a, agent: true,
 		via: via, sends: sends, reason: reason, undo: dr.UndoWindow(), rendered: &confirmRows{}}
+}
+
+// shortDuration renders a duration as "23h58m", "12m" or "<1m".
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }

@@ -505,7 +505,11 @@ func (cv confirmModel) View() string {
 	rule := func(s string) string {
 		return c.st.dim.Render(s + strings.Repeat("─", max(0, c.width-ansi.StringWidth(s))))
 	}
-	hint := c.help.ShortHelpView([]key.Binding{c.keys.Send}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
+	other := " · any other key: back to the draft (nothing is sent)"
+	if cv.agent {
+		other = " · any other key: back to the approvals (nothing is sent; it stays pending)"
+	}
+	hint := c.help.ShortHelpView([]key.Binding{c.keys.Send}) + c.st.dim.Render(other)
 	if !fits {
 		room := max(0, h-len(head)-2-2)
 		hidden := len(msgLines) - room

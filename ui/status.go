@@ -61,6 +61,9 @@ func (m *Model) titleLine() string {
 // the last error (until dismissed) or note.
 func (m *Model) statusLine() string {
 	parts := []string{termsafe.SanitizeLine(m.opts.Account), string(m.conn)}
+	if b := m.approvals.badge(); b != "" { // before the long notes, so a narrow line keeps it
+		parts = append(parts, m.c.st.warn.Render(b))
+	}
 	if m.opts.ModelHost != "" {
 		// Mail leaves this machine for the model: say where, always.
 		parts = append(parts, "model: "+termsafe.SanitizeLine(m.opts.ModelHost)+" (remote)")
@@ -93,9 +96,6 @@ func (m *Model) statusLine() string {
 		case t.Model != "":
 			parts = append(parts, "triaged · "+termsafe.SanitizeLine(t.Model))
 		}
-	}
-	if b := m.approvals.badge(); b != "" {
-		parts = append(parts, m.c.st.warn.Render(b))
 	}
 	left := " " + strings.Join(parts, " · ")
 	var right string
