@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -66,7 +67,8 @@ func cmdServe(ctx context.Context, g *globals, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv := &http.Server{Handler: httpapi.Handler(opt), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		ErrorLog: nil, BaseContext: func(net.Listener) context.Context { return ctx }}
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn), // to the log file, never the terminal
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	fmt.Fprintf(g.Stderr, "mailsift serve: listening on http://%s (ctrl+c stops)\n", ln.Addr())
 	log.Info("serve: listening", "addr", ln.Addr().String(), "token", opt.Token != "")
 	errc := make(chan error, 1)
