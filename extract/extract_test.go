@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -160,8 +158,6 @@ func TestLoadSchemas(t *testing.T) {
 			t.Errorf("Load(%q) = %v, want %v", id, err, want)
 		}
 	}
-	_ = fmt.Sprint
-	_ = io.EOF
 }
 
 // TestExtractModelDown: a model that does not answer is ErrModel.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/emersion/go-smtp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -283,5 +282,3 @@ func (f *fixture) threadOf(mid string) string {
 	}
 	return threadID(id)
 }
-
-var _ = time.Second

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -99,5 +98,4 @@ func TestNodeClient(t *testing.T) {
 	if !strings.Contains(audit, `"connector_id":"mcp"`) || !strings.Contains(audit, `"tool_name":"send_reply"`) {
 		t.Errorf("audit log lacks the MCP tool calls:\n%s", audit)
 	}
-	_ = context.Background
 }
