@@ -7,32 +7,71 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"mailsift/internal/termsafe"
 	"mailsift/store"
 )
 
-// auditEventJSON is one line of `mailsift audit --json`.
+// auditEventJSON is one line of `mailsift audit --json`: the contract's
+// AuditEvent. Fields mailsift has no value for are null; --details adds
+// mailsift's own references and details under "mailsift".
 type auditEventJSON struct {
-	AuditID    string          `json:"audit_id"`
-	Timestamp  string          `json:"timestamp"`
-	TraceID    string          `json:"trace_id"`
-	Stage      string          `json:"stage"`
-	Type       string          `json:"type"`
-	Summary    string          `json:"summary"`
-	Outcome    string          `json:"outcome"`
-	DraftID    string          `json:"draft_id,omitempty"`
-	ApprovalID string          `json:"approval_id,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-	OutboxID   int64           `json:"outbox_id,omitempty"`
-	Details    json.RawMessage `json:"details"`
+	AuditID   string `json:"audit_id"`
+	Timestamp string `json:"timestamp"`
+	TraceID   string `json:"trace_id"`
+	Stage     string `json:"stage"`
+	Refs      struct {
+		EventID    *string `json:"event_id"`
+		TaskID     *string `json:"task_id"`
+		StepID     *string `json:"step_id"`
+		ToolCallID *string `json:"tool_call_id"`
+		ApprovalID *string `json:"approval_id"`
+	} `json:"refs"`
+	Type          string       `json:"type"`
+	Summary       string       `json:"summary"`
+	Outcome       string       `json:"outcome"`
+	LatencyMS     *int64       `json:"latency_ms"`
+	ToolName      *string      `json:"tool_name"`
+	ConnectorID   *string      `json:"connector_id"`
+	RiskLevel     *string      `json:"risk_level"`
+	AutonomyLevel *string      `json:"autonomy_level"`
+	PayloadRef    *string      `json:"payload_ref"`
+	Mailsift      *auditExtras `json:"mailsift,omitempty"`
+}
+
+// auditExtras are mailsift's references beyond the contract.
+type auditExtras struct {
+	DraftID  string          `json:"draft_id,omitempty"`
+	OutboxID int64           `json:"outbox_id,omitempty"`
+	Details  json.RawMessage `json:"details"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// auditToJSON maps a stored event to the contract's AuditEvent.
+func auditToJSON(e store.AuditEvent, details bool) auditEventJSON {
+	j := auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.UTC().Format(time.RFC3339Nano), TraceID: e.TraceID, Stage: e.Stage,
+		Type: e.Type, Summary: termsafe.SanitizeLine(e.Summary), Outcome: e.Outcome, LatencyMS: e.LatencyMS,
+		ToolName: optional(e.ToolName), ConnectorID: optional(e.ConnectorID), RiskLevel: optional(e.RiskLevel)}
+	j.Refs.ToolCallID, j.Refs.ApprovalID = optional(e.ToolCallID), optional(e.ApprovalID)
+	if details {
+		j.Mailsift = &auditExtras{DraftID: e.DraftID, OutboxID: e.OutboxID, Details: e.Details}
+	}
+	return j
 }
 
 // cmdAudit is `mailsift audit [--json] [--trace ID] [--limit N]`: the
 // append-only log of drafts, approvals and sends, oldest first.
 func cmdAudit(ctx context.Context, g *globals, args []string) error {
-	fset := g.flagSet("audit", "[--json] [--trace ID] [--limit N]")
+	fset := g.flagSet("audit", "[--json [--details]] [--trace ID] [--limit N]")
 	asJSON := fset.Bool("json", false, "print one JSON object per event")
 	trace := fset.String("trace", "", "show only the events of this trace `ID` (one reply)")
 	limit := fset.Int("limit", 200, "show the latest `N` events")
+	details := fset.Bool("details", false, "with --json: add mailsift's draft, outbox and details under \"mailsift\"")
 	pos, err := g.parse(fset, args)
 	if err != nil {
 		return err
@@ -65,9 +104,7 @@ func cmdAudit(ctx context.Context, g *globals, args []string) error {
 	}
 	for _, e := range evs {
 		if *asJSON {
-			err := enc.Encode(auditEventJSON{AuditID: e.ID, Timestamp: e.Timestamp.Format(time.RFC3339Nano), TraceID: e.TraceID,
-				Stage: e.Stage, Type: e.Type, Summary: e.Summary, Outcome: e.Outcome, DraftID: e.DraftID, ApprovalID: e.ApprovalID,
-				ToolCallID: e.ToolCallID, OutboxID: e.OutboxID, Details: e.Details})
+			err := enc.Encode(auditToJSON(e, *details))
 			if err != nil {
 				return err
 			}

@@ -62,6 +62,7 @@ func cmdTUI(ctx context.Context, g *globals, args []string) error {
 		Drafts:    sess.Drafts,
 		Actions:   sess.Actions,
 		Keys:      cfg.Keys,
+		Approvals: a.Approvals(sess.Drafts),
 	}
 	if sess.Scheduler != nil {
 		opts.Scheduling = sess.Scheduler

@@ -44,6 +44,7 @@ func commands() []command {
 		{"serve", "serve the triage contract over HTTP on 127.0.0.1", cmdServe},
 		{"outbox", "inspect queued sends", cmdOutbox},
 		{"audit", "inspect the audit log", cmdAudit},
+		{"approvals", "sends agents asked for: list, show, approve (on a terminal) or deny", cmdApprovals},
 		{"help", "show help for mailsift or a command", cmdHelp},
 	}
 }

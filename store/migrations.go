@@ -196,6 +196,8 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 	// inbox actions: queued moves, the undo stack, snoozes, spam marks,
 	// waiting for reply (store/actions.go).
 	actionsSchema,
+	// agent surfaces: tool call answers, audit columns, approvals by status (store/toolcalls.go).
+	agentSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

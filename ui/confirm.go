@@ -43,6 +43,9 @@ type confirmModel struct {
 	sends    bool   // the transport delivers
 	reason   string // why it does not
 	undo     time.Duration
+	// agent: the approval is one an agent asked for (ui/approvals.go);
+	// going back leaves it pending for the approvals screen.
+	agent bool
 	// rendered keeps the message rows of the approval on screen for one
 	// width: escaping and wrapping a large message is done once, not on
 	// every View.
@@ -239,6 +242,12 @@ func (cv *confirmModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	// Any other key: back to the review, nothing sent.
+	if cv.agent {
+		cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
+		cv.c.show(cv.returnTo)
+		cv.c.note = "not sent: the approval stays pending"
+		return nil
+	}
 	a := cv.a
 	cv.a, cv.loading, cv.seq = nil, false, cv.seq+1
 	back := cv.backTo
@@ -596,8 +605,12 @@ func (cv confirmModel) View() string {
 	rule := func(s string) string {
 		return c.st.dim.Render(s + strings.Repeat("─", max(0, c.width-ansi.StringWidth(s))))
 	}
+	other := " · any other key: back to the draft (nothing is sent)"
+	if cv.agent {
+		other = " · any other key: back to the approvals (nothing is sent; it stays pending)"
+	}
 	k := c.keys
-	hint := c.help.ShortHelpView([]key.Binding{k.Send, k.ConfirmView}) + c.st.dim.Render(" · any other key: back to the draft (nothing is sent)")
+	hint := c.help.ShortHelpView([]key.Binding{k.Send, k.ConfirmView}) + c.st.dim.Render(other)
 	if !fits {
 		hint = c.help.ShortHelpView([]key.Binding{k.ConfirmView}) + c.st.dim.Render(" · ") + back
 	}

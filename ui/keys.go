@@ -64,6 +64,9 @@ type KeyMap struct {
 	Select, SelectRange, SelectAll key.Binding
 	ArchiveOlder                   key.Binding
 
+	// Approvals screen (ui/approvals.go).
+	Approvals, DenyApproval key.Binding
+
 	// up and down are the keys of Up and Down outside a text field
 	// (nil: the defaults); the config may rebind them.
 	up, down []string
@@ -155,6 +158,9 @@ func DefaultKeyMap() KeyMap {
 		SelectRange:  key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "select range")),
 		SelectAll:    key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select section")),
 		ArchiveOlder: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "archive older in section")),
+
+		Approvals:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "approvals")),
+		DenyApproval: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "deny")),
 	}
 }
 
@@ -236,7 +242,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Urgent, k.Actionable, k.Informational, k.LowPriority,
 			k.Archive, k.Delete, k.Spam, k.Star, k.Move, k.Snooze, k.UndoAction,
 			k.Select, k.SelectRange, k.SelectAll, k.ArchiveOlder},
-		{k.Search, k.Command, k.Outbox, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
+		{k.Search, k.Command, k.Outbox, k.Approvals, k.Accounts, k.DismissError, k.Help, k.Quit, k.ForceQuit},
 		{k.SchedPanel, k.SchedAccept, k.SchedTentative, k.SchedDecline, k.SchedPropose, k.SchedNext},
 	}
 }

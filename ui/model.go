@@ -41,6 +41,8 @@ const (
 	stateCompose
 	stateLinks
 	stateUnsub
+	// stateApprovals lists the sends agents asked for (ui/approvals.go).
+	stateApprovals
 )
 
 // Model is the root Bubble Tea model of the TUI.
@@ -69,10 +71,11 @@ type Model struct {
 	// draft of load replyBodySeq when it is ready (nlcommand.go).
 	replyBody    string
 	replyBodySeq int
-	compose      composeModel // new message or forward
-	links        linksModel   // a message's links
-	unsub        unsubModel   // unsubscribe from a list
-	newMail      newMailState // new urgent mail: notification and title count
+	compose      composeModel   // new message or forward
+	links        linksModel     // a message's links
+	unsub        unsubModel     // unsubscribe from a list
+	newMail      newMailState   // new urgent mail: notification and title count
+	approvals    approvalsModel // the approvals screen and badge
 
 	prompt     textinput.Model
 	promptKind promptKind
@@ -124,20 +127,21 @@ func New(opts Options) Model {
 	}
 	acts := actions{c: c, b: opts.Store, svc: opts.Actions, retriage: opts.Retriage, canReply: opts.Drafts != nil}
 	m := Model{
-		opts:    opts,
-		c:       c,
-		screen:  stateInbox,
-		inbox:   newInbox(c, opts.Store, acts),
-		thread:  newThreadModel(c, opts.Store, acts, opts.Scheduling),
-		search:  newSearchModel(c, opts.Store, opts.Searcher),
-		draft:   newDraftModel(c, opts.Drafts, opts.Store),
-		confirm: newConfirmModel(c, opts.Drafts),
-		outbox:  newOutboxModel(c, opts.Drafts, opts.Store),
-		links:   newLinksModel(c, opts.Store, opts.OpenURL),
-		unsub:   newUnsubModel(c, opts.Store, opts.Unsubscribe, opts.OpenURL, opts.ArchiveSender),
-		conn:    event.ConnOffline,
-		width:   80,
-		height:  24,
+		opts:      opts,
+		c:         c,
+		screen:    stateInbox,
+		inbox:     newInbox(c, opts.Store, acts),
+		thread:    newThreadModel(c, opts.Store, acts, opts.Scheduling),
+		search:    newSearchModel(c, opts.Store, opts.Searcher),
+		draft:     newDraftModel(c, opts.Drafts, opts.Store),
+		confirm:   newConfirmModel(c, opts.Drafts),
+		outbox:    newOutboxModel(c, opts.Drafts, opts.Store),
+		links:     newLinksModel(c, opts.Store, opts.OpenURL),
+		unsub:     newUnsubModel(c, opts.Store, opts.Unsubscribe, opts.OpenURL, opts.ArchiveSender),
+		conn:      event.ConnOffline,
+		width:     80,
+		height:    24,
+		approvals: newApprovalsModel(c, opts.Approvals),
 	}
 	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
 	m.accounts = accounts
@@ -151,7 +155,7 @@ func New(opts Options) Model {
 
 // Init starts the first load and the event stream.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.startReload()}
+	cmds := []tea.Cmd{m.startReload(), m.approvals.count()}
 	if m.opts.Events != nil {
 		cmds = append(cmds, waitForEvent(m.opts.Events))
 	}
@@ -226,6 +230,8 @@ func (m *Model) setKeys() {
 	for _, b := range draftKeys(k) {
 		b.SetEnabled(false)
 	}
+	k.Approvals.SetEnabled(false)
+	k.DenyApproval.SetEnabled(false)
 	undo := m.undo.open(m.c.now())
 	switch st {
 	case stateInbox, stateThread:
@@ -251,6 +257,11 @@ func (m *Model) setKeys() {
 		m.outbox.setKeys(undo)
 	case stateCompose, stateLinks, stateUnsub:
 		m.setFeatureKeys(st)
+	case stateApprovals:
+		m.approvals.setKeys()
+	}
+	if (st == stateInbox || st == stateThread) && m.opts.Approvals != nil {
+		k.Approvals.SetEnabled(true)
 	}
 }
 
@@ -278,6 +289,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleRouted(msg)
 	case draftMsg:
 		return m.handleDraftMsg(msg)
+	case approvalsTickMsg:
+		return m.approvals.count()
+	case approvalsCountMsg:
+		if msg.n >= 0 {
+			m.approvals.pending = msg.n
+		}
+		return m.approvals.tick()
+	case approvalsLoadedMsg, approvalDeniedMsg:
+		return m.handleApprovals(msg)
+	case openApprovalMsg:
+		m.confirm = m.confirm.openApproval(msg.a, stateApprovals)
+		m.screen = stateConfirm
+		return nil
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case tea.KeyMsg:
@@ -445,7 +469,7 @@ func (m *Model) follow() tea.Cmd {
 	prev := m.screen
 	if m.screen == stateConfirm {
 		m.confirm.leave()
-		if n.to != stateDraft && n.to != stateCompose { // y queued the draft
+		if n.to != stateDraft && n.to != stateCompose && !m.confirm.agent { // y queued the draft
 			m.draft.sent()
 			m.compose.sent()
 		}
@@ -474,8 +498,17 @@ func (m *Model) follow() tea.Cmd {
 		// Back from a draft or the confirm screen: an answer queued there
 		// changes the scheduling panel.
 		return m.thread.sched.load(m.thread.id)
+	case stateApprovals:
+		return m.approvals.load()
 	}
 	return nil
+}
+
+// handleApprovals hands a message to the approvals screen.
+func (m *Model) handleApprovals(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.approvals, cmd = m.approvals.update(msg)
+	return tea.Batch(cmd, m.follow())
 }
 
 // openDraft shows the review for a thread and starts drafting (or
@@ -625,6 +658,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.undoSend()
 	case key.Matches(msg, k.Outbox):
 		return m.openOutbox()
+	case key.Matches(msg, k.Approvals) && m.screen != stateApprovals:
+		var cmd tea.Cmd
+		m.approvals, cmd = m.approvals.open(m.screen)
+		m.screen = stateApprovals
+		return cmd
 	}
 	switch m.screen {
 	case stateDraft:
@@ -635,6 +673,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.handleOutbox(msg)
 	case stateCompose, stateLinks, stateUnsub:
 		return m.handleRoutedKey(msg)
+	case stateApprovals:
+		return m.handleApprovals(msg)
 	case stateSearch:
 		return m.handleSearch(msg)
 	case stateHelp:
@@ -742,6 +782,8 @@ func (m Model) View() string {
 		body = m.outbox.View()
 	case stateCompose, stateLinks, stateUnsub:
 		body = m.featureView()
+	case stateApprovals:
+		body = m.approvals.View()
 	}
 	if m.c.overlay != nil {
 		body = drawOverlay(m.c, m.c.overlay, body, m.width)

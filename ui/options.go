@@ -69,6 +69,10 @@ type Options struct {
 	// names config.KeyActions lists and config validation checks); New
 	// panics on a name it does not know.
 	Keys map[string][]string
+	// Approvals lists the sends agents asked for (the approvals screen, P,
+	// and the status bar badge); nil means no approvals screen.
+	// *app.Approvals satisfies it.
+	Approvals Approver
 	// Retriage drops a thread's cached triage and queues it again. Nil
 	// means re-triage is not available.
 	Retriage func(ctx context.Context, threadID int64) error

@@ -70,6 +70,9 @@ func (m *Model) statusLine() string {
 	if m.accounts.multi() {
 		parts = []string{m.accounts.status()}
 	}
+	if b := m.approvals.badge(); b != "" { // before the long notes, so a narrow line keeps it
+		parts = append(parts, m.c.st.warn.Render(b))
+	}
 	if m.opts.ModelHost != "" {
 		// Mail leaves this machine for the model: say where, always.
 		parts = append(parts, "model: "+termsafe.SanitizeLine(m.opts.ModelHost)+" (remote)")
