@@ -285,6 +285,8 @@ func TestAgentReplyNeedsApproval(t *testing.T) {
 	tui.keys("P")
 	tui.waitFor(10*time.Second, "Approvals waiting (1)", "bob@mailsift.test")
 	tui.keys("Enter")
+	tui.waitFor(10*time.Second, "Re: Lunch on Friday?", "y send this message")
+	tui.keys("Tab") // the exact bytes
 	tui.waitFor(10*time.Second, "Message-ID: <"+msgID2+">", "y send this message")
 	tui.keys("y")
 	awaitDelivery(t, dv.Addr, "bob", "bob-pw", msgID2, 30*time.Second)

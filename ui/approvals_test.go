@@ -69,6 +69,10 @@ func TestApprovalsScreen(t *testing.T) {
 	if d.m.screen != stateConfirm || d.m.confirm.a == nil || d.m.confirm.a.ID != a.ID {
 		t.Fatalf("enter did not open approval %s on the confirm screen:\n%s", a.ID, d.view())
 	}
+	if v := d.view(); !strings.Contains(v, "Re: Lunch tomorrow?") || !strings.Contains(v, "back to the approvals") {
+		t.Fatalf("confirm screen as read lacks the message or the way back:\n%s", v)
+	}
+	d.keys("tab") // the exact bytes
 	if v := d.view(); !strings.Contains(v, "Message-ID: <"+a.What.MessageID+">") || !strings.Contains(v, "y send this message") ||
 		!strings.Contains(v, "back to the approvals") || !strings.Contains(v, "(valid 24h0m0s)") {
 		t.Fatalf("confirm screen lacks the exact message:\n%s", v)
