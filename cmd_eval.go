@@ -186,7 +186,7 @@ func printEval(w io.Writer, r *app.EvalReport) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "bucket accuracy: %s (spam and phishing expected in quarantine)\n\n", fmtRatio(r.Accuracy))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "bucket\tsupport\tpredicted\tprecision\trecall\tF1\t\n")
 		for _, s := range r.Buckets {

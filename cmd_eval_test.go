@@ -77,7 +77,7 @@ type evalJSON struct {
 	Mode          string   `json:"mode"`
 	BucketLabeled int      `json:"bucket_labeled"`
 	Columns       []string `json:"columns"`
-	Confusion     [4][5]int
+	Confusion     [5][5]int
 	Buckets       []struct {
 		Bucket                string
 		Support, Predicted    int
@@ -144,9 +144,9 @@ func TestEvalCommandOffline(t *testing.T) {
 		}
 		return map[string]int{"urgent": 0, "actionable": 1, "informational": 2, "low priority": 3}[pr.Category]
 	}
-	var conf [4][5]int
+	var conf [5][5]int
 	conf[1][col(p["lunch@example.com"])]++
-	conf[0][col(p["digest@example.net"])]++
+	conf[4][col(p["digest@example.net"])]++ // labeled spam: expected in quarantine
 	if rep.Confusion != conf || rep.BucketLabeled != 2 {
 		t.Errorf("confusion = %v (%d), want %v (2)", rep.Confusion, rep.BucketLabeled, conf)
 	}
@@ -222,8 +222,8 @@ func TestEvalCommandModel(t *testing.T) {
 		}
 		return slices.Index(contract.Categories, pr.Category)
 	}
-	var want [4][5]int
-	for id, row := range map[string]int{"lunch@example.com": 1, "digest@example.net": 0} {
+	var want [5][5]int
+	for id, row := range map[string]int{"lunch@example.com": 1, "digest@example.net": 4} {
 		want[row][column(p[id])]++
 	}
 	if rep.Confusion != want {
