@@ -77,8 +77,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	phishing := an.phishScore >= 3.5 && an.lure
 	// The learned score alone does not condemn mail from the principal's own
 	// domain (spoofing shows up as an authentication failure instead).
-	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned || an.suspicious > 0)
-	spam := !an.replied && (learned || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
+	// Nor mail that greets the principal by name: bulk spam does not know
+	// it, and the training corpus knows no modern personal business mail.
+	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned && !an.greeted || an.suspicious > 0)
+	// An unscorable message's score (see minCoverage) still counts with
+	// independent support: an indicator or spam wording.
+	learned = learned || an.rawSpamProb >= a.threshold() && !an.internal && (an.suspicious > 0 || an.spamPhrases > 0)
+	spam := !an.replied && (learned || an.spoofed || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
 		an.suspicious+min(an.spamPhrases, 1) >= 2)
 	if phishing {
 		spam = true // phishing is unsolicited mail too

@@ -48,6 +48,12 @@ var phraseLists = [numPhraseKinds][]string{
 		"security alert", "social security number", "bank account details", "card details", "credit card number",
 		"update your payment", "update your billing", "payment information", "verify your payment", "reactivate your account",
 		"restore access", "mailbox is full", "mailbox quota", "re validate", "revalidate",
+		// German, French, Spanish: sign-in and bank details
+		"anmeldedaten", "zugangsdaten", "passwort bestätigen", "konto bestätigen", "konto verifizieren",
+		"konto wurde gesperrt", "bankdaten", "bankverbindung bestätigen", "mot de passe", "identifiants",
+		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
+		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
+		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
 	},
 	pkPayment: {
 		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
