@@ -208,7 +208,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if an.firstLine == "" && len(raw) > 12 {
 			an.firstLine = normSpace(raw)
 		}
-		q := strings.HasSuffix(raw, "?")
+		q := isQuestion(raw)
 		r := false
 		if has(reqHits) {
 			if low == "" {
@@ -216,6 +216,8 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			}
 			r = isRequest(low[a0:b0])
 		}
+		rawLow := strings.ToLower(raw) // for the other languages' cues
+		r = r || hasForeignRequest(rawLow)
 		var due *string
 		// The regexps run on short windows at the trigger words.
 		for _, off := range hitsIn(dlHits, a0, b0) {
@@ -243,6 +245,24 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				break
 			}
 		}
+		if !soon {
+			if w, ok := containsAnyOf(rawLow, foreignSoon); ok {
+				soon, soonText = true, w
+			}
+		}
+		if due == nil {
+			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
+				d := w
+				if soon {
+					d = soonText
+				}
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", strings.TrimSpace(w)), Message: i, Value: strings.TrimSpace(w)})
+				}
+			}
+		}
 		if due == nil && soon && (q || r) {
 			d := normSpace(soonText)
 			due = &d
@@ -264,11 +284,47 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
 	}
+	a.subjectSignals(an, i, m, own, sender, add)
 	if an.questions > 0 {
 		add(Signal{Kind: SigQuestion, Reason: fmt.Sprintf("asks %d question(s)", an.questions), Message: i})
 	}
 	if an.requests > 0 {
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("makes %d request(s)", an.requests), Message: i})
+	}
+}
+
+// subjectSignals finds an ask, urgency and a near deadline written in the
+// subject of the latest message from others ("Approval needed: …",
+// "Rechnung – Bitte um Freigabe", "… closes Friday", "Frist morgen").
+func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, sender string, add func(Signal)) {
+	subj := strings.TrimSpace(m.Subject)
+	if subj == "" || an.bulk {
+		return
+	}
+	low := strings.ToLower(subj)
+	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests == 0 {
+		an.requests++
+		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
+		if len(an.items) < 5 {
+			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
+		}
+	}
+	soon := soonRe.MatchString(subj)
+	if !soon {
+		_, soon = containsAnyOf(low, foreignSoon)
+	}
+	if soon && an.requests+an.questions > 0 {
+		an.soonDeadline = true
+	}
+	if an.urgency == 0 {
+		w, ok := containsAnyOf(low, foreignUrgent)
+		if !ok {
+			w, ok = containsAnyOf(strings.ToLower(own), foreignUrgent)
+		}
+		if ok {
+			an.urgency = 1
+			add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", w), Message: i, Value: w})
+		}
 	}
 }
 

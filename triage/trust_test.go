@@ -139,3 +139,37 @@ func TestCoverage(t *testing.T) {
 		t.Error("coverage at the minimum is scorable")
 	}
 }
+
+// TestBucketCuesInOtherLanguages checks the bucket a short thread gets
+// from cues outside English: a request, a question, a deadline, an ask
+// in the subject, and a calendar cancellation.
+func TestBucketCuesInOtherLanguages(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	mk := func(subject, body string) *model.Message {
+		return &model.Message{From: model.Address{Name: "Kollegin", Email: "k@partner.example"}, To: []model.Address{p},
+			Subject: subject, Text: body, HasBody: true}
+	}
+	for _, tt := range []struct {
+		subject, body, want string
+	}{
+		{"Zugang zum Cluster", "Hallo,\n\nkönnten Sie mir bitte Zugriff auf das Staging-Cluster geben.\n\nDanke", "actionable"},
+		{"ログ保存期間", "アレックスさん\n\nログの保存期間は何日ですか？\n\n伊藤", "actionable"},
+		{"Rechnung 2026-1184 - Bitte um Freigabe", "Anbei die Rechnung für Oktober.", "actionable"},
+		{"Kassen ohne Verbindung", "Seit 8 Uhr sind alle Kassen offline. Bitte rufen Sie mich heute noch an, es ist dringend.", "urgent"},
+		{"Notes from the offsite", "Here are the notes from last week.", "informational"},
+	} {
+		o := Deterministic([]*model.Message{mk(tt.subject, tt.body)}, p)
+		if o.Result.Category != tt.want || o.Result.IsSpam {
+			t.Errorf("%q: %s (spam %t), want %s; signals %v", tt.subject, o.Result.Category, o.Result.IsSpam, tt.want, o.Signals)
+		}
+	}
+	cal := mk("Annulé : Comité réseau @ ven. 27 nov.", "L'événement a été annulé.")
+	cal.Attachments = []model.Attachment{{Filename: "invite.ics", ContentType: "text/calendar"}}
+	if o := Deterministic([]*model.Message{cal}, p); o.Result.Category != "informational" || len(o.Result.ActionItems) != 0 {
+		t.Errorf("calendar cancellation: %s with %v, want informational without action items", o.Result.Category, o.Result.ActionItems)
+	}
+	cal.Subject = "Invitation: Comité réseau @ ven. 27 nov."
+	if o := Deterministic([]*model.Message{cal}, p); o.Result.Category != "actionable" {
+		t.Errorf("calendar invitation: %s, want actionable", o.Result.Category)
+	}
+}
