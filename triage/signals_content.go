@@ -128,19 +128,6 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
-	if an.latestScored && !an.replied && !an.internal && a.spam != nil && !an.unscorable() &&
-		bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
-		// Spam by the learned score alone already (see Deterministic):
-		// its questions and deadlines are not worth extracting; the
-		// summary still gets its first sentence.
-		for _, rg := range sentenceRanges(own, 3) {
-			if raw := own[rg[0]:rg[1]]; len(raw) > 12 {
-				an.firstLine = normSpace(raw)
-				break
-			}
-		}
-		return
-	}
 	a.sentenceSignals(an, i, m, own, add)
 }
 
