@@ -115,6 +115,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
+	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject):
+		// A notification to the principal that something failed (a build,
+		// a renewal, a service) asks for action, list mail or not.
+		r.Category = contract.CategoryActionable
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && direct):

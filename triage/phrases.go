@@ -93,6 +93,10 @@ var phraseLists = [numPhraseKinds][]string{
 		"risk free", "100 free", "no cost", "earn money", "work from home", "make money", "cheap", "viagra",
 		"cialis", "unsubscribe here", "limited time offer", "special promotion", "click below", "click here",
 		"million dollars", "inheritance", "beneficiary", "nigeria", "dear friend", "dear beneficiary", "this is not spam",
+		// German, French, Spanish
+		"sie haben gewonnen", "gewonnen", "gewinnspiel", "gratis", "kostenlos", "geld verdienen", "von zu hause",
+		"vous avez gagné", "gagnant", "sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
+		"ha ganado", "has ganado", "ganador", "desde casa", "ganar dinero", "sin riesgo",
 	},
 }
 

@@ -101,3 +101,19 @@ var subjectAsks = []string{
 // foreignUrgent are words that press for urgency beyond the English
 // phrase list (lower-case substrings).
 var foreignUrgent = []string{"dringend", "eilt", "sofort", "urgente", "urgencia", "immédiatement", "inmediatamente", "至急", "緊急"}
+
+// failureWords in a notification's subject say something broke (a failed
+// build, a failed renewal, a service down); resolvedWords that it is over.
+var (
+	failureWords  = []string{"failed", "failure", "failing", "broken", "is down", "outage", "fehlgeschlagen", "ausfall", "échec", "échoué", "fallido", "fallo", "失敗", "障害"}
+	resolvedWords = []string{"resolved", "recovered", "fixed", "passed", "succeeded", "back to normal", "behoben", "résolu", "resuelto", "復旧"}
+)
+
+// failureNotice reports whether subject reports a failure that is not
+// resolved.
+func failureNotice(subject string) bool {
+	low := strings.ToLower(subject)
+	_, failed := containsAnyOf(low, failureWords)
+	_, resolved := containsAnyOf(low, resolvedWords)
+	return failed && !resolved
+}
