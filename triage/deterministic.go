@@ -2,7 +2,9 @@ package triage
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"mailsift/model"
 	"mailsift/model/contract"
@@ -50,9 +52,19 @@ type Outcome struct {
 	// (quarantine for spam or phishing, else its category) differs from
 	// the deterministic signals' ("" when they agree, or no model answered).
 	Disagreement string `json:",omitempty"`
-	// PromptTokens is Ollama's prompt_eval_count of the accepted answer;
-	// Attempts counts chat calls made.
+	// Decided says why the signals alone decide this thread with high
+	// confidence ("" when they do not): the model is not asked unless the
+	// user asks (Input.Force). See decisive.
+	Decided string `json:",omitempty"`
+	// ModelSkipped is true when a model triager returned the signals'
+	// outcome without asking the model because of Decided.
+	ModelSkipped bool `json:",omitempty"`
+	// PromptTokens is Ollama's prompt_eval_count of the accepted answer
+	// (the tokens it evaluated: those after the prefix its KV cache held),
+	// PromptEvalDuration its prompt_eval_duration; Attempts counts chat
+	// calls made.
 	PromptTokens, Attempts int
+	PromptEvalDuration     time.Duration
 }
 
 // Deterministic triages a thread (messages oldest first) for principal
@@ -143,7 +155,46 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
 	}
 	o.Extras = extras(r, an)
+	o.Decided = decisive(r, an, msgs)
 	return o, an
+}
+
+// decisive says why the signals decide a thread with high confidence, so
+// that asking the model adds nothing worth its time ("" when they do not):
+//   - phishing, or spam on evidence beyond the learned score (an
+//     authentication failure, obfuscation, raw-IP links, spam wording):
+//     the model cannot release it (its verdict only joins theirs);
+//   - bulk mail that asks the principal nothing (newsletters, list
+//     traffic), which goes to Low priority;
+//   - a notification that something passed or recovered (CI passes,
+//     resolved incidents);
+//   - automated mail with no question, request, deadline, urgency or
+//     failure in it (receipts, shipping notices, statements).
+//
+// A thread the principal has written in is never decided: it is a
+// conversation.
+func decisive(r *contract.Result, an *analysis, msgs []*model.Message) string {
+	if an.replied || an.latest < 0 || an.injection {
+		return ""
+	}
+	subject := msgs[an.latest].Subject
+	low := strings.ToLower(subject)
+	_, passed := containsAnyOf(low, resolvedWords)
+	ask := an.questions+an.requests > 0 || an.calendar || an.soonDeadline || an.urgency > 0 ||
+		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline })
+	switch {
+	case r.IsPhishing || r.IsSpam && (an.suspicious > 0 || an.spoofed || an.spamPhrases >= 2):
+		return "quarantined by the signals on independent evidence"
+	case r.IsSpam:
+		return "" // the learned score alone: the model's summary may help the user judge it
+	case (an.bulk || an.automated) && passed && !failureNotice(subject):
+		return "a notification that something passed or recovered"
+	case an.bulk && r.Category == contract.CategoryLowPriority && !ask:
+		return "bulk mail that asks you nothing"
+	case an.automated && !an.bulk && !ask && !failureNotice(subject) && r.Category == contract.CategoryInformational:
+		return "an automated notification with no question, request or failure"
+	}
+	return ""
 }
 
 func (a *Analyzer) threshold() float64 {

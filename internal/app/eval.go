@@ -179,6 +179,15 @@ type EvalReport struct {
 	ModelThreads         int `json:"model_threads"`
 	DeterministicThreads int `json:"deterministic_threads"`
 	Fallbacks            int `json:"fallbacks"`
+	// SignalDecided counts the threads the deterministic signals decide
+	// with high confidence (triage.Outcome.Decided): a model triager
+	// skips them unless the user asks, offline or not.
+	SignalDecided int `json:"signal_decided"`
+	// PromptEvalTokens and PromptEvalDuration sum the model's
+	// prompt_eval_count and prompt_eval_duration over the accepted answers
+	// (tokens evaluated: those after the prefix in Ollama's KV cache).
+	PromptEvalTokens   int           `json:"prompt_eval_tokens"`
+	PromptEvalDuration time.Duration `json:"-"`
 
 	// LatencyP50 and LatencyP95 are per-thread triage times (nearest
 	// rank); Elapsed is the whole run's triage time.
@@ -196,7 +205,8 @@ func (r *EvalReport) MarshalJSON() ([]byte, error) {
 		LatencyP50 float64 `json:"latency_p50_ms"`
 		LatencyP95 float64 `json:"latency_p95_ms"`
 		Elapsed    float64 `json:"elapsed_ms"`
-	}{(*plain)(r), ms(r.LatencyP50), ms(r.LatencyP95), ms(r.Elapsed)})
+		PromptEval float64 `json:"prompt_eval_duration_ms"`
+	}{(*plain)(r), ms(r.LatencyP50), ms(r.LatencyP95), ms(r.Elapsed), ms(r.PromptEvalDuration)})
 }
 
 // EvalOptions configure Eval; zero values mean defaults.
@@ -256,6 +266,11 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 			out, _ = det.Triage(ctx, in)
 		}
 		rep.ModelCalls += out.Attempts
+		if out.Decided != "" {
+			rep.SignalDecided++
+		}
+		rep.PromptEvalTokens += out.PromptTokens
+		rep.PromptEvalDuration += out.PromptEvalDuration
 		if out.Source == triage.SourceOllama {
 			rep.ModelThreads++
 		} else {

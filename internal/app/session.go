@@ -28,6 +28,7 @@ type Session struct {
 	app    *App
 	events chan event.Event
 	wake   chan struct{}
+	worker *triage.Worker
 	wg     sync.WaitGroup
 }
 
@@ -40,7 +41,8 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
+	s.worker = a.Worker(tr, an)
+	s.startTriage(ctx, s.worker, tr.Model())
 	s.Mail = s.startSync(ctx)
 	s.startOutbox(ctx)
 	return s, nil
@@ -54,8 +56,13 @@ func (s *Session) Events() <-chan event.Event { return s.events }
 // session's context ended).
 func (s *Session) Wait() { s.wg.Wait() }
 
-// Retriage queues a thread for triage again and wakes the worker.
+// Retriage queues a thread for triage again and wakes the worker: the
+// user asked (t), so the model is asked even for a thread the signals
+// decide on their own.
 func (s *Session) Retriage(ctx context.Context, threadID int64) error {
+	if s.worker != nil {
+		s.worker.Ask(threadID)
+	}
 	return s.app.Retriage(ctx, threadID, s.wakeTriage)
 }
 
@@ -141,7 +148,8 @@ func (s *Session) startOutbox(ctx context.Context) {
 	eng, closeDrafts := s.app.Drafts(ctx, DraftOptions{
 		Events: devents,
 		Retriage: func(ctx context.Context, id int64) {
-			if err := s.Retriage(ctx, id); err != nil {
+			// After a send: the thread changed, nobody asked for the model.
+			if err := s.app.Retriage(ctx, id, s.wakeTriage); err != nil {
 				s.app.log.Warn("app: re-triage after send", "thread", id, "err", err)
 			}
 		},
