@@ -122,7 +122,7 @@ type OllamaOptions struct {
 	// AskAlways sends every thread to the model, also those the signals
 	// decide on their own (Outcome.Decided), as if each were asked for.
 	AskAlways bool
-	Logger   *slog.Logger
+	Logger    *slog.Logger
 }
 
 // Ollama triages with a local Ollama model, through the shared client of
