@@ -59,6 +59,9 @@ type Outcome struct {
 	// ModelSkipped is true when a model triager returned the signals'
 	// outcome without asking the model because of Decided.
 	ModelSkipped bool `json:",omitempty"`
+	// Learned are the reasons the user's corrections changed this
+	// outcome ("you moved 3 threads from this list to low priority").
+	Learned []string `json:",omitempty"`
 	// PromptTokens is Ollama's prompt_eval_count of the accepted answer
 	// (the tokens it evaluated: those after the prefix its KV cache held),
 	// PromptEvalDuration its prompt_eval_duration; Attempts counts chat
@@ -156,6 +159,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	}
 	o.Extras = extras(r, an)
 	o.Decided = decisive(r, an, msgs)
+	a.learner.apply(o, msgs, principal)
+	if len(o.Learned) > 0 {
+		// What the user taught is a preference the model should see.
+		o.Decided = ""
+	}
 	return o, an
 }
 

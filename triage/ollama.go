@@ -415,6 +415,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 			continue
 		}
 		out := o.outcome(res, an, det, thread, in.Principal)
+		o.opts.Analyzer.learner.apply(out, thread, in.Principal)
 		out.PromptTokens = resp.PromptEvalCount
 		out.PromptEvalDuration = resp.PromptEvalDuration
 		out.Attempts = attempts

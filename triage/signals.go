@@ -87,6 +87,8 @@ var lureKinds = map[SignalKind]bool{
 type Analyzer struct {
 	phrases *phraseIndex
 	spam    *bayes.Classifier
+	// learner applies the user's corrections (nil: none); see SetLearner.
+	learner *Learner
 
 	// lookalikes caches lookalike() per host (senders and link hosts
 	// repeat); bounded by maxCachedHosts.
@@ -152,6 +154,13 @@ func NewAnalyzer(c *bayes.Classifier) *Analyzer {
 	}
 	return &Analyzer{phrases: compilePhrases(), spam: c}
 }
+
+// SetLearner makes the analyzer (and the triagers built on it) apply
+// the user's corrections; call it before sharing the analyzer.
+func (a *Analyzer) SetLearner(l *Learner) { a.learner = l }
+
+// Learner returns the learner set with SetLearner (nil if none).
+func (a *Analyzer) Learner() *Learner { return a.learner }
 
 // Classifier returns the spam classifier (nil if none), e.g. to learn
 // from the user's marks.

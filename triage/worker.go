@@ -407,6 +407,9 @@ func Record(threadID int64, cacheKey, contentHash string, o *Outcome) store.Tria
 	if o.FallbackReason != "" {
 		rec.Signals = append(rec.Signals, "fallback: "+o.FallbackReason)
 	}
+	for _, l := range o.Learned {
+		rec.Signals = append(rec.Signals, "learned: "+l)
+	}
 	if o.ModelSkipped {
 		rec.Signals = append(rec.Signals, "model not asked: "+o.Decided+" (t asks it)")
 	}

@@ -609,6 +609,12 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 	if d := disagreement(tr); d != "" {
 		b.WriteString(wrap(c.st.warn.Render("Triage differs: "+termsafe.SanitizeLine(d))) + "\n")
 	}
+	// What the user's corrections changed (triage.Record: "learned: …").
+	for _, s := range tr.Signals {
+		if l, ok := strings.CutPrefix(s, "learned: "); ok {
+			b.WriteString(wrap(c.st.label.Render("Learned: ")+termsafe.SanitizeLine(l)) + "\n")
+		}
+	}
 	if tr.Result.IsPhishing {
 		b.WriteString(wrap(c.st.danger.Render("PHISHING"+reasons(tr.PhishingReasons))) + "\n")
 	}

@@ -10,6 +10,7 @@ package app
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"mailsift/config"
@@ -33,6 +34,9 @@ type App struct {
 	st  *store.Store
 	log *slog.Logger
 	now func() time.Time
+	// learn holds the user's corrections (see Learning), made on first use.
+	learnOnce sync.Once
+	learn     *Learning
 }
 
 // New returns the app over an open store.

@@ -108,7 +108,7 @@ func (s *Session) startTriage(ctx context.Context, w *triage.Worker, modelName s
 func (s *Session) startSync(ctx context.Context) *Mail {
 	a := s.app
 	var pushers []chan struct{}
-	mail := &Mail{Store: a.st, raw: map[string]mailsrc.RawReader{}}
+	mail := &Mail{Store: a.st, raw: map[string]mailsrc.RawReader{}, app: a}
 	for i := range a.cfg.Accounts {
 		acct := &a.cfg.Accounts[i]
 		src, err := mirror.Open(acct, mirror.Options{Logger: a.log, Now: a.now})
@@ -225,6 +225,13 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 				state = event.ConnOnline
 			}
 			s.send(ctx, event.Conn{Account: ev.Account, State: state})
+			// Threads the user moved come back where the user put them
+			// after the store was rebuilt (the corrections outlive it).
+			if n, err := s.app.RestoreOverrides(ctx); err != nil {
+				s.app.log.Warn("app: restore overrides", "err", err)
+			} else if n > 0 {
+				s.app.log.Info("app: restored overrides from the corrections", "threads", n)
+			}
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
 		case ev.Watching:
