@@ -124,3 +124,41 @@ func TestPromptPrefixFixedAcrossThreads(t *testing.T) {
 }
 
 func timeDuration(n int) time.Duration { return time.Duration(n) }
+
+// TestKVCacheSavesPromptTokens triages every demo thread against the
+// fake's KV cache twice: with one triager (one fence: the system prompt
+// and the examples are a fixed prefix) and with a new triager per thread
+// (a new fence each time, as when every prompt had its own), and logs
+// prompt_eval_count and prompt_eval_duration per call. The fixed prefix
+// must evaluate fewer tokens.
+func TestKVCacheSavesPromptTokens(t *testing.T) {
+	examples := []Example{{Subject: "Weekly digest", From: "news@example.net", Category: "low priority"},
+		{Subject: "Board numbers", From: "cfo@example.com", Category: "urgent"}}
+	keys, threads := sortedDemo(t)
+	run := func(perThread bool) (tokens int, dur time.Duration) {
+		f := newFakeOllama(t, func(n int, req wireChat) (int, string) { return 200, chatAnswer(req, goodResult, -1) })
+		f.cache = true
+		f.numCtx = 1 << 20 // no truncation: the comparison is about the cache
+		o := f.triager(t, nil)
+		for _, k := range keys {
+			if perThread {
+				o = f.triager(t, nil)
+			}
+			out, err := o.Triage(context.Background(), Input{Messages: threads[k], Principal: demoPrincipal, Examples: examples})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens += out.PromptTokens
+			dur += out.PromptEvalDuration
+		}
+		return tokens, dur
+	}
+	fixed, fixedDur := run(false)
+	fresh, freshDur := run(true)
+	n := len(keys)
+	t.Logf("demo, %d threads, fake KV cache: prompt_eval_count per call %d with the fixed prefix, %d with a fence per thread (%.0f %% fewer); prompt_eval_duration per call %v vs %v",
+		n, fixed/n, fresh/n, 100*(1-float64(fixed)/float64(fresh)), fixedDur/timeDuration(n), freshDur/timeDuration(n))
+	if fixed >= fresh {
+		t.Errorf("fixed prefix evaluated %d tokens, a fence per thread %d: the cache saved nothing", fixed, fresh)
+	}
+}
