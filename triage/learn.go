@@ -115,8 +115,8 @@ type learned struct {
 }
 
 // lookup finds what the user taught about mail like c: the first of list,
-// sender and domain with enough corrections of other threads decides
-// (the thread's own correction is an override already).
+// sender and domain with enough corrections (of distinct threads, the
+// thread's own included: the reason then explains its place too) decides.
 func (l *Learner) lookup(c Correction) learned {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
@@ -138,7 +138,7 @@ func (l *Learner) lookup(c Correction) learned {
 		last := map[string]time.Time{}
 		var spamYes, spamNo int
 		for _, x := range l.all {
-			if x.Thread == c.Thread || !k.match(x) {
+			if !k.match(x) {
 				continue
 			}
 			if x.Category != "" {
