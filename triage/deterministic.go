@@ -136,7 +136,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		r.Category = contract.CategoryActionable
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && direct):
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
 		r.Category = contract.CategoryUrgent
 	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
 		// A response to an invitation or a cancellation: nothing to answer.

@@ -194,6 +194,7 @@ type analysis struct {
 	internal     bool // the latest message from others comes from the principal's domain
 	spoofed      bool // DMARC failed for the sender's domain outside list mail
 	greeted      bool // the latest message from others opens with the principal's first name
+	subjectSoon  bool // its subject names today, tonight, tomorrow or minutes
 	links        int  // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
 	// authentication failure: the learned score alone does not make it spam

@@ -296,12 +296,21 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
 		}
 	}
-	soon := soonRe.MatchString(subj)
+	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj)
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
-	if soon && an.requests+an.questions > 0 {
-		an.soonDeadline = true
+	if soon {
+		// The subject names today, tonight, tomorrow or minutes: what it
+		// is about happens within a day.
+		an.subjectSoon = true
+		if an.requests+an.questions > 0 {
+			an.soonDeadline = true
+		}
+	}
+	if w := priorityRe.FindString(subj); w != "" {
+		an.urgency++
+		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("the subject marks the highest priority (%q)", w), Message: i, Value: w})
 	}
 	if an.urgency == 0 {
 		w, ok := containsAnyOf(low, foreignUrgent)
@@ -314,6 +323,14 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		}
 	}
 }
+
+var (
+	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
+	minutesRe = regexp.MustCompile(`(?i)\b(?:in|within)\s+\d{1,3}\s*(?:min|mins|minutes|h|hrs?|hours?)\b`)
+	// priorityRe finds an incident or alert's top priority in a subject:
+	// P0/P1, SEV0/SEV1, [CRITICAL].
+	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)
+)
 
 var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
 

@@ -157,11 +157,18 @@ func TestBucketCuesInOtherLanguages(t *testing.T) {
 		{"Rechnung 2026-1184 - Bitte um Freigabe", "Anbei die Rechnung für Oktober.", "actionable"},
 		{"Kassen ohne Verbindung", "Seit 8 Uhr sind alle Kassen offline. Bitte rufen Sie mich heute noch an, es ist dringend.", "urgent"},
 		{"Notes from the offsite", "Here are the notes from last week.", "informational"},
+		{"Certificat VPN Lyon expire ce soir", "Bonjour Alex,\n\nLe certificat du VPN de Lyon expire.", "urgent"},
+		{"Candidate here in 40 min", "The second interviewer is out sick.", "urgent"},
 	} {
 		o := Deterministic([]*model.Message{mk(tt.subject, tt.body)}, p)
 		if o.Result.Category != tt.want || o.Result.IsSpam {
 			t.Errorf("%q: %s (spam %t), want %s; signals %v", tt.subject, o.Result.Category, o.Result.IsSpam, tt.want, o.Signals)
 		}
+	}
+	alert := mk("[P1] kafka-prod: 214 under-replicated partitions", "Alert opened by the monitoring rule.")
+	alert.Headers = map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	if o := Deterministic([]*model.Message{alert}, p); o.Result.Category != "urgent" {
+		t.Errorf("P1 alert: %s, want urgent; signals %v", o.Result.Category, o.Signals)
 	}
 	cal := mk("Annulé : Comité réseau @ ven. 27 nov.", "L'événement a été annulé.")
 	cal.Attachments = []model.Attachment{{Filename: "invite.ics", ContentType: "text/calendar"}}
