@@ -146,7 +146,7 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 // met and asserted; the others are not met yet and their measured floors
 // are asserted (0.673 and 0.833: README, "Measuring triage").
 const (
-	ownMinAccuracy    = 0.64
+	ownMinAccuracy    = 0.66
 	ownMinPhishRecall = 0.83
 	ownMaxPhishFP     = 0.01
 	ownSetPrincipal   = "alex.morgan@northwind.example"
