@@ -189,13 +189,15 @@ type analysis struct {
 	items        []contract.ActionItem
 	questions    int
 	requests     int
-	latest       int  // index of the latest message not from the principal (-1 none)
-	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
-	internal     bool // the latest message from others comes from the principal's domain
-	spoofed      bool // DMARC failed for the sender's domain outside list mail
-	greeted      bool // the latest message from others opens with the principal's first name
-	subjectSoon  bool // its subject names today, tonight, tomorrow or minutes
-	links        int  // links found in the messages scanned
+	latest       int    // index of the latest message not from the principal (-1 none)
+	suspicious   int    // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal     bool   // the latest message from others comes from the principal's domain
+	spoofed      bool   // DMARC failed for the sender's domain outside list mail
+	greeted      bool   // the latest message from others opens with the principal's first name
+	firstName    string // the principal's (see firstName)
+	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
+	foreign      bool   // its text may hold cues in another language (see sentenceSignals)
+	links        int    // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
@@ -284,7 +286,7 @@ func addrIn(list []model.Address, email string) bool {
 }
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *analysis {
-	an := &analysis{latest: -1}
+	an := &analysis{latest: -1, firstName: firstName(principal)}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
 		an.signals = append(an.signals, s)
@@ -319,9 +321,6 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		case addrIn(m.Cc, principal.Email):
 			an.ccOnly = true
 			add(Signal{Kind: SigPrincipalCc, Reason: "you are only in Cc", Message: an.latest})
-		}
-		if greetsByName(ownText(m.Body()), firstName(principal)) {
-			an.greeted = true
 		}
 		// Spam score on the latest message from others, as trained.
 		if a.spam != nil && !an.replied {

@@ -128,6 +128,20 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
+	an.greeted = greetsByName(own, an.firstName)
+	if an.latestScored && !an.replied && !an.internal && !an.authAligned && !an.automated && !an.greeted &&
+		a.spam != nil && !an.unscorable() && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
+		// Spam by the learned score alone already, with none of the
+		// exemptions of Deterministic: its questions and deadlines are not
+		// worth extracting; the summary still gets its first sentence.
+		for _, rg := range sentenceRanges(own, 3) {
+			if raw := own[rg[0]:rg[1]]; len(raw) > 12 {
+				an.firstLine = normSpace(raw)
+				break
+			}
+		}
+		return
+	}
 	a.sentenceSignals(an, i, m, own, add)
 }
 
@@ -155,6 +169,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// Keywords are found once over the whole text; the regular expressions
 	// then run only on sentences holding one.
 	var greetHits, reqHits, dlHits, soonHits []int
+	var foreign bool
 	// dlLive are the deadline hits deadlineRe may match at (see
 	// deadlineLive): windows holding none are not searched.
 	var dlLive []int
@@ -174,7 +189,14 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if mask&trigSoon != 0 {
 			soonHits = append(soonHits, off)
 		}
+		if mask&trigForeign != 0 {
+			foreign = true
+		}
 	})
+	// The other languages' cues are looked for only in text that may hold
+	// them: a non-ASCII byte, or one of their ASCII trigger words.
+	foreign = foreign || !isASCII(own)
+	an.foreign = foreign
 	var low string // own, ASCII lower-cased, when a request needs it
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
@@ -203,8 +225,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			}
 			r = isRequest(low[a0:b0])
 		}
-		rawLow := strings.ToLower(raw) // for the other languages' cues
-		r = r || hasForeignRequest(rawLow)
+		var rawLow string // raw lower-cased, for the other languages' cues
+		if foreign {
+			rawLow = strings.ToLower(raw)
+			r = r || hasForeignRequest(rawLow)
+		}
 		var due *string
 		// The regexps run on short windows at the trigger words.
 		for _, off := range hitsIn(dlHits, a0, b0) {
@@ -232,12 +257,12 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				break
 			}
 		}
-		if !soon {
+		if !soon && foreign {
 			if w, ok := containsAnyOf(rawLow, foreignSoon); ok {
 				soon, soonText = true, w
 			}
 		}
-		if due == nil {
+		if due == nil && foreign {
 			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
 				d := w
 				if soon {
@@ -314,7 +339,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	}
 	if an.urgency == 0 {
 		w, ok := containsAnyOf(low, foreignUrgent)
-		if !ok {
+		if !ok && an.foreign {
 			w, ok = containsAnyOf(strings.ToLower(own), foreignUrgent)
 		}
 		if ok {
