@@ -170,6 +170,14 @@ func printEval(w io.Writer, r *app.EvalReport) error {
 	if r.Fallbacks > 0 {
 		fmt.Fprintf(bw, " of which %d after the model failed", r.Fallbacks)
 	}
+	if r.Threads > 0 {
+		fmt.Fprintf(bw, "\ndecided by the signals alone (the model is not asked unless you press t): %d of %d threads (%.1f %%)",
+			r.SignalDecided, r.Threads, 100*float64(r.SignalDecided)/float64(r.Threads))
+	}
+	if r.ModelThreads > 0 {
+		fmt.Fprintf(bw, "\nprompt tokens evaluated per answered thread: %d (prompt_eval_count, after the cached prefix), prompt_eval_duration %s",
+			r.PromptEvalTokens/r.ModelThreads, fmtDur(r.PromptEvalDuration/time.Duration(r.ModelThreads)))
+	}
 	fmt.Fprintf(bw, "\nlatency per thread: p50 %s, p95 %s; total %s\n", fmtDur(r.LatencyP50), fmtDur(r.LatencyP95), fmtDur(r.Elapsed))
 
 	if r.BucketLabeled == 0 {
@@ -186,7 +194,7 @@ func printEval(w io.Writer, r *app.EvalReport) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "bucket accuracy: %s (spam and phishing expected in quarantine)\n\n", fmtRatio(r.Accuracy))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "bucket\tsupport\tpredicted\tprecision\trecall\tF1\t\n")
 		for _, s := range r.Buckets {

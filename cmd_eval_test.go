@@ -77,7 +77,7 @@ type evalJSON struct {
 	Mode          string   `json:"mode"`
 	BucketLabeled int      `json:"bucket_labeled"`
 	Columns       []string `json:"columns"`
-	Confusion     [4][5]int
+	Confusion     [5][5]int
 	Buckets       []struct {
 		Bucket                string
 		Support, Predicted    int
@@ -91,6 +91,7 @@ type evalJSON struct {
 	ModelCalls           int      `json:"model_calls"`
 	ModelThreads         int      `json:"model_threads"`
 	DeterministicThreads int      `json:"deterministic_threads"`
+	SignalDecided        int      `json:"signal_decided"`
 	LatencyP50           *float64 `json:"latency_p50_ms"`
 	LatencyP95           *float64 `json:"latency_p95_ms"`
 }
@@ -144,9 +145,9 @@ func TestEvalCommandOffline(t *testing.T) {
 		}
 		return map[string]int{"urgent": 0, "actionable": 1, "informational": 2, "low priority": 3}[pr.Category]
 	}
-	var conf [4][5]int
+	var conf [5][5]int
 	conf[1][col(p["lunch@example.com"])]++
-	conf[0][col(p["digest@example.net"])]++
+	conf[4][col(p["digest@example.net"])]++ // labeled spam: expected in quarantine
 	if rep.Confusion != conf || rep.BucketLabeled != 2 {
 		t.Errorf("confusion = %v (%d), want %v (2)", rep.Confusion, rep.BucketLabeled, conf)
 	}
@@ -212,8 +213,12 @@ func TestEvalCommandModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Mode != "llama3.2:3b" || rep.ModelCalls != 3 || rep.ModelThreads != 3 || rep.DeterministicThreads != 0 {
-		t.Errorf("mode %q calls %d model %d deterministic %d; want the model for all 3", rep.Mode, rep.ModelCalls, rep.ModelThreads, rep.DeterministicThreads)
+	// The threads the signals decide on their own (the spam, quarantined
+	// on evidence beyond the learned score) are not sent to the model.
+	asked := 3 - rep.SignalDecided
+	if rep.Mode != "llama3.2:3b" || rep.SignalDecided < 1 || rep.ModelCalls != asked || rep.ModelThreads != asked || rep.DeterministicThreads != rep.SignalDecided {
+		t.Errorf("mode %q decided %d calls %d model %d deterministic %d; want the model for the %d threads not decided",
+			rep.Mode, rep.SignalDecided, rep.ModelCalls, rep.ModelThreads, rep.DeterministicThreads, asked)
 	}
 	p := readPredictions(t, preds)
 	column := func(pr evalPrediction) int {
@@ -222,8 +227,8 @@ func TestEvalCommandModel(t *testing.T) {
 		}
 		return slices.Index(contract.Categories, pr.Category)
 	}
-	var want [4][5]int
-	for id, row := range map[string]int{"lunch@example.com": 1, "digest@example.net": 0} {
+	var want [5][5]int
+	for id, row := range map[string]int{"lunch@example.com": 1, "digest@example.net": 4} {
 		want[row][column(p[id])]++
 	}
 	if rep.Confusion != want {
@@ -233,15 +238,23 @@ func TestEvalCommandModel(t *testing.T) {
 	if s := rep.Spam; s.TP != tp || s.FP != fp || s.FN != fn || s.TN != tn || s.Labeled != 3 {
 		t.Errorf("spam = %+v, want tp %d fp %d fn %d tn %d", s, tp, fp, fn, tn)
 	}
+	skipped := 0
 	for id, pr := range p {
 		switch {
 		case pr.Source != "model":
-			t.Errorf("%s: source %q, want model", id, pr.Source)
+			// Decided by the signals: their answer, unchanged.
+			skipped++
+			if d := det[id]; pr.Category != d.Category || pr.IsSpam != d.IsSpam || pr.IsPhishing != d.IsPhishing {
+				t.Errorf("%s skipped the model: %+v, want the signals' %+v", id, pr, d)
+			}
 		case det[id].IsSpam && (!pr.IsSpam || pr.Category != contract.CategoryLowPriority):
 			t.Errorf("%s: %+v; the signals call it spam, which the model's answer must not erase", id, pr)
 		case !det[id].IsSpam && !det[id].IsPhishing && (pr.IsSpam || pr.Category != contract.CategoryActionable):
 			t.Errorf("%s: %+v, want the model's actionable, not spam", id, pr)
 		}
+	}
+	if skipped != rep.SignalDecided {
+		t.Errorf("%d predictions without the model, report says %d decided", skipped, rep.SignalDecided)
 	}
 }
 

@@ -228,7 +228,7 @@ func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, ac
 		from = a.From
 	}
 	d, err := Generate(ctx, t, e.opt.Principal, e.opt.Policy, &GenerateOptions{ReplyAll: replyAll, Generator: e.opt.Generator,
-		Triage: tri, From: from, Account: accountName, Logger: e.log})
+		Triage: tri, From: from, Account: accountName, Logger: e.log, StyleExamples: e.styleExamples(ctx, t)})
 	if err != nil {
 		return nil, err
 	}

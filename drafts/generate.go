@@ -37,6 +37,10 @@ type GenerateRequest struct {
 	Policy    Policy
 	// ReplyTo is the message being answered.
 	ReplyTo *model.Message
+	// StyleExamples are bodies of the principal's own earlier replies
+	// (from the Sent mailbox, other threads) most like this thread: the
+	// prompt shows them, fenced as data, for the principal's voice.
+	StyleExamples []string
 }
 
 // GeneratedReply is a model's answer (contract: body, risk_flags,
@@ -70,6 +74,8 @@ type GenerateOptions struct {
 	Account string
 	// Logger receives warnings (model failures); nil discards.
 	Logger *slog.Logger
+	// StyleExamples are passed to the generator (GenerateRequest).
+	StyleExamples []string
 }
 
 // Risk flag codes. Model-reported flags are added as "model: <text>".
@@ -125,7 +131,8 @@ func Generate(ctx context.Context, thread *model.Thread, principal model.Address
 	}
 	var modelFlags []string
 	if opts.Generator != nil {
-		rep, err := opts.Generator.GenerateReply(ctx, GenerateRequest{Thread: thread, Principal: principal, Policy: policy, ReplyTo: replyTarget(thread, principal)})
+		rep, err := opts.Generator.GenerateReply(ctx, GenerateRequest{Thread: thread, Principal: principal, Policy: policy, ReplyTo: replyTarget(thread, principal),
+			StyleExamples: opts.StyleExamples})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("drafts: generate reply: %w", ctx.Err())

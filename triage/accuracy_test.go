@@ -32,16 +32,17 @@ type accuracyGroup struct {
 
 // accuracyGroups are the targets of the issue "Triage you can trust":
 // spam recall ≥ 0.95, spam false positives ≤ 0.5 % on easy ham and ≤ 5 %
-// on hard ham, phishing false positives ≤ 1 % on ham. Only the targets met
-// today are asserted (a zero target is not); the others are logged as
-// figures until the triage meets them:
-//   - easy-ham-2 spam false positives are 1.4 % (target 0.5 %);
-//   - hard-ham-1 spam false positives are 47 % (target 5 %) and phishing
-//     false positives 1.6 % (target 1 %).
+// on hard ham, phishing false positives ≤ 1 % on ham. Targets met are
+// asserted as targets; where a target is not met the measured floor is
+// asserted instead, so that a regression fails (README, "Measuring
+// triage", has the figures):
+//   - easy-ham-2 spam false positives are 1.45 % (target 0.5 %; floor 1.6 %);
+//   - hard-ham-1 spam false positives are 46.7 % (target 5 %; floor 47 %)
+//     and phishing false positives 1.63 % (target 1 %; floor 1.7 %).
 var accuracyGroups = []accuracyGroup{
 	{name: "spam-2", spam: true, minSpamRecall: 0.95},
-	{name: "easy-ham-2", maxPhishFP: 0.01},
-	{name: "hard-ham-1"},
+	{name: "easy-ham-2", maxSpamFP: 0.016, maxPhishFP: 0.01},
+	{name: "hard-ham-1", maxSpamFP: 0.47, maxPhishFP: 0.017},
 }
 
 // TestAccuracyHeldOut syncs each held-out SpamAssassin group into a
@@ -65,7 +66,11 @@ func TestAccuracyHeldOut(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "cur")); err != nil {
 				t.Skipf("corpus group %s absent (%v): run scripts/fetch-corpus.sh to measure accuracy", g.name, err)
 			}
-			rep, st, a := evalGroup(t, dir, g.spam)
+			labels, err := app.ParseLabels([]byte(fmt.Sprintf(`{"default": {"is_spam": %t, "is_phishing": false}}`, g.spam)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, st, a := evalMaildir(t, dir, "me@example.org", labels)
 			if g.spam {
 				r := ptr(rep.Spam.Recall)
 				t.Logf("%s: %d threads, spam recall %.4f (%d of %d; %d missed); phishing flagged %d",
@@ -98,13 +103,13 @@ func ptr(f *float64) float64 {
 	return *f
 }
 
-// evalGroup syncs the Maildir dir into a temporary store and runs the
-// offline eval with every thread labeled spam (or ham).
-func evalGroup(t *testing.T, dir string, spam bool) (*app.EvalReport, *store.Store, *app.App) {
+// evalMaildir syncs the Maildir dir into a temporary store and runs the
+// offline eval for principal against labels.
+func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.EvalReport, *store.Store, *app.App) {
 	t.Helper()
 	ctx := context.Background()
 	cfg := &config.Config{}
-	cfg.Principal.Email = "me@example.org"
+	cfg.Principal.Email = principal
 	src, err := config.ParseSource("maildir://" + dir)
 	if err != nil {
 		t.Fatal(err)
@@ -128,16 +133,58 @@ func evalGroup(t *testing.T, dir string, spam bool) (*app.EvalReport, *store.Sto
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, err := app.ParseLabels([]byte(fmt.Sprintf(`{"default": {"is_spam": %t, "is_phishing": %t}}`, spam, false)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	a := app.New(cfg, st, app.Options{})
 	rep, err := a.Eval(ctx, labels, app.EvalOptions{Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep, st, a
+}
+
+// Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall
+// ≥ 0.9 with false positives ≤ 1 %. The phishing false-positive target is
+// met and asserted; the others are not met yet and their measured floors
+// are asserted (0.673 and 0.833: README, "Measuring triage").
+const (
+	ownMinAccuracy    = 0.66
+	ownMinPhishRecall = 0.83
+	ownMaxPhishFP     = 0.01
+	ownSetPrincipal   = "alex.morgan@northwind.example"
+	ownSetDir         = "../testdata/eval"
+)
+
+// TestAccuracyOwnSet runs the offline eval on the labeled set under
+// testdata/eval (written to be hard, in five languages), logs bucket
+// accuracy and the phishing figures, and fails below the floors above.
+func TestAccuracyOwnSet(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(ownSetDir, "labels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := app.ParseLabels(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs(filepath.Join(ownSetDir, "maildir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _, _ := evalMaildir(t, dir, ownSetPrincipal, labels)
+	acc, pr, pfp := ptr(rep.Accuracy), ptr(rep.Phishing.Recall), ptr(rep.Phishing.FalsePositiveRate)
+	t.Logf("own set: %d threads, bucket accuracy %.3f, spam recall %.3f fp %.3f, phishing recall %.3f fp %.3f",
+		rep.Threads, acc, ptr(rep.Spam.Recall), ptr(rep.Spam.FalsePositiveRate), pr, pfp)
+	if rep.Labeled != 150 || rep.MissingLabels != 0 {
+		t.Fatalf("labeled %d, missing %d: want all 150 threads matched", rep.Labeled, rep.MissingLabels)
+	}
+	if acc < ownMinAccuracy {
+		t.Errorf("bucket accuracy %.3f, want ≥ %.2f", acc, ownMinAccuracy)
+	}
+	if pr < ownMinPhishRecall {
+		t.Errorf("phishing recall %.3f, want ≥ %.2f", pr, ownMinPhishRecall)
+	}
+	if pfp > ownMaxPhishFP {
+		t.Errorf("phishing false-positive rate %.3f, want ≤ %.2f", pfp, ownMaxPhishFP)
+	}
 }
 
 // logMisjudged logs the reasons and signals of every thread whose spam

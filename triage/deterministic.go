@@ -2,7 +2,9 @@ package triage
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"mailsift/model"
 	"mailsift/model/contract"
@@ -50,9 +52,22 @@ type Outcome struct {
 	// (quarantine for spam or phishing, else its category) differs from
 	// the deterministic signals' ("" when they agree, or no model answered).
 	Disagreement string `json:",omitempty"`
-	// PromptTokens is Ollama's prompt_eval_count of the accepted answer;
-	// Attempts counts chat calls made.
+	// Decided says why the signals alone decide this thread with high
+	// confidence ("" when they do not): the model is not asked unless the
+	// user asks (Input.Force). See decisive.
+	Decided string `json:",omitempty"`
+	// ModelSkipped is true when a model triager returned the signals'
+	// outcome without asking the model because of Decided.
+	ModelSkipped bool `json:",omitempty"`
+	// Learned are the reasons the user's corrections changed this
+	// outcome ("you moved 3 threads from this list to low priority").
+	Learned []string `json:",omitempty"`
+	// PromptTokens is Ollama's prompt_eval_count of the accepted answer
+	// (the tokens it evaluated: those after the prefix its KV cache held),
+	// PromptEvalDuration its prompt_eval_duration; Attempts counts chat
+	// calls made.
 	PromptTokens, Attempts int
+	PromptEvalDuration     time.Duration
 }
 
 // Deterministic triages a thread (messages oldest first) for principal
@@ -77,8 +92,19 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	phishing := an.phishScore >= 3.5 && an.lure
 	// The learned score alone does not condemn mail from the principal's own
 	// domain (spoofing shows up as an authentication failure instead).
-	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned || an.suspicious > 0)
-	spam := !an.replied && (learned || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
+	// Nor mail that greets the principal by name: bulk spam does not know
+	// it, and the training corpus knows no modern personal business mail.
+	// Nor mail that says it was generated automatically (Auto-Submitted,
+	// RFC 3834: receipts, alerts, reminders), unless an independent
+	// indicator backs the score. List headers alone do not vouch for a
+	// message: spam carries List-Unsubscribe and comes through lists too
+	// (a spam-2 recall of 0.89 when they did); list mail needs an aligned
+	// DKIM/DMARC pass (authAligned).
+	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned && !an.greeted && !an.automated || an.suspicious > 0)
+	// An unscorable message's score (see minCoverage) still counts with
+	// independent support: an indicator or spam wording.
+	learned = learned || an.rawSpamProb >= a.threshold() && !an.internal && (an.suspicious > 0 || an.spamPhrases > 0)
+	spam := !an.replied && (learned || an.spoofed || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
 		an.suspicious+min(an.spamPhrases, 1) >= 2)
 	if phishing {
 		spam = true // phishing is unsolicited mail too
@@ -104,10 +130,17 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
+	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject):
+		// A notification to the principal that something failed (a build,
+		// a renewal, a service) asks for action, list mail or not.
+		r.Category = contract.CategoryActionable
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && direct):
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
 		r.Category = contract.CategoryUrgent
+	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
+		// A response to an invitation or a cancellation: nothing to answer.
+		r.Category = contract.CategoryInformational
 	case an.calendar || direct || (an.addressed && len(an.items) > 0):
 		r.Category = contract.CategoryActionable
 	default:
@@ -115,7 +148,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	}
 	if !phishing && !spam && r.Category != contract.CategoryLowPriority {
 		r.ActionItems = append(r.ActionItems, an.items...)
-		if an.calendar && len(r.ActionItems) == 0 {
+		if an.calendar && len(r.ActionItems) == 0 && r.Category == contract.CategoryActionable {
 			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
 		}
 	}
@@ -125,7 +158,51 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
 	}
 	o.Extras = extras(r, an)
+	o.Decided = decisive(r, an, msgs)
+	a.learner.apply(o, msgs, principal)
+	if len(o.Learned) > 0 {
+		// What the user taught is a preference the model should see.
+		o.Decided = ""
+	}
 	return o, an
+}
+
+// decisive says why the signals decide a thread with high confidence, so
+// that asking the model adds nothing worth its time ("" when they do not):
+//   - phishing, or spam on evidence beyond the learned score (an
+//     authentication failure, obfuscation, raw-IP links, spam wording):
+//     the model cannot release it (its verdict only joins theirs);
+//   - bulk mail that asks the principal nothing (newsletters, list
+//     traffic), which goes to Low priority;
+//   - a notification that something passed or recovered (CI passes,
+//     resolved incidents);
+//   - automated mail with no question, request, deadline, urgency or
+//     failure in it (receipts, shipping notices, statements).
+//
+// A thread the principal has written in is never decided: it is a
+// conversation.
+func decisive(r *contract.Result, an *analysis, msgs []*model.Message) string {
+	if an.replied || an.latest < 0 || an.injection {
+		return ""
+	}
+	subject := msgs[an.latest].Subject
+	low := strings.ToLower(subject)
+	_, passed := containsAnyOf(low, resolvedWords)
+	ask := an.questions+an.requests > 0 || an.calendar || an.soonDeadline || an.urgency > 0 ||
+		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline })
+	switch {
+	case r.IsPhishing || r.IsSpam && (an.suspicious > 0 || an.spoofed || an.spamPhrases >= 2):
+		return "quarantined by the signals on independent evidence"
+	case r.IsSpam:
+		return "" // the learned score alone: the model's summary may help the user judge it
+	case (an.bulk || an.automated) && passed && !failureNotice(subject):
+		return "a notification that something passed or recovered"
+	case an.bulk && r.Category == contract.CategoryLowPriority && !ask:
+		return "bulk mail that asks you nothing"
+	case an.automated && !an.bulk && !ask && !failureNotice(subject) && r.Category == contract.CategoryInformational:
+		return "an automated notification with no question, request or failure"
+	}
+	return ""
 }
 
 func (a *Analyzer) threshold() float64 {

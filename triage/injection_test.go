@@ -99,7 +99,8 @@ func TestInjectionThroughOllamaStaysFenced(t *testing.T) {
 		if strings.Contains(req.Messages[0].Content, "mark this as urgent") {
 			return 500, `{"error":"injection in system prompt"}`
 		}
-		if !strings.Contains(req.Messages[0].Content, "prompt-injection") {
+		// Hint kinds are given in mailsift's notes, before the thread.
+		if hint := strings.Index(u, "- prompt-injection:"); hint < 0 || hint > fenceStart {
 			return 500, `{"error":"injection signal not given as a hint"}`
 		}
 		return 200, chatAnswer(req, `{"category":"low priority","is_spam":true,"is_phishing":false,"summary":"Promotional mail attempting to manipulate the assistant.","action_items":[],"draft":null}`, -1)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -118,7 +119,10 @@ type OllamaOptions struct {
 	HTTPClient *http.Client
 	// Analyzer computes signals and the fallback (default NewAnalyzer(nil)).
 	Analyzer *Analyzer
-	Logger   *slog.Logger
+	// AskAlways sends every thread to the model, also those the signals
+	// decide on their own (Outcome.Decided), as if each were asked for.
+	AskAlways bool
+	Logger    *slog.Logger
 }
 
 // Ollama triages with a local Ollama model, through the shared client of
@@ -136,6 +140,15 @@ type Ollama struct {
 	// Tokenizers differ from the estimate by 4x and more, so a prompt is
 	// budgeted with it.
 	scale float64
+	// lastPrompt is the previous request's prompt (system, NUL, user):
+	// Ollama evaluates only what follows the prefix it shares with the
+	// request before it (its KV cache), so prompt_eval_count counts that
+	// part only.
+	lastPrompt string
+	// fence is this triager's fence token: one for all its prompts, so
+	// the system prompt and the examples block are a fixed prefix of
+	// every request (see buildPrompt).
+	fence string
 }
 
 // NewOllama returns an Ollama triager. It does not contact the server.
@@ -187,7 +200,7 @@ func NewOllama(opts OllamaOptions) (*Ollama, error) {
 	}
 	shown := *u
 	shown.User = nil // a user:password in the URL is never shown
-	return &Ollama{opts: opts, shown: shown.String(), client: client, schema: json.RawMessage(contract.ResultSchema()), log: log}, nil
+	return &Ollama{opts: opts, shown: shown.String(), client: client, schema: json.RawMessage(contract.ResultSchema()), log: log, fence: newFence()}, nil
 }
 
 // CacheKey implements Triager.
@@ -279,6 +292,41 @@ func (o *Ollama) learn(n, est int, truncated bool) {
 	}
 }
 
+// uncachedTokens returns the estimated tokens of p that Ollama evaluates:
+// those after the prefix p shares with the previous request (the rest
+// comes from its KV cache), all of them for a truncated prompt (the
+// server cut it and evaluated a whole context). It remembers p as the
+// previous request.
+func (o *Ollama) uncachedTokens(p Prompt, truncated bool) int {
+	full := p.System + "\x00" + p.User
+	o.mu.Lock()
+	prev := o.lastPrompt
+	o.lastPrompt = full
+	o.mu.Unlock()
+	if truncated {
+		return p.Tokens
+	}
+	shared := commonPrefix(prev, full)
+	if shared == 0 {
+		return p.Tokens
+	}
+	return max(EstimateTokens(full[shared:]), 1)
+}
+
+// commonPrefix returns the length in bytes of the longest common prefix
+// of a and b, backed off to a rune boundary.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && i < len(b) && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
+}
+
 // estimateBudget converts a budget of model tokens into EstimateTokens
 // tokens with the learned scale. Before anything is learned it assumes the
 // worst tokenizer (worstScale): the requests sent before the first answer
@@ -303,6 +351,12 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	// A cancelled wait goes on: the request fails on ctx right after.
 	_ = in.Slot.Background(ctx)
 	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal)
+	if det.Decided != "" && !in.Force && !o.opts.AskAlways {
+		// The signals decide this thread on their own: the model's time
+		// goes to threads where it adds something.
+		det.ModelSkipped = true
+		return det, nil
+	}
 	thread := in.Messages // the whole thread, before MaxMessages trims the prompt's
 	fallback := func(err *Error, attempts int) (*Outcome, error) {
 		out := det
@@ -325,7 +379,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	shrinks := 0
 	offContract := 0
 	for {
-		p := buildPrompt(in, an.signals, o.estimateBudget(budget), newFence(), rejection, dropped)
+		p := buildPrompt(in, an.signals, o.estimateBudget(budget), o.fence, rejection, dropped)
 		attempts++
 		resp, err := o.chat(ctx, p, in.Slot)
 		if err != nil {
@@ -337,7 +391,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 		// the context window.
 		n := resp.PromptEvalCount
 		truncated := n >= o.opts.NumCtx-8
-		o.learn(n, p.Tokens, truncated)
+		o.learn(n, o.uncachedTokens(p, truncated), truncated)
 		if truncated {
 			if shrinks == maxShrinks {
 				return fallback(&Error{Kind: ErrTruncated, Msg: fmt.Sprintf("model %s kept truncating the prompt (prompt_eval_count %d for ~%d estimated tokens); raise ollama.num_ctx", o.opts.Model, n, p.Tokens)}, attempts)
@@ -361,7 +415,9 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 			continue
 		}
 		out := o.outcome(res, an, det, thread, in.Principal)
+		o.opts.Analyzer.learner.apply(out, thread, in.Principal)
 		out.PromptTokens = resp.PromptEvalCount
+		out.PromptEvalDuration = resp.PromptEvalDuration
 		out.Attempts = attempts
 		return out, nil
 	}

@@ -57,6 +57,31 @@ type fakeOllama struct {
 	// charsPerToken is the fake tokenizer's ratio (0: one token per
 	// character).
 	charsPerToken int
+	// cache models Ollama's KV cache: prompt_eval_count counts only the
+	// tokens after the longest common prefix (system, then user) with the
+	// previous request, and prompt_eval_duration is fakeTokenTime per
+	// token evaluated.
+	cache      bool
+	lastPrompt []rune
+}
+
+// fakeTokenTime is what evaluating one prompt token costs the fake.
+const fakeTokenTime = time.Millisecond
+
+// cachedTokens returns how many tokens of req the fake's KV cache holds
+// from the previous request (whole tokens of the shared prefix) and
+// remembers req.
+func (f *fakeOllama) cachedTokens(req wireChat) int {
+	full := []rune(req.Messages[0].Content + "\x00" + req.Messages[1].Content)
+	f.mu.Lock()
+	prev := f.lastPrompt
+	f.lastPrompt = full
+	f.mu.Unlock()
+	shared := 0
+	for shared < len(prev) && shared < len(full) && prev[shared] == full[shared] {
+		shared++
+	}
+	return shared / max(f.charsPerToken, 1)
 }
 
 // fakeTemplateTokens is what the fake's chat template adds per message.
@@ -131,6 +156,16 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 			body = string(b)
 		}
 	}
+	if f.cache && len(req.Messages) == 2 {
+		var a map[string]any
+		if json.Unmarshal([]byte(body), &a) == nil && a["prompt_eval_count"] != nil {
+			n := f.fakeTokens(req) - f.cachedTokens(req)
+			a["prompt_eval_count"] = n
+			a["prompt_eval_duration"] = int64(n) * int64(fakeTokenTime)
+			b, _ := json.Marshal(a)
+			body = string(b)
+		}
+	}
 	if status == http.StatusOK && f.fakeTokens(req) > f.numCtx {
 		// "truncating input prompt limit=4096 prompt=4794 keep=4
 		// new=4096": the model never sees the instructions.
@@ -193,7 +228,9 @@ func jsonEqual(a, b any) bool {
 }
 
 func (f *fakeOllama) triager(t testing.TB, mod func(*OllamaOptions)) *Ollama {
-	opts := OllamaOptions{Host: f.srv.URL, Model: f.model, NumCtx: f.numCtx, Timeout: 2 * time.Second, BusyBackoff: time.Millisecond, ReserveTokens: 512}
+	// Every thread goes to the model unless a test says otherwise: the
+	// tests of the skip (TestDecidedThreadsSkipTheModel) turn it off.
+	opts := OllamaOptions{Host: f.srv.URL, Model: f.model, NumCtx: f.numCtx, Timeout: 2 * time.Second, BusyBackoff: time.Millisecond, ReserveTokens: 512, AskAlways: true}
 	if mod != nil {
 		mod(&opts)
 	}

@@ -48,6 +48,12 @@ var phraseLists = [numPhraseKinds][]string{
 		"security alert", "social security number", "bank account details", "card details", "credit card number",
 		"update your payment", "update your billing", "payment information", "verify your payment", "reactivate your account",
 		"restore access", "mailbox is full", "mailbox quota", "re validate", "revalidate",
+		// German, French, Spanish: sign-in and bank details
+		"anmeldedaten", "zugangsdaten", "passwort bestätigen", "konto bestätigen", "konto verifizieren",
+		"konto wurde gesperrt", "bankdaten", "bankverbindung bestätigen", "mot de passe", "identifiants",
+		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
+		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
+		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
 	},
 	pkPayment: {
 		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
@@ -87,6 +93,10 @@ var phraseLists = [numPhraseKinds][]string{
 		"risk free", "100 free", "no cost", "earn money", "work from home", "make money", "cheap", "viagra",
 		"cialis", "unsubscribe here", "limited time offer", "special promotion", "click below", "click here",
 		"million dollars", "inheritance", "beneficiary", "nigeria", "dear friend", "dear beneficiary", "this is not spam",
+		// German, French, Spanish
+		"sie haben gewonnen", "gewonnen", "gewinnspiel", "gratis", "kostenlos", "geld verdienen", "von zu hause",
+		"vous avez gagné", "gagnant", "sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
+		"ha ganado", "has ganado", "ganador", "desde casa", "ganar dinero", "sin riesgo",
 	},
 }
 

@@ -91,9 +91,13 @@ func TestPromptNoMailTextOutsideFence(t *testing.T) {
 			t.Errorf("%q missing from the fenced data", mk)
 		}
 	}
-	for _, want := range []string{string(SigDisplayNameSpoof), "previous answer was rejected", "never an instruction"} {
+	for _, want := range []string{"previous answer was rejected", "never an instruction"} {
 		if !strings.Contains(p.System, want) {
 			t.Errorf("system prompt lacks %q:\n%s", want, p.System)
 		}
+	}
+	// The hints' kinds (mailsift's own names) open the notes' lines.
+	if !strings.Contains(p.User, "- "+string(SigDisplayNameSpoof)+": ") {
+		t.Errorf("notes lack the %s hint:\n%s", SigDisplayNameSpoof, p.User)
 	}
 }

@@ -18,6 +18,7 @@ const (
 	trigRequest
 	trigDeadline
 	trigSoon
+	trigForeign
 )
 
 // triggerWords are the trigger words of each kind, lower-case.
@@ -29,6 +30,13 @@ var triggerWords = [...]struct {
 	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
+	// ASCII words of the German, French and Spanish cues (signals_lang.go):
+	// text holding none of them, and no non-ASCII byte, is not searched
+	// for those cues.
+	{trigForeign, []string{"bitte", "bitten", "sie", "kannst", "merci", "pouvez", "pourriez", "peux", "veuillez", "prie",
+		"por", "favor", "puede", "puedes", "necesito", "heute", "morgen", "sofort", "umgehend", "dringend", "eilt",
+		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
+		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first
@@ -108,6 +116,16 @@ var deadlineStarts = []string{"next", "this", "the", "end", "monday", "tuesday",
 	"saturday", "sunday", "tomorrow", "today", "tonight", "noon", "midnight", "eod", "eow", "cob", "day", "week",
 	"month", "quarter", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "jan", "feb", "mar", "apr", "may", "jun",
 	"jul", "aug", "sep", "oct", "nov", "dec", "on", "by"}
+
+// isASCII reports whether s has no byte of 0x80 or above.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // isRegexpSpace is RE2's \s: [\t\n\f\r ].
 func isRegexpSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"mailsift/model"
 	"mailsift/model/contract"
@@ -86,6 +87,8 @@ var lureKinds = map[SignalKind]bool{
 type Analyzer struct {
 	phrases *phraseIndex
 	spam    *bayes.Classifier
+	// learner applies the user's corrections (nil: none); see SetLearner.
+	learner *Learner
 
 	// lookalikes caches lookalike() per host (senders and link hosts
 	// repeat); bounded by maxCachedHosts.
@@ -152,6 +155,13 @@ func NewAnalyzer(c *bayes.Classifier) *Analyzer {
 	return &Analyzer{phrases: compilePhrases(), spam: c}
 }
 
+// SetLearner makes the analyzer (and the triagers built on it) apply
+// the user's corrections; call it before sharing the analyzer.
+func (a *Analyzer) SetLearner(l *Learner) { a.learner = l }
+
+// Learner returns the learner set with SetLearner (nil if none).
+func (a *Analyzer) Learner() *Learner { return a.learner }
+
 // Classifier returns the spam classifier (nil if none), e.g. to learn
 // from the user's marks.
 func (a *Analyzer) Classifier() *bayes.Classifier { return a.spam }
@@ -179,9 +189,15 @@ type analysis struct {
 	items        []contract.ActionItem
 	questions    int
 	requests     int
-	latest       int  // index of the latest message not from the principal (-1 none)
-	suspicious   int  // independent spam indicators (obfuscation, raw IP links, auth failures)
-	internal     bool // the latest message from others comes from the principal's domain
+	latest       int    // index of the latest message not from the principal (-1 none)
+	suspicious   int    // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal     bool   // the latest message from others comes from the principal's domain
+	spoofed      bool   // DMARC failed for the sender's domain outside list mail
+	greeted      bool   // the latest message from others opens with the principal's first name
+	firstName    string // the principal's (see firstName)
+	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
+	foreign      bool   // its text may hold cues in another language (see sentenceSignals)
+	links        int    // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
@@ -189,7 +205,14 @@ type analysis struct {
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
-	firstLine    string
+	// coverage is the share of the latest message's words the spam
+	// model knows (see minCoverage).
+	coverage float64
+	known    int // how many of its words the spam model knows
+	// rawSpamProb is the score of an unscorable message before it was
+	// set aside: it counts only with independent support.
+	rawSpamProb float64
+	firstLine   string
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -201,6 +224,54 @@ func Signals(msgs []*model.Message, principal model.Address) []Signal {
 // Signals returns the deterministic signals of a thread (oldest first).
 func (a *Analyzer) Signals(msgs []*model.Message, principal model.Address) []Signal {
 	return a.analyze(msgs, principal).signals
+}
+
+// firstName is the principal's first name: the display name's first word,
+// else the address's local part up to a dot, dash or underscore ("" when
+// shorter than three letters: too common a word to mean anything).
+func firstName(p model.Address) string {
+	n := ""
+	if f := strings.Fields(p.Name); len(f) > 0 {
+		n = f[0]
+	} else if at := strings.IndexByte(p.Email, '@'); at > 0 {
+		n = p.Email[:at]
+		if i := strings.IndexAny(n, "._-+"); i >= 0 {
+			n = n[:i]
+		}
+	}
+	n = strings.Trim(n, ",.\"'")
+	if utf8.RuneCountInString(n) < 3 || strings.ContainsAny(n, "0123456789") {
+		return ""
+	}
+	return n
+}
+
+// greetsByName reports whether text's first line names first as a word
+// ("Hi Alex,", "Bonjour Alex", "Alex —"): mail written to the principal
+// personally. Bulk spam rarely knows the name (phishing may, which is why
+// this only keeps the learned score from condemning a message alone).
+func greetsByName(text, first string) bool {
+	if first == "" {
+		return false
+	}
+	text = strings.TrimLeft(text, " \t\r\n")
+	line, _, _ := strings.Cut(text, "\n")
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	low, name := strings.ToLower(line), strings.ToLower(first)
+	for i := 0; ; {
+		j := strings.Index(low[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !isWordByte(low[j-1])) && (end == len(low) || !isWordByte(low[end])) {
+			return true
+		}
+		i = end
+	}
 }
 
 func sameAddr(a, b string) bool { return a != "" && strings.EqualFold(a, b) }
@@ -215,7 +286,7 @@ func addrIn(list []model.Address, email string) bool {
 }
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *analysis {
-	an := &analysis{latest: -1}
+	an := &analysis{latest: -1, firstName: firstName(principal)}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
 		an.signals = append(an.signals, s)
@@ -259,9 +330,18 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 				if an.injection {
 					body = a.withoutInjection(body)
 				}
-				an.spamProb = a.spam.SpamProbability(bayes.Tokenize(m.Subject, body, domainOf(m.From.Email)))
+				toks := bayes.Tokenize(m.Subject, body, domainOf(m.From.Email))
+				an.spamProb = a.spam.SpamProbability(toks)
+				an.coverage = a.spam.Coverage(toks)
+				an.known = int(an.coverage*float64(len(toks)) + 0.5)
 			} else {
 				an.spamProb = bayes.Probability(an.latestScore)
+			}
+			if an.unscorable() {
+				// Too few known words for the score to mean anything:
+				// it is neither evidence nor shown as one.
+				an.rawSpamProb = an.spamProb
+				an.spamProb = min(an.spamProb, 0.5)
 			}
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
@@ -290,6 +370,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 	}
 	for _, w := range strongest {
 		an.phishScore += w
+	}
+	if an.spoofed && an.links > 0 {
+		// Mail its sender's own domain disowns (DMARC failed) that points
+		// somewhere to click is the phishing pattern itself: the link is
+		// the lure, and it weighs as much as the failure.
+		an.lure = true
+		an.phishScore += 2
 	}
 	if an.urgency > 0 {
 		an.phishScore += 0.5

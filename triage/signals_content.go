@@ -33,6 +33,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	}
 	var ipDone, mismatchDone bool
 	for _, l := range findLinks(body, 50) {
+		an.links++
 		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
 			ipDone = true
 			an.suspicious++
@@ -63,17 +64,28 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if latest && a.spam != nil {
 		score, weights = a.spam.Table()
 	}
+	var tokens, known int
 	bayes.EachToken(m.Subject, func(w bayes.Word) {
 		ps.push(w)
 		if weights != nil {
 			t := w.String() // subjects are short: the copy is cheap
-			score += weights.WeightPrefixed("s:", t, bayes.HashPrefixed("s:", t))
+			wt := weights.WeightPrefixed("s:", t, bayes.HashPrefixed("s:", t))
+			score += wt
+			tokens++
+			if wt != 0 {
+				known++
+			}
 		}
 	})
 	bayes.EachToken(body, func(w bayes.Word) {
 		ps.push(w)
 		if weights != nil {
-			score += weights.Weight(w)
+			wt := weights.Weight(w)
+			score += wt
+			tokens++
+			if wt != 0 {
+				known++
+			}
 		}
 	})
 	if weights != nil {
@@ -81,6 +93,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			score += weights.WeightPrefixed("d:", d, bayes.HashPrefixed("d:", d))
 		}
 		an.latestScore, an.latestScored = score, true
+		an.coverage, an.known = coverage(known, tokens), known
 	}
 	counts, first := ps.counts, ps.first
 	if counts[pkInjection] > 0 {
@@ -115,10 +128,12 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
-	if an.latestScored && !an.replied && !an.internal && a.spam != nil && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
-		// Spam by the learned score alone already (see Deterministic):
-		// its questions and deadlines are not worth extracting; the
-		// summary still gets its first sentence.
+	an.greeted = greetsByName(own, an.firstName)
+	if an.latestScored && !an.replied && !an.internal && !an.authAligned && !an.automated && !an.greeted &&
+		a.spam != nil && !an.unscorable() && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
+		// Spam by the learned score alone already, with none of the
+		// exemptions of Deterministic: its questions and deadlines are not
+		// worth extracting; the summary still gets its first sentence.
 		for _, rg := range sentenceRanges(own, 3) {
 			if raw := own[rg[0]:rg[1]]; len(raw) > 12 {
 				an.firstLine = normSpace(raw)
@@ -154,6 +169,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// Keywords are found once over the whole text; the regular expressions
 	// then run only on sentences holding one.
 	var greetHits, reqHits, dlHits, soonHits []int
+	var foreign bool
 	// dlLive are the deadline hits deadlineRe may match at (see
 	// deadlineLive): windows holding none are not searched.
 	var dlLive []int
@@ -173,7 +189,14 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if mask&trigSoon != 0 {
 			soonHits = append(soonHits, off)
 		}
+		if mask&trigForeign != 0 {
+			foreign = true
+		}
 	})
+	// The other languages' cues are looked for only in text that may hold
+	// them: a non-ASCII byte, or one of their ASCII trigger words.
+	foreign = foreign || !isASCII(own)
+	an.foreign = foreign
 	var low string // own, ASCII lower-cased, when a request needs it
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
@@ -194,13 +217,18 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if an.firstLine == "" && len(raw) > 12 {
 			an.firstLine = normSpace(raw)
 		}
-		q := strings.HasSuffix(raw, "?")
+		q := isQuestion(raw)
 		r := false
 		if has(reqHits) {
 			if low == "" {
 				low = ascii.LowerString(own) // once: offsets are the same
 			}
 			r = isRequest(low[a0:b0])
+		}
+		var rawLow string // raw lower-cased, for the other languages' cues
+		if foreign {
+			rawLow = strings.ToLower(raw)
+			r = r || hasForeignRequest(rawLow)
 		}
 		var due *string
 		// The regexps run on short windows at the trigger words.
@@ -229,6 +257,24 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				break
 			}
 		}
+		if !soon && foreign {
+			if w, ok := containsAnyOf(rawLow, foreignSoon); ok {
+				soon, soonText = true, w
+			}
+		}
+		if due == nil && foreign {
+			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
+				d := w
+				if soon {
+					d = soonText
+				}
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", strings.TrimSpace(w)), Message: i, Value: strings.TrimSpace(w)})
+				}
+			}
+		}
 		if due == nil && soon && (q || r) {
 			d := normSpace(soonText)
 			due = &d
@@ -250,6 +296,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
 	}
+	a.subjectSignals(an, i, m, own, sender, add)
 	if an.questions > 0 {
 		add(Signal{Kind: SigQuestion, Reason: fmt.Sprintf("asks %d question(s)", an.questions), Message: i})
 	}
@@ -257,6 +304,58 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("makes %d request(s)", an.requests), Message: i})
 	}
 }
+
+// subjectSignals finds an ask, urgency and a near deadline written in the
+// subject of the latest message from others ("Approval needed: …",
+// "Rechnung – Bitte um Freigabe", "… closes Friday", "Frist morgen").
+func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, sender string, add func(Signal)) {
+	subj := strings.TrimSpace(m.Subject)
+	if subj == "" || an.bulk {
+		return
+	}
+	low := strings.ToLower(subj)
+	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests == 0 {
+		an.requests++
+		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
+		if len(an.items) < 5 {
+			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
+		}
+	}
+	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj)
+	if !soon {
+		_, soon = containsAnyOf(low, foreignSoon)
+	}
+	if soon {
+		// The subject names today, tonight, tomorrow or minutes: what it
+		// is about happens within a day.
+		an.subjectSoon = true
+		if an.requests+an.questions > 0 {
+			an.soonDeadline = true
+		}
+	}
+	if w := priorityRe.FindString(subj); w != "" {
+		an.urgency++
+		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("the subject marks the highest priority (%q)", w), Message: i, Value: w})
+	}
+	if an.urgency == 0 {
+		w, ok := containsAnyOf(low, foreignUrgent)
+		if !ok && an.foreign {
+			w, ok = containsAnyOf(strings.ToLower(own), foreignUrgent)
+		}
+		if ok {
+			an.urgency = 1
+			add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", w), Message: i, Value: w})
+		}
+	}
+}
+
+var (
+	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
+	minutesRe = regexp.MustCompile(`(?i)\b(?:in|within)\s+\d{1,3}\s*(?:min|mins|minutes|h|hrs?|hours?)\b`)
+	// priorityRe finds an incident or alert's top priority in a subject:
+	// P0/P1, SEV0/SEV1, [CRITICAL].
+	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)
+)
 
 var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
 
@@ -273,6 +372,37 @@ func actionText(s, sender string, question bool) string {
 	r := []rune(t)
 	r[0] = []rune(strings.ToUpper(string(r[0])))[0]
 	return truncateRunes(string(r), 160)
+}
+
+// minCoverage is the share of a message's words the spam model must know
+// for its score to count as evidence. The model learned from English mail
+// of 2002: on a message in another language, or of a kind it never saw,
+// it scores the few words it knows (numbers, amounts, a link) and that
+// verdict says more about the training data than about the message. At
+// 0.5 the own labeled set's spam false positives fall from 14.6 % to 6.5 %,
+// but spam-2 recall falls below its 0.95 target (0.949): 0.2 keeps the
+// target (0.951).
+const minCoverage = 0.2
+
+// maxUnscorableKnown: a message whose known words number this many or more
+// is scored whatever its coverage (long mail gives the model enough to go
+// on even where most of its words are new to it).
+const maxUnscorableKnown = 30
+
+// unscorable reports whether the spam model knows too little of the latest
+// message for its score to be evidence: few of its words (minCoverage),
+// and few in number (maxUnscorableKnown).
+func (an *analysis) unscorable() bool {
+	return an.coverage < minCoverage && an.known < maxUnscorableKnown
+}
+
+// coverage is known/tokens, 1 for a message with no words (nothing is
+// unknown about it).
+func coverage(known, tokens int) float64 {
+	if tokens == 0 {
+		return 1
+	}
+	return float64(known) / float64(tokens)
 }
 
 // withoutInjection drops the sentences of body that contain injection phrases.

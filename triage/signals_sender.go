@@ -55,6 +55,13 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		for _, f := range fails {
 			if strings.HasPrefix(f, "dmarc=") {
 				w = 2
+				if !isListMail(m) {
+					// The sender's own domain says this mail is not
+					// from it (a list that rewrites mail may break
+					// DMARC; a direct sender cannot): spoofed mail is
+					// unsolicited whatever it says.
+					an.spoofed = true
+				}
 			}
 		}
 		if len(fails) > 1 {

@@ -451,8 +451,22 @@ func isRealBrandDomain(reg string, real []string) bool {
 			return true
 		}
 	}
+	// A brand's name under a reserved top-level domain (RFC 2606, RFC
+	// 6761: .example, .test, .invalid, .localhost) cannot be registered by
+	// anyone, so it is no lookalike: it is how test and documentation mail
+	// writes the brand's own domain (github.example for github.com).
+	if label, tld, ok := strings.Cut(reg, "."); ok && reservedTLD[tld] {
+		for _, r := range real {
+			if rl, _, _ := strings.Cut(r, "."); rl == label {
+				return true
+			}
+		}
+	}
 	return false
 }
+
+// reservedTLD are the top-level domains that never resolve on the Internet.
+var reservedTLD = map[string]bool{"example": true, "test": true, "invalid": true, "localhost": true}
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {

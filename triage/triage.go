@@ -15,7 +15,7 @@ import (
 
 // PromptVersion changes whenever the prompt changes meaning; it is part
 // of the cache key, so a new prompt re-triages everything.
-const PromptVersion = "3"
+const PromptVersion = "4"
 
 // DeterministicVersion is the deterministic triager's version, part of its
 // cache key.
@@ -36,6 +36,9 @@ type Input struct {
 	Principal model.Address
 	// Examples are the user's latest overrides (newest first).
 	Examples []Example
+	// Force asks the model even when the signals decide the thread on
+	// their own (Outcome.Decided): the user asked for it (t).
+	Force bool
 	// Slot, when set, paces this call's model requests against the
 	// caller's others (the Worker sets it; nil means unpaced). See Slot.
 	Slot *Slot

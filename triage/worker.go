@@ -76,6 +76,27 @@ type Worker struct {
 
 	mu         sync.Mutex
 	offlineMsg string // last offline reason reported ("" while online)
+	asked      map[int64]bool
+}
+
+// Ask makes the next triage of the thread ask the model even when the
+// signals decide it on their own (the user pressed t).
+func (w *Worker) Ask(threadID int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.asked == nil {
+		w.asked = map[int64]bool{}
+	}
+	w.asked[threadID] = true
+}
+
+// takeAsked reports whether the user asked for the thread, forgetting it.
+func (w *Worker) takeAsked(threadID int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ok := w.asked[threadID]
+	delete(w.asked, threadID)
+	return ok
 }
 
 // NewWorker returns a worker over st.
@@ -265,7 +286,8 @@ func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, example
 					if err != nil {
 						return
 					}
-					r.out, r.triErr = tr.Triage(ctx, Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples, Slot: slot})
+					in := Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples, Slot: slot, Force: w.takeAsked(j.id)}
+					r.out, r.triErr = tr.Triage(ctx, in)
 					slot.done()
 					if IsOffline(r.triErr) {
 						halt()
@@ -384,6 +406,12 @@ func Record(threadID int64, cacheKey, contentHash string, o *Outcome) store.Tria
 	}
 	if o.FallbackReason != "" {
 		rec.Signals = append(rec.Signals, "fallback: "+o.FallbackReason)
+	}
+	for _, l := range o.Learned {
+		rec.Signals = append(rec.Signals, "learned: "+l)
+	}
+	if o.ModelSkipped {
+		rec.Signals = append(rec.Signals, "model not asked: "+o.Decided+" (t asks it)")
 	}
 	if o.Disagreement != "" {
 		rec.Signals = append(rec.Signals, "disagreement: "+o.Disagreement)

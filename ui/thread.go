@@ -632,6 +632,16 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 	if d := disagreement(tr); d != "" {
 		b.WriteString(wrap(c.st.warn.Render("Triage differs: "+termsafe.SanitizeLine(d))) + "\n")
 	}
+	// What the user's corrections changed (triage.Record: "learned: …"),
+	// and why the model was not asked ("model not asked: …").
+	for _, s := range tr.Signals {
+		if l, ok := strings.CutPrefix(s, "learned: "); ok {
+			b.WriteString(wrap(c.st.label.Render("Learned: ")+termsafe.SanitizeLine(l)) + "\n")
+		}
+		if l, ok := strings.CutPrefix(s, "model not asked: "); ok {
+			b.WriteString(wrap(c.st.dim.Render("Model not asked: "+termsafe.SanitizeLine(l))) + "\n")
+		}
+	}
 	if tr.Result.IsPhishing {
 		b.WriteString(wrap(c.st.danger.Render("PHISHING"+reasons(tr.PhishingReasons))) + "\n")
 	}

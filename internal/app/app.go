@@ -10,6 +10,7 @@ package app
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"mailsift/config"
@@ -35,6 +36,9 @@ type App struct {
 	now func() time.Time
 
 	search searchState // semantic search, built on first use (search.go)
+	// learn holds the user's corrections (see Learning), made on first use.
+	learnOnce sync.Once
+	learn     *Learning
 }
 
 // New returns the app over an open store.

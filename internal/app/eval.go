@@ -33,10 +33,24 @@ type Prediction struct {
 	Source string `json:"source"`
 }
 
-// Confusion counts threads by expected bucket (rows, in
-// contract.Categories order) and predicted column (the four buckets, then
-// QuarantineColumn).
-type Confusion [4][5]int
+// Confusion counts threads by expected bucket (rows) and predicted column,
+// both in contract.Categories order and then QuarantineColumn: a thread
+// labeled spam or phishing is expected in quarantine, where the inbox
+// shows it, whatever bucket its label names.
+type Confusion [5][5]int
+
+// Accuracy is the share of threads whose predicted column is the expected
+// one (nil when the matrix is empty).
+func (c Confusion) Accuracy() *float64 {
+	right, all := 0, 0
+	for row := range 5 {
+		for col := range 5 {
+			all += c[row][col]
+		}
+		right += c[row][row]
+	}
+	return ratio(right, all)
+}
 
 // BucketScore is one bucket's precision, recall and F1; a nil ratio had
 // nothing to divide by.
@@ -59,7 +73,7 @@ func (c Confusion) Scores() []BucketScore {
 		for col := range 5 {
 			expected += c[b][col]
 		}
-		for row := range 4 {
+		for row := range 5 {
 			predicted += c[row][b]
 		}
 		s := BucketScore{Bucket: name, Support: expected, Predicted: predicted,
@@ -148,13 +162,15 @@ type EvalReport struct {
 	Mode          string `json:"mode"`
 	OfflineReason string `json:"offline_reason,omitempty"`
 
-	BucketLabeled int           `json:"bucket_labeled"`
-	Rows          []string      `json:"rows"`
-	Columns       []string      `json:"columns"`
-	Confusion     Confusion     `json:"confusion"`
-	Buckets       []BucketScore `json:"buckets"`
-	Spam          BinaryScore   `json:"spam"`
-	Phishing      BinaryScore   `json:"phishing"`
+	BucketLabeled int `json:"bucket_labeled"`
+	// Accuracy is the confusion matrix's diagonal over BucketLabeled.
+	Accuracy  *float64      `json:"accuracy"`
+	Rows      []string      `json:"rows"`
+	Columns   []string      `json:"columns"`
+	Confusion Confusion     `json:"confusion"`
+	Buckets   []BucketScore `json:"buckets"`
+	Spam      BinaryScore   `json:"spam"`
+	Phishing  BinaryScore   `json:"phishing"`
 
 	// ModelCalls counts chat requests sent; ModelThreads the threads the
 	// model answered; DeterministicThreads the threads triaged without
@@ -163,6 +179,15 @@ type EvalReport struct {
 	ModelThreads         int `json:"model_threads"`
 	DeterministicThreads int `json:"deterministic_threads"`
 	Fallbacks            int `json:"fallbacks"`
+	// SignalDecided counts the threads the deterministic signals decide
+	// with high confidence (triage.Outcome.Decided): a model triager
+	// skips them unless the user asks, offline or not.
+	SignalDecided int `json:"signal_decided"`
+	// PromptEvalTokens and PromptEvalDuration sum the model's
+	// prompt_eval_count and prompt_eval_duration over the accepted answers
+	// (tokens evaluated: those after the prefix in Ollama's KV cache).
+	PromptEvalTokens   int           `json:"prompt_eval_tokens"`
+	PromptEvalDuration time.Duration `json:"-"`
 
 	// LatencyP50 and LatencyP95 are per-thread triage times (nearest
 	// rank); Elapsed is the whole run's triage time.
@@ -180,7 +205,8 @@ func (r *EvalReport) MarshalJSON() ([]byte, error) {
 		LatencyP50 float64 `json:"latency_p50_ms"`
 		LatencyP95 float64 `json:"latency_p95_ms"`
 		Elapsed    float64 `json:"elapsed_ms"`
-	}{(*plain)(r), ms(r.LatencyP50), ms(r.LatencyP95), ms(r.Elapsed)})
+		PromptEval float64 `json:"prompt_eval_duration_ms"`
+	}{(*plain)(r), ms(r.LatencyP50), ms(r.LatencyP95), ms(r.Elapsed), ms(r.PromptEvalDuration)})
 }
 
 // EvalOptions configure Eval; zero values mean defaults.
@@ -215,7 +241,7 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 	byID := labels.index()
 	found := make(map[string]bool, len(byID))
 	rep := &EvalReport{Threads: len(ids), Mode: tr.Model(),
-		Rows: slices.Clone(contract.Categories), Columns: append(slices.Clone(contract.Categories), QuarantineColumn)}
+		Rows: append(slices.Clone(contract.Categories), QuarantineColumn), Columns: append(slices.Clone(contract.Categories), QuarantineColumn)}
 	var lat []time.Duration
 	for i, id := range ids {
 		th, err := a.st.Thread(ctx, id)
@@ -240,6 +266,11 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 			out, _ = det.Triage(ctx, in)
 		}
 		rep.ModelCalls += out.Attempts
+		if out.Decided != "" {
+			rep.SignalDecided++
+		}
+		rep.PromptEvalTokens += out.PromptTokens
+		rep.PromptEvalDuration += out.PromptEvalDuration
 		if out.Source == triage.SourceOllama {
 			rep.ModelThreads++
 		} else {
@@ -283,6 +314,7 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 		rep.Mode = "deterministic"
 	}
 	rep.Buckets = rep.Confusion.Scores()
+	rep.Accuracy = rep.Confusion.Accuracy()
 	rep.Spam, rep.Phishing = rep.Spam.Binary.Score(), rep.Phishing.Binary.Score()
 	for _, d := range lat {
 		rep.Elapsed += d
@@ -295,6 +327,9 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 func (r *EvalReport) score(lab Label, p Prediction) {
 	if lab.Bucket != "" {
 		row := slices.Index(contract.Categories, lab.Bucket)
+		if lab.IsSpam != nil && *lab.IsSpam || lab.IsPhishing != nil && *lab.IsPhishing {
+			row = 4
+		}
 		col := slices.Index(contract.Categories, p.Category)
 		if p.IsSpam || p.IsPhishing || col < 0 {
 			col = 4

@@ -78,6 +78,14 @@ func TestEvalConfusionScores(t *testing.T) {
 			}
 		})
 	}
+	// Accuracy counts the diagonal, quarantine included: 3+4+6+0+2 of 25.
+	c := Confusion{{3, 1, 0, 0, 1}, {1, 4, 0, 0, 0}, {0, 1, 6, 2, 1}, {0, 0, 0, 0, 2}, {0, 0, 0, 1, 2}}
+	if a := c.Accuracy(); !samePtr(a, 15.0/25) {
+		t.Errorf("accuracy = %s, want 15/25", fmtPtr(a))
+	}
+	if a := (Confusion{}).Accuracy(); a != nil {
+		t.Errorf("accuracy of an empty matrix = %v, want nil", *a)
+	}
 	s := Confusion{{3, 1, 0, 0, 1}}.Scores()[0]
 	if s.Support != 5 || s.Predicted != 3 {
 		t.Errorf("urgent support/predicted = %d/%d, want 5/3", s.Support, s.Predicted)

@@ -22,6 +22,8 @@ type Mail struct {
 	// raw holds the accounts whose source keeps the raw messages itself:
 	// the store has no copy of them.
 	raw map[string]mailsrc.RawReader
+	// app records bucket overrides as corrections (nil: not recorded).
+	app *App
 }
 
 // RawMessage returns a message's raw bytes from the store or, for a

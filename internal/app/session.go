@@ -34,6 +34,7 @@ type Session struct {
 	app    *App
 	events chan event.Event
 	wake   chan struct{}
+	worker *triage.Worker
 	// embedWake wakes the background embedder after a sync (search.go);
 	// nil without an embed model.
 	embedWake chan struct{}
@@ -55,7 +56,8 @@ func (a *App) Start(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.startTriage(ctx, a.Worker(tr, an), tr.Model())
+	s.worker = a.Worker(tr, an)
+	s.startTriage(ctx, s.worker, tr.Model())
 	s.startEmbedding(ctx)
 	s.Mail = s.startSync(ctx)
 	s.Actions = s.startActions(ctx)
@@ -72,8 +74,13 @@ func (s *Session) Events() <-chan event.Event { return s.events }
 // session's context ended).
 func (s *Session) Wait() { s.wg.Wait() }
 
-// Retriage queues a thread for triage again and wakes the worker.
+// Retriage queues a thread for triage again and wakes the worker: the
+// user asked (t), so the model is asked even for a thread the signals
+// decide on their own.
 func (s *Session) Retriage(ctx context.Context, threadID int64) error {
+	if s.worker != nil {
+		s.worker.Ask(threadID)
+	}
 	return s.app.Retriage(ctx, threadID, s.wakeTriage)
 }
 
@@ -119,7 +126,7 @@ func (s *Session) startTriage(ctx context.Context, w *triage.Worker, modelName s
 func (s *Session) startSync(ctx context.Context) *Mail {
 	a := s.app
 	var pushers []chan struct{}
-	mail := &Mail{Store: a.st, raw: map[string]mailsrc.RawReader{}}
+	mail := &Mail{Store: a.st, raw: map[string]mailsrc.RawReader{}, app: a}
 	for i := range a.cfg.Accounts {
 		acct := &a.cfg.Accounts[i]
 		src, err := mirror.Open(acct, mirror.Options{Logger: a.log, Now: a.now})
@@ -159,7 +166,8 @@ func (s *Session) startOutbox(ctx context.Context) {
 	eng, closeDrafts := s.app.Drafts(ctx, DraftOptions{
 		Events: devents,
 		Retriage: func(ctx context.Context, id int64) {
-			if err := s.Retriage(ctx, id); err != nil {
+			// After a send: the thread changed, nobody asked for the model.
+			if err := s.app.Retriage(ctx, id, s.wakeTriage); err != nil {
 				s.app.log.Warn("app: re-triage after send", "thread", id, "err", err)
 			}
 		},
@@ -235,6 +243,13 @@ func (s *Session) forwardSync(ctx context.Context, in <-chan mirror.Event, netwo
 				state = event.ConnOnline
 			}
 			s.send(ctx, event.Conn{Account: ev.Account, State: state})
+			// Threads the user moved come back where the user put them
+			// after the store was rebuilt (the corrections outlive it).
+			if n, err := s.app.RestoreOverrides(ctx); err != nil {
+				s.app.log.Warn("app: restore overrides", "err", err)
+			} else if n > 0 {
+				s.app.log.Info("app: restored overrides from the corrections", "threads", n)
+			}
 			s.send(ctx, event.ThreadsChanged{})
 			s.wakeTriage()
 			s.wakeEmbedding()

@@ -3,12 +3,217 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sync"
 
 	"mailsift/triage"
 )
 
-// Analyzer returns the deterministic analyzer with the built-in spam model.
-func (a *App) Analyzer() *triage.Analyzer { return triage.NewAnalyzer(nil) }
+// Analyzer returns the deterministic analyzer with the built-in spam
+// model and the user's corrections (see Learning).
+func (a *App) Analyzer() *triage.Analyzer {
+	an := triage.NewAnalyzer(nil)
+	an.SetLearner(a.Learning().Learner)
+	return an
+}
+
+// Learning is what the user taught triage: their bucket overrides and
+// spam / not-spam marks, kept as corrections in a file in the data
+// directory (triage.CorrectionsFile) so that they survive a rebuild of the
+// store, and the learner that applies them to new triage.
+type Learning struct {
+	// Log is the corrections file (nil without a data directory: the
+	// corrections then last as long as the process).
+	Log     *triage.CorrectionLog
+	Learner *triage.Learner
+	mu      sync.Mutex
+}
+
+// Learning returns the app's corrections, loaded on first use.
+func (a *App) Learning() *Learning {
+	a.learnOnce.Do(func() {
+		l := &Learning{Learner: triage.NewLearner(nil)}
+		if a.cfg != nil && a.cfg.DataDir != "" {
+			l.Log = triage.OpenCorrections(filepath.Join(a.cfg.DataDir, triage.CorrectionsFile))
+			cs, err := l.Log.Load()
+			if err != nil {
+				a.log.Warn("app: corrections not loaded", "err", err)
+			}
+			l.Learner.Set(cs)
+		}
+		a.learn = l
+	})
+	return a.learn
+}
+
+// record adds c to the corrections (the file first) and reloads the learner.
+func (l *Learning) record(c triage.Correction) (triage.Correction, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Log == nil {
+		c.ID = fmt.Sprintf("mem-%d", len(l.Learner.Corrections())+1)
+		l.Learner.Set(append(l.Learner.Corrections(), c))
+		return c, nil
+	}
+	c, err := l.Log.Add(c)
+	if err != nil {
+		return c, err
+	}
+	return c, l.reload()
+}
+
+// undo drops the corrections of thread (its root Message-ID) that keep
+// matches, and reloads the learner.
+func (l *Learning) undo(thread string, keep func(triage.Correction) bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var rest []triage.Correction
+	for _, c := range l.Learner.Corrections() {
+		if c.Thread != thread || !keep(c) {
+			rest = append(rest, c)
+			continue
+		}
+		if l.Log != nil {
+			if err := l.Log.Undo(c.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if l.Log == nil {
+		l.Learner.Set(rest)
+		return nil
+	}
+	return l.reload()
+}
+
+// reload reads the file into the learner; l.mu must be held.
+func (l *Learning) reload() error {
+	cs, err := l.Log.Load()
+	if err != nil {
+		return err
+	}
+	l.Learner.Set(cs)
+	return nil
+}
+
+// correction describes thread threadID for a correction.
+func (a *App) correction(ctx context.Context, threadID int64) (triage.Correction, error) {
+	th, err := a.st.Thread(ctx, threadID)
+	if err != nil {
+		return triage.Correction{}, err
+	}
+	c := triage.CorrectionFor(th.Messages, a.Principal())
+	c.At = a.now()
+	if c.Thread == "" {
+		return c, fmt.Errorf("thread %d has no messages", threadID)
+	}
+	return c, nil
+}
+
+// RecordOverride records the user's move of thread threadID to category
+// as a correction ("" undoes the thread's move). Two moves of mail from
+// the same list or sender move its future mail (see triage.Learner).
+func (a *App) RecordOverride(ctx context.Context, threadID int64, category string) error {
+	c, err := a.correction(ctx, threadID)
+	if err != nil {
+		return fmt.Errorf("record override: %w", err)
+	}
+	l := a.Learning()
+	if category == "" {
+		err = l.undo(c.Thread, func(x triage.Correction) bool { return x.Category != "" })
+	} else {
+		// A new move of the thread replaces its earlier one (Load keeps
+		// the latest per thread), a spam mark stays with it.
+		c.Category = category
+		for _, x := range l.Learner.Corrections() {
+			if x.Thread == c.Thread && x.Spam != nil {
+				c.Spam = x.Spam
+			}
+		}
+		_, err = l.record(c)
+	}
+	if err != nil {
+		return fmt.Errorf("record override: %w", err)
+	}
+	return nil
+}
+
+// RecordSpamMark records the user's spam (true) or not-spam (false) mark
+// on thread threadID as a correction and returns its id; UndoSpamMark
+// undoes it. Two marks for the same list or sender mark its future mail.
+func (a *App) RecordSpamMark(ctx context.Context, threadID int64, spam bool) (string, error) {
+	c, err := a.correction(ctx, threadID)
+	if err != nil {
+		return "", fmt.Errorf("record spam mark: %w", err)
+	}
+	l := a.Learning()
+	for _, x := range l.Learner.Corrections() {
+		if x.Thread == c.Thread {
+			c.Category = x.Category
+		}
+	}
+	c.Spam = &spam
+	c, err = l.record(c)
+	if err != nil {
+		return "", fmt.Errorf("record spam mark: %w", err)
+	}
+	return c.ID, nil
+}
+
+// UndoSpamMark undoes the spam or not-spam mark of thread threadID.
+func (a *App) UndoSpamMark(ctx context.Context, threadID int64) error {
+	c, err := a.correction(ctx, threadID)
+	if err != nil {
+		return fmt.Errorf("undo spam mark: %w", err)
+	}
+	if err := a.Learning().undo(c.Thread, func(x triage.Correction) bool { return x.Spam != nil }); err != nil {
+		return fmt.Errorf("undo spam mark: %w", err)
+	}
+	return nil
+}
+
+// RestoreOverrides puts back the bucket overrides of the corrections whose
+// thread is in the store without one: after the store was rebuilt, the
+// threads the user moved are where the user put them. It returns how many
+// it restored.
+func (a *App) RestoreOverrides(ctx context.Context) (int, error) {
+	n := 0
+	for _, c := range a.Learning().Learner.Corrections() {
+		if c.Category == "" {
+			continue
+		}
+		id, err := a.st.ThreadIDForMessage(ctx, c.Thread)
+		if err != nil {
+			continue // not (yet) in the store
+		}
+		ts, err := a.st.ThreadSummaryByID(ctx, id)
+		if err != nil || ts.Override != "" {
+			continue
+		}
+		if err := a.st.SetOverride(ctx, id, c.Category); err != nil {
+			return n, fmt.Errorf("restore overrides: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// SetOverride moves a thread to a bucket in the store and records the
+// move as a correction the learner uses for the sender's and list's
+// future mail ("" clears the override and undoes the correction).
+func (m *Mail) SetOverride(ctx context.Context, threadID int64, category string) error {
+	if err := m.Store.SetOverride(ctx, threadID, category); err != nil {
+		return err
+	}
+	if m.app == nil {
+		return nil
+	}
+	if err := m.app.RecordOverride(ctx, threadID, category); err != nil {
+		// The move itself stands; only the learning is lost.
+		m.app.log.Warn("app: override not recorded for learning", "thread", threadID, "err", err)
+	}
+	return nil
+}
 
 // Triager returns the configured triager: deterministic when offline is
 // asked for (by the caller or triage.offline), else Ollama.

@@ -179,6 +179,23 @@ func (c *Classifier) SpamProbability(tokens []string) float64 {
 	return 1 / (1 + math.Exp(-score))
 }
 
+// Coverage returns the share of tokens the classifier has a weight for
+// (1 for no tokens): how much of a message the score rests on.
+func (c *Classifier) Coverage(tokens []string) float64 {
+	if len(tokens) == 0 {
+		return 1
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	known := 0
+	for _, t := range tokens {
+		if _, ok := c.weights[t]; ok {
+			known++
+		}
+	}
+	return float64(known) / float64(len(tokens))
+}
+
 // Table returns the current prior log-odds and the per-token weights as
 // a Table, for streaming scoring with EachToken: the prior plus every
 // token's weight, summed in the order of Tokenize, is the log-odds that

@@ -1,0 +1,119 @@
+package triage
+
+// Language-independent and multilingual cues for the bucket: calendar
+// responses and cancellations, requests and questions in German, French,
+// Spanish and Japanese, and asks and deadlines written in the subject.
+
+import (
+	"strings"
+)
+
+// calendarNoticePrefixes start the subjects calendar software writes for
+// a response to an invitation or a cancellation (lower-case, without the
+// colon): no answer is expected from the reader.
+var calendarNoticePrefixes = []string{
+	"accepted", "declined", "tentative", "tentatively accepted", "canceled", "cancelled", "event canceled",
+	"event cancelled", "canceled event", "cancelled event", "invitation canceled",
+	"angenommen", "abgelehnt", "mit vorbehalt angenommen", "abgesagt", "absage",
+	"accepté", "refusé", "provisoire", "annulé", "annulation", "événement annulé",
+	"aceptado", "rechazado", "cancelado", "cancelada", "evento cancelado",
+	"承諾", "辞退", "仮承諾", "キャンセル", "中止",
+}
+
+// isCalendarNotice reports whether subject starts like a calendar
+// response or cancellation ("Canceled: Retro @ Fri", "Annulé : …").
+func isCalendarNotice(subject string) bool {
+	s := strings.ToLower(strings.TrimSpace(subject))
+	for _, p := range calendarNoticePrefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			rest = strings.TrimLeft(rest, " ")
+			if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foreignRequests mark a sentence that asks the reader to do something,
+// in German, French, Spanish and Japanese (lower-case; matched as
+// substrings of the lower-cased sentence).
+var foreignRequests = []string{
+	"bitte ", "bitten sie", "könnten sie", "können sie", "könntest du", "kannst du", "würden sie",
+	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
+	"por favor", "podría", "podrías", "puede ", "puedes ", "necesito que", "le agradecería",
+	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+}
+
+// hasForeignRequest reports whether a sentence asks something in one of
+// the languages of foreignRequests.
+func hasForeignRequest(sentence string) bool {
+	low := strings.ToLower(sentence)
+	for _, r := range foreignRequests {
+		if strings.Contains(low, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isQuestion reports whether a sentence is a question: it ends with a
+// question mark (ASCII or full-width), or holds a full-width one (Japanese
+// sentences are not split at it).
+func isQuestion(sentence string) bool {
+	return strings.HasSuffix(sentence, "?") || strings.Contains(sentence, "？")
+}
+
+// foreignSoon are words for "today", "tonight", "tomorrow" and "as soon as
+// possible" beyond soonRe's English ones (lower-case substrings).
+var foreignSoon = []string{
+	"heute", "morgen früh", "bis morgen", "sofort", "umgehend", "dringend",
+	"aujourd'hui", "aujourd’hui", "ce soir", "demain", "immédiatement", "dès que possible", "urgent",
+	"hoy", "esta noche", "esta tarde", "mañana", "cuanto antes", "urgente", "inmediatamente",
+	"本日", "今日", "今夜", "明日", "至急", "緊急", "今すぐ",
+}
+
+// foreignDeadlines mark a stated deadline beyond deadlineRe's English.
+var foreignDeadlines = []string{
+	"bis ", "spätestens", "frist", "avant ", "d'ici", "au plus tard", "antes de", "antes del", "a más tardar", "plazo",
+	"までに", "期限", "締め切り", "締切",
+}
+
+// containsAnyOf reports whether low holds one of subs, returning it.
+func containsAnyOf(low string, subs []string) (string, bool) {
+	for _, s := range subs {
+		if strings.Contains(low, s) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// subjectAsks are subject phrases that ask the recipient to act
+// (approve, review, decide), in the languages above.
+var subjectAsks = []string{
+	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	"please review", "action required", "please sign", "awaiting your", "your approval", "for approval",
+	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
+	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
+}
+
+// foreignUrgent are words that press for urgency beyond the English
+// phrase list (lower-case substrings).
+var foreignUrgent = []string{"dringend", "eilt", "sofort", "urgente", "urgencia", "immédiatement", "inmediatamente", "至急", "緊急"}
+
+// failureWords in a notification's subject say something broke (a failed
+// build, a failed renewal, a service down); resolvedWords that it is over.
+var (
+	failureWords  = []string{"failed", "failure", "failing", "broken", "is down", "outage", "fehlgeschlagen", "ausfall", "échec", "échoué", "fallido", "fallo", "失敗", "障害"}
+	resolvedWords = []string{"resolved", "recovered", "fixed", "passed", "succeeded", "back to normal", "behoben", "résolu", "resuelto", "復旧"}
+)
+
+// failureNotice reports whether subject reports a failure that is not
+// resolved.
+func failureNotice(subject string) bool {
+	low := strings.ToLower(subject)
+	_, failed := containsAnyOf(low, failureWords)
+	_, resolved := containsAnyOf(low, resolvedWords)
+	return failed && !resolved
+}
