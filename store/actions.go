@@ -737,6 +737,9 @@ type UndoResult struct {
 	// Missing counts copies that were no longer where the action put
 	// them (moved or deleted since), left alone.
 	Missing int
+	// Unmarked lists the threads whose spam or not-spam mark the undo
+	// took back, so triage's learning can forget it too.
+	Unmarked []int64
 }
 
 // Undo reverts the newest action not yet undone, in the store and (queued)
@@ -798,6 +801,14 @@ func (s *Store) Undo(ctx context.Context) (UndoResult, error) {
 			}
 		}
 		for _, mid := range u.Marks {
+			var thread int64
+			err := tx.QueryRowContext(ctx, `SELECT thread_id FROM spam_marks WHERE id = ?`, mid).Scan(&thread)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if err == nil {
+				res.Unmarked = append(res.Unmarked, thread)
+			}
 			if _, err := w.exec(`DELETE FROM spam_marks WHERE id = ?`, mid); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -29,12 +30,17 @@ type Actions struct {
 	snoozed func()
 	// accounts names the configured accounts (Folders).
 	accounts []string
+	// mark and unmark tell triage's learning about a spam verdict the
+	// user gave or took back (nil: no learning).
+	mark   func(ctx context.Context, threadID int64, spam bool) (string, error)
+	unmark func(ctx context.Context, threadID int64) error
+	log    *slog.Logger
 }
 
 // Actions returns the actions service over the app's store. poke, when
 // not nil, is called after each change so the sync loops replay it.
 func (a *App) Actions(poke func()) *Actions {
-	x := &Actions{st: a.st, now: a.now, poke: poke}
+	x := &Actions{st: a.st, now: a.now, poke: poke, mark: a.RecordSpamMark, unmark: a.UndoSpamMark, log: a.log}
 	for i := range a.cfg.Accounts {
 		x.accounts = append(x.accounts, a.cfg.Accounts[i].Name)
 	}
@@ -246,7 +252,24 @@ func (x *Actions) Spam(ctx context.Context, ids []int64, spam bool) (string, err
 	}
 	req.Label = verb + " " + plural(len(ids), "thread")
 	r, err := x.st.MoveThreads(ctx, req)
+	if err == nil {
+		x.learn(ctx, ids, spam)
+	}
 	return x.done(verb, r, err)
+}
+
+// learn records the user's spam verdict on each thread for triage's
+// learning. The move already happened; a thread learning cannot record
+// (no longer in the store) is logged, not an error of the action.
+func (x *Actions) learn(ctx context.Context, ids []int64, spam bool) {
+	if x.mark == nil {
+		return
+	}
+	for _, id := range ids {
+		if _, err := x.mark(ctx, id, spam); err != nil {
+			x.log.Warn("actions: learning from a spam mark", "thread", id, "err", err)
+		}
+	}
 }
 
 // ToggleSpam marks the threads as not spam when the first one has a copy
@@ -290,6 +313,7 @@ func (x *Actions) notSpamInPlace(ctx context.Context, ids []int64, first store.T
 	if err != nil {
 		return "", err
 	}
+	x.learn(ctx, ids, false)
 	if x.poke != nil && r.Threads > 0 {
 		x.poke()
 	}
@@ -428,6 +452,13 @@ func (x *Actions) Undo(ctx context.Context) (string, error) {
 	}
 	if x.snoozed != nil && u.Kind == "snooze" {
 		x.snoozed()
+	}
+	if x.unmark != nil {
+		for _, id := range u.Unmarked {
+			if err := x.unmark(ctx, id); err != nil {
+				x.log.Warn("actions: forgetting an undone spam mark", "thread", id, "err", err)
+			}
+		}
 	}
 	note := "undone: " + u.Label
 	if u.Missing > 0 {

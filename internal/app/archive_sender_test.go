@@ -53,3 +53,49 @@ func TestArchiveSender(t *testing.T) {
 		t.Errorf("ArchiveSender(unknown) = %d, %v; want 0, nil", n, err)
 	}
 }
+
+// TestSpamMarkTeachesTriage: the spam key's verdict reaches triage's
+// learning as a correction for the thread's sender, and undoing the
+// action takes the correction back.
+func TestSpamMarkTeachesTriage(t *testing.T) {
+	ctx := context.Background()
+	m := &maildirServer{root: t.TempDir()}
+	for _, sub := range []string{"cur", "new", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(m.root, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		name := fmt.Sprintf("17000000%02d.M%dP1.host:2,", i, i)
+		if err := os.WriteFile(filepath.Join(m.root, "cur", name), []byte(actionMessage(i)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, st := actionsApp(t)
+	if err := mirror.Sync(ctx, st, "acct", m.source(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	x := a.Actions(nil)
+	id := threadByMessage(t, st, 1)
+	marks := func() []bool {
+		var out []bool
+		for _, c := range a.Learning().Learner.Corrections() {
+			if c.Sender == "s1@example.com" && c.Spam != nil {
+				out = append(out, *c.Spam)
+			}
+		}
+		return out
+	}
+	if _, err := x.Spam(ctx, []int64{id}, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := marks(); len(got) != 1 || !got[0] {
+		t.Fatalf("after the spam key, learning holds %v for s1@example.com, want one spam mark", got)
+	}
+	if _, err := x.Undo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := marks(); len(got) != 0 {
+		t.Fatalf("after undo, learning still holds %v for s1@example.com", got)
+	}
+}
