@@ -136,6 +136,9 @@ func New(opts Options) Model {
 		height:  24,
 	}
 	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
+	if opts.Drafts != nil {
+		m.compose = m.compose.withAccounts(opts.Accounts, opts.Drafts.Delivery)
+	}
 	m.accounts = accounts
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"
