@@ -149,6 +149,15 @@ func measureCut(t *testing.T, st *store.Store, syn synonymGroups, queries []stri
 		}
 	}
 	idx := a.semantic().idx
+	if res, err := a.Search(ctx, SearchQuery{Text: queries[0], Limit: MaxSearchLimit}); err == nil {
+		var subj []string
+		for _, h := range res.Hits {
+			subj = append(subj, h.Subject)
+		}
+		t.Logf("App.Search %q (%s): %d results: %q", queries[0], res.Mode, len(res.Hits), subj)
+	} else {
+		t.Fatal(err)
+	}
 	var out []cutSample
 	for _, q := range queries {
 		qw := words(q)
