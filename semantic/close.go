@@ -16,14 +16,19 @@ type Close struct {
 	// Floor: a hit is kept only when it rises above the mean by at least
 	// this many standard deviations of the similarities, so that when
 	// nothing is about the query the best of the unrelated is not kept
-	// for being the best.
+	// for being the best. It applies from MinN messages on: in a smaller
+	// mailbox no hit can stand that far out (in n samples none lies more
+	// than (n−1)/√n deviations from the mean), so there the margin alone
+	// decides.
 	Floor float64
+	// MinN is the fewest messages whose similarities say what is typical.
+	MinN int
 }
 
 // DefaultClose is the rule search uses, chosen by measurement on the
 // demo mailbox and the SpamAssassin corpus (README, "Search and plain
 // language"; internal/app TestMeasureVectorCut).
-var DefaultClose = Close{Margin: 0.5, Floor: 3.5}
+var DefaultClose = Close{Margin: 0.5, Floor: 3.5, MinN: 30}
 
 // Keeps reports whether a hit of similarity score among the neighbours
 // nb (their Hits best first, with the statistics of everything searched)
@@ -34,5 +39,8 @@ func (c Close) Keeps(score float32, nb Neighbours) bool {
 	}
 	lift := float64(score) - nb.Mean
 	best := float64(nb.Hits[0].Score) - nb.Mean
-	return lift >= c.Margin*best && lift >= c.Floor*nb.Std
+	if lift < c.Margin*best {
+		return false
+	}
+	return nb.N < c.MinN || lift >= c.Floor*nb.Std
 }

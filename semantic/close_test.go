@@ -19,7 +19,9 @@ func neighbours(mean, std float64, scores ...float32) Neighbours {
 }
 
 func TestCloseKeeps(t *testing.T) {
-	c := Close{Margin: 0.5, Floor: 3.5}
+	c := Close{Margin: 0.5, Floor: 3.5, MinN: 30}
+	small := neighbours(0.1, 0.2, 0.5, 0.35, 0.2)
+	small.N = 3
 	for _, tc := range []struct {
 		name  string
 		nb    Neighbours
@@ -33,6 +35,8 @@ func TestCloseKeeps(t *testing.T) {
 		{"a model whose unrelated mail scores 0.4", neighbours(0.4, 0.03, 0.7, 0.6), 0.6, true},
 		{"the same, under the floor", neighbours(0.4, 0.03, 0.5, 0.49), 0.49, false},
 		{"no spread at all", neighbours(0.3, 0, 0.3), 0.3, false},
+		{"a tiny mailbox: the margin alone, kept", small, 0.35, true},
+		{"a tiny mailbox: the margin alone, cut", small, 0.2, false},
 		{"no hits", Neighbours{}, 0.9, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
