@@ -27,6 +27,12 @@ type twoAccountComposeEnv struct {
 }
 
 func newTwoAccountComposeEnv(t *testing.T) *twoAccountComposeEnv {
+	return newTwoAccountComposeEnvList(t, "https://gadgets.example/u")
+}
+
+// newTwoAccountComposeEnvList is newTwoAccountComposeEnv with the list
+// mail's unsubscribe URL (see listRaw).
+func newTwoAccountComposeEnvList(t *testing.T, post string) *twoAccountComposeEnv {
 	t.Helper()
 	all := fixtureMessages()
 	tri := fixtureTriage()
@@ -45,7 +51,7 @@ func newTwoAccountComposeEnv(t *testing.T) *twoAccountComposeEnv {
 		m.Loc.Account = "home"
 		home = append(home, m)
 	}
-	list, err := rfc822.Parse([]byte(listRaw("https://gadgets.example/u")))
+	list, err := rfc822.Parse([]byte(listRaw(post)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +135,14 @@ func TestComposeChoosesTheSendingAccount(t *testing.T) {
 func TestComposeAccountChoiceIsSavedAndResumed(t *testing.T) {
 	e := newTwoAccountComposeEnv(t)
 	e.keys("c", "shift+tab", "left") // ← wraps from the first to the last
-	e.keys("esc")
+	if e.m.compose.d.Account != "home" {
+		t.Fatalf("← from the first account chose %q, want home", e.m.compose.d.Account)
+	}
+	e.keys(" ") // space cycles too: back to the first, then home again
+	if e.m.compose.d.Account != "test" || e.m.compose.d.From != me {
+		t.Fatalf("space chose %q (%v), want test", e.m.compose.d.Account, e.m.compose.d.From)
+	}
+	e.keys(" ", "esc")
 	ds, err := e.st.Drafts(context.Background(), 0, store.DraftOpen)
 	if err != nil || len(ds) != 1 || ds[0].Account != "home" || ds[0].From != homeFrom {
 		t.Fatalf("saved draft = %+v (%v), want account home with its From", ds, err)
@@ -175,5 +188,18 @@ func TestOneAccountComposeHasNoAccountField(t *testing.T) {
 	}
 	if e.m.compose.d.Account != "" {
 		t.Fatalf("one account's message names account %q; want the default as before", e.m.compose.d.Account)
+	}
+}
+
+func TestUnsubscribeByMailLeavesFromTheListMailsAccount(t *testing.T) {
+	e := newTwoAccountComposeEnvList(t, "https://gadgets.example/u-without-post")
+	e.run(e.m.openThread(e.listID))
+	e.keys("U")
+	e.keys("y")
+	if e.m.screen != stateConfirm || e.m.confirm.a == nil {
+		t.Fatalf("y did not reach the confirm screen (err %v):\n%s", e.m.confirm.err, e.view())
+	}
+	if a := e.sendAll(); a.What.Account != "home" || a.What.EnvelopeFrom != homeFrom.Email || e.home.n != 1 || e.test.n != 0 {
+		t.Fatalf("unsubscribe mail: account %q from %q; sent via home %d, test %d times", a.What.Account, a.What.EnvelopeFrom, e.home.n, e.test.n)
 	}
 }
