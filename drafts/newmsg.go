@@ -60,6 +60,11 @@ func (e *Engine) ResumeNewMessage(ctx context.Context, accountName string) (d *D
 	return d, false, err
 }
 
+// AccountFrom is the From address messages of the named account carry
+// ("" = the default account): the account's own, else the principal. The
+// compose screen shows it for each account the user may choose.
+func (e *Engine) AccountFrom(accountName string) model.Address { return e.from(accountName) }
+
 // from is the sender identity of an account (default: the principal).
 func (e *Engine) from(accountName string) model.Address {
 	if a, err := e.account(accountName); err == nil && a.From.Email != "" {

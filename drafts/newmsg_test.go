@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -353,4 +354,72 @@ func forwardedPart(t *testing.T, raw string) ([]byte, string) {
 		data = body
 	}
 	return data, ct
+}
+
+// TestNewMessageLeavesThroughTheChosenAccount: with two accounts, each
+// with its own SMTP server and From, a new message and a forward moved to
+// the second account (as the compose screen does) leave through that
+// account's server with its From in the header and the envelope, and
+// nothing goes through the first's.
+func TestNewMessageLeavesThroughTheChosenAccount(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	work := startSMTP(t, &smtpBackend{user: "work", pass: "pw-work"}, "plain")
+	home := startSMTP(t, &smtpBackend{user: "home", pass: "pw-home"}, "plain")
+	homeFrom := model.Address{Name: "Alice at Home", Email: "alice@home.example"}
+	e := New(st, Options{Principal: alice, Accounts: []Account{
+		{Name: "work", From: alice, Transport: work.transport("plain")},
+		{Name: "home", From: homeFrom, Transport: home.transport("plain")},
+	}})
+	if got := e.AccountFrom("home"); got != homeFrom {
+		t.Fatalf("AccountFrom(home) = %v, want %v", got, homeFrom)
+	}
+	if got := e.AccountFrom(""); got != alice {
+		t.Fatalf("AccountFrom(\"\") = %v, want the first account's %v", got, alice)
+	}
+	newMsg, err := e.NewMessage(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd, _, err := e.Forward(ctx, []byte("From: Carol <carol@example.net>\r\nTo: alice@home.example\r\nSubject: Plans\r\nMessage-ID: <plans@example.net>\r\n\r\nSee you Sunday.\r\n"), false, "home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fwd.Account != "home" || fwd.From != homeFrom {
+		t.Fatalf("forward for home = account %q from %v", fwd.Account, fwd.From)
+	}
+	// The compose screen's account choice: account and From change together.
+	newMsg.Account, newMsg.From = "home", e.AccountFrom("home")
+	for i, d := range []*Draft{newMsg, fwd} {
+		d.To, _ = ParseAddresses("To", "dave@example.org")
+		d.Subject, d.Body = fmt.Sprintf("Message %d", i), "Hello from home."
+		if err := e.SaveNewMessage(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		a, err := e.Approve(ctx, d.ID, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.What.Account != "home" || a.What.EnvelopeFrom != homeFrom.Email {
+			t.Fatalf("approval of message %d: account %q envelope %q", i, a.What.Account, a.What.EnvelopeFrom)
+		}
+		if _, err := e.Confirm(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := e.ProcessDue(ctx); err != nil || n != 2 {
+		t.Fatalf("ProcessDue = %d, %v; want both messages", n, err)
+	}
+	got := home.be.messages()
+	if len(got) != 2 {
+		t.Fatalf("home's server received %d messages, want 2", len(got))
+	}
+	for _, m := range got {
+		if m.User != "home" || m.From != homeFrom.Email || !strings.Contains(string(m.Data), "\r\nFrom: \"Alice at Home\" <alice@home.example>\r\n") {
+			t.Errorf("home's server got user %q envelope %q:\n%s", m.User, m.From, m.Data)
+		}
+	}
+	if n := len(work.be.messages()); n != 0 {
+		t.Errorf("work's server received %d messages; the home account's mail went through it", n)
+	}
 }

@@ -133,13 +133,34 @@ type Filter struct {
 // Search returns the k messages most similar to q (by cosine), best
 // first, among those the filter admits.
 func (x *Index) Search(q []float32, f Filter, k int) ([]Scored, error) {
+	n, err := x.Nearest(q, f, k)
+	return n.Hits, err
+}
+
+// Neighbours are a query's nearest messages and how similar the query is
+// to the messages searched as a whole, which says how far the nearest
+// stand out (see Close).
+type Neighbours struct {
+	// Hits are the nearest messages, best first.
+	Hits []Scored
+	// N is how many messages up to the filter's MaxID there are, whatever
+	// its time range; Mean and Std are the mean and standard deviation of
+	// their similarity to the query. A narrow time range is so still
+	// compared with the whole mailbox.
+	N         int
+	Mean, Std float64
+}
+
+// Nearest is Search with the similarity statistics of every message the
+// filter admits.
+func (x *Index) Nearest(q []float32, f Filter, k int) (Neighbours, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if k <= 0 || len(x.ids) == 0 {
-		return nil, nil
+		return Neighbours{}, nil
 	}
 	if len(q) != x.dim {
-		return nil, fmt.Errorf("semantic: query vector of %d dimensions, the index holds %d (model %s)", len(q), x.dim, x.model)
+		return Neighbours{}, fmt.Errorf("semantic: query vector of %d dimensions, the index holds %d (model %s)", len(q), x.dim, x.model)
 	}
 	qn := make([]float32, len(q))
 	normalise(qn, q)
@@ -152,11 +173,19 @@ func (x *Index) Search(q []float32, f Filter, k int) ([]Scored, error) {
 	}
 	h := make(topK, 0, k)
 	dim := x.dim
+	var n int
+	var sum, sumSq float64
 	for i, id := range x.ids {
-		if d := x.dates[i]; d < lo || d >= hi || (f.MaxID > 0 && id > f.MaxID) {
+		if f.MaxID > 0 && id > f.MaxID {
 			continue
 		}
 		s := dot(qn, x.vecs[i*dim:(i+1)*dim])
+		n++
+		sum += float64(s)
+		sumSq += float64(s) * float64(s)
+		if d := x.dates[i]; d < lo || d >= hi {
+			continue
+		}
 		if len(h) < k {
 			heap.Push(&h, Scored{ID: id, Score: s})
 		} else if s > h[0].Score {
@@ -164,9 +193,13 @@ func (x *Index) Search(q []float32, f Filter, k int) ([]Scored, error) {
 			heap.Fix(&h, 0)
 		}
 	}
-	out := make([]Scored, len(h))
+	out := Neighbours{Hits: make([]Scored, len(h)), N: n}
 	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Scored)
+		out.Hits[i] = heap.Pop(&h).(Scored)
+	}
+	if n > 0 {
+		out.Mean = sum / float64(n)
+		out.Std = math.Sqrt(max(0, sumSq/float64(n)-out.Mean*out.Mean))
 	}
 	return out, nil
 }

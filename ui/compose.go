@@ -43,6 +43,8 @@ type Composer interface {
 	RemoveAttachment(ctx context.Context, draftID string, id int64) error
 	// Discard discards an open draft.
 	Discard(ctx context.Context, draftID string) error
+	// AccountFrom is the From address of the named account's messages.
+	AccountFrom(account string) model.Address
 }
 
 // AddressBook ranks the people the user writes to, for completion.
@@ -60,6 +62,9 @@ const (
 	fieldAttach
 	fieldBody
 	fieldCount
+	// fieldFrom is the sending account, first in tab order when there are
+	// several accounts; it is chosen, not typed, so it has no input.
+	fieldFrom = fieldCount
 )
 
 var fieldNames = [fieldCount]string{"To:", "Cc:", "Bcc:", "Subject:", "Attach:", ""}
@@ -67,14 +72,24 @@ var fieldNames = [fieldCount]string{"To:", "Cc:", "Bcc:", "Subject:", "Attach:",
 // maxSuggestions is how many address completions show under a field.
 const maxSuggestions = 5
 
-// composeModel is the compose screen: a new message or a forward, its
-// recipients (with completion from the address book), subject, attached
-// files (paths with completion) and body.
+// sender is an account a new message may be sent from, as the compose
+// screen offers it.
+type sender struct {
+	name   string
+	from   model.Address
+	cannot string // why the account cannot send ("" when it can)
+}
+
+// composeModel is the compose screen: a new message or a forward, the
+// account it goes out through (when there are several), its recipients
+// (with completion from the address book), subject, attached files (paths
+// with completion) and body.
 type composeModel struct {
-	c    *common
-	cp   Composer
-	b    Backend
-	book AddressBook
+	c       *common
+	cp      Composer
+	b       Backend
+	book    AddressBook
+	senders []sender // the configured accounts when there are several, else nil
 
 	returnTo state
 	loadSeq  int
@@ -106,6 +121,84 @@ type composeModel struct {
 
 func newComposeModel(c *common, cp Composer, b Backend, book AddressBook) composeModel {
 	return composeModel{c: c, cp: cp, b: b, book: book, gate: &saveGate{}}
+}
+
+// withAccounts offers the accounts names as senders when there are
+// several: each with its From address and, when delivery says so, why it
+// cannot send. Both lookups read the engine's configuration, not the
+// network.
+func (cm composeModel) withAccounts(names []string, delivery func(string) (string, bool, string)) composeModel {
+	cm.senders = nil
+	if len(names) < 2 || cm.cp == nil {
+		return cm
+	}
+	for _, n := range names {
+		s := sender{name: n, from: cm.cp.AccountFrom(n)}
+		if delivery != nil {
+			if name, ok, why := delivery(n); !ok && name == "" {
+				s.cannot = why
+			}
+		}
+		cm.senders = append(cm.senders, s)
+	}
+	return cm
+}
+
+// senderIndex is the position of the draft's account among the senders
+// ("" is the default account, the first).
+func (cm *composeModel) senderIndex() int {
+	name := cm.d.Account
+	if name == "" {
+		return 0
+	}
+	for i, s := range cm.senders {
+		if s.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// cycleSender moves the draft to the next (dir 1) or previous (dir -1)
+// account: its From changes with it, and the message is saved.
+func (cm *composeModel) cycleSender(dir int) tea.Cmd {
+	n := len(cm.senders)
+	i := cm.senderIndex()
+	if i < 0 {
+		i = 0
+	} else {
+		i = (i + dir + n) % n
+	}
+	s := cm.senders[i]
+	cm.d.Account, cm.d.From = s.name, s.from
+	cm.dirty = true
+	return cm.save()
+}
+
+// tabOrder is the fields in tab order: the account first when there is a
+// choice.
+func (cm *composeModel) tabOrder() []int {
+	order := make([]int, 0, fieldCount+1)
+	if len(cm.senders) > 0 {
+		order = append(order, fieldFrom)
+	}
+	for f := fieldTo; f < fieldCount; f++ {
+		order = append(order, f)
+	}
+	return order
+}
+
+// moveFocus focuses the next (dir 1) or previous (dir -1) field.
+func (cm *composeModel) moveFocus(dir int) {
+	order := cm.tabOrder()
+	i := 0
+	for j, f := range order {
+		if f == cm.focus {
+			i = j
+		}
+	}
+	cm.focus = order[(i+dir+len(order))%len(order)]
+	cm.applyFocus()
 }
 
 // saveGate orders saves that run in concurrent commands: each save takes
@@ -175,7 +268,11 @@ func (composeTickMsg) owner() state      { return stateCompose }
 // open shows the screen and loads (or creates) the draft in a command:
 // raw nil is a new message (the latest unsent one resumed), else a
 // forward of that thread's latest message.
-func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bool) (composeModel, tea.Cmd) {
+//
+// account is the account a new message starts from (a resumed one keeps
+// its own) and a forward's when its original is in none of the senders;
+// "" is the default account.
+func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bool, account string) (composeModel, tea.Cmd) {
 	cm.returnTo = returnTo
 	cm.loadSeq++
 	cm.loading, cm.loadErr, cm.d, cm.atts, cm.problems = true, nil, nil, nil, nil
@@ -183,6 +280,7 @@ func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bo
 	cm.sugg, cm.matches = nil, nil
 	cm.fldErr = [fieldBcc + 1]string{}
 	ctx, cp, b, book, seq, now := cm.c.ctx, cm.cp, cm.b, cm.book, cm.loadSeq, cm.c.now()
+	senders := cm.senders
 	return cm, func() tea.Msg {
 		msg := composeLoadedMsg{seq: seq, title: "New message"}
 		if book != nil {
@@ -192,13 +290,13 @@ func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bo
 		}
 		var err error
 		if forwardThread == 0 {
-			msg.draft, msg.resumed, err = cp.ResumeNewMessage(ctx, "")
+			msg.draft, msg.resumed, err = cp.ResumeNewMessage(ctx, account)
 		} else {
 			msg.title = "Forward"
 			if asAttachment {
 				msg.title = "Forward as attachment"
 			}
-			msg.draft, msg.problems, err = forwardLatest(ctx, cp, b, forwardThread, asAttachment)
+			msg.draft, msg.problems, err = forwardLatest(ctx, cp, b, forwardThread, asAttachment, account, senders)
 		}
 		if err != nil {
 			msg.err = err
@@ -209,8 +307,10 @@ func (cm composeModel) open(returnTo state, forwardThread int64, asAttachment bo
 	}
 }
 
-// forwardLatest forwards the latest message of a thread (run in a command).
-func forwardLatest(ctx context.Context, cp Composer, b Backend, threadID int64, asAttachment bool) (*store.Draft, []string, error) {
+// forwardLatest forwards the latest message of a thread (run in a
+// command) from the account it arrived in when that is one of the
+// senders, else from account.
+func forwardLatest(ctx context.Context, cp Composer, b Backend, threadID int64, asAttachment bool, account string, senders []sender) (*store.Draft, []string, error) {
 	t, err := b.Thread(ctx, threadID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("forward: %w", err)
@@ -223,7 +323,12 @@ func forwardLatest(ctx context.Context, cp Composer, b Backend, threadID int64, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("forward: the original message's bytes are not available (%w); sync the account and try again", err)
 	}
-	return cp.Forward(ctx, raw, asAttachment, "")
+	for _, s := range senders {
+		if s.name == m.Loc.Account {
+			account = s.name
+		}
+	}
+	return cp.Forward(ctx, raw, asAttachment, account)
 }
 
 // setup fills the fields from the loaded draft.
@@ -390,19 +495,21 @@ func (cm *composeModel) armAutosave() tea.Cmd {
 // composeKeys are the compose screen's own bindings (every other key is
 // typed into the focused field).
 type composeKeys struct {
-	next, prev, up, down, accept, toConfirm, leave, discard, yes key.Binding
+	next, prev, up, down, accept, toConfirm, leave, discard, yes, account, accountBack key.Binding
 }
 
 var ck = composeKeys{
-	next:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field/complete")),
-	prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
-	up:        key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous suggestion")),
-	down:      key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next suggestion")),
-	accept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "accept/attach")),
-	toConfirm: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send…")),
-	leave:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "save and leave")),
-	discard:   key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "discard")),
-	yes:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
+	next:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field/complete")),
+	prev:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+	up:          key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous suggestion")),
+	down:        key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next suggestion")),
+	accept:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "accept/attach")),
+	toConfirm:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send…")),
+	leave:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "save and leave")),
+	discard:     key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "discard")),
+	yes:         key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, discard")),
+	account:     key.NewBinding(key.WithKeys("right", " "), key.WithHelp("→/←", "sending account")),
+	accountBack: key.NewBinding(key.WithKeys("left")),
 }
 
 func (cm *composeModel) handleKey(msg tea.KeyMsg) tea.Cmd {
@@ -462,6 +569,19 @@ func (cm *composeModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 			return cm.armAutosave()
 		}
 	}
+	if cm.focus == fieldFrom {
+		switch {
+		case key.Matches(msg, ck.account):
+			return cm.cycleSender(1)
+		case key.Matches(msg, ck.accountBack):
+			return cm.cycleSender(-1)
+		case key.Matches(msg, ck.next, ck.accept):
+			cm.moveFocus(1)
+		case key.Matches(msg, ck.prev):
+			cm.moveFocus(-1)
+		}
+		return nil // nothing is typed here
+	}
 	if cm.focus == fieldAttach {
 		in := &cm.inputs[fieldAttach]
 		switch {
@@ -500,13 +620,11 @@ func (cm *composeModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, ck.next), key.Matches(msg, ck.accept) && cm.focus < fieldBody:
 		cm.collect()
-		cm.focus = (cm.focus + 1) % fieldCount
-		cm.applyFocus()
+		cm.moveFocus(1)
 		return cm.save()
 	case key.Matches(msg, ck.prev):
 		cm.collect()
-		cm.focus = (cm.focus + fieldCount - 1) % fieldCount
-		cm.applyFocus()
+		cm.moveFocus(-1)
 		return cm.save()
 	}
 	var cmd tea.Cmd
@@ -590,7 +708,7 @@ func (cm composeModel) View() string {
 	if cm.resumed {
 		top += c.st.dim.Render(" · resumed your unsent message")
 	}
-	lines := []string{top, label("From:") + termsafe.SanitizeLine(draftAddrs([]model.Address{cm.d.From}))}
+	lines := []string{top, cm.fromLine(label)}
 	for i := fieldTo; i <= fieldAttach; i++ {
 		in := cm.inputs[i]
 		in.Width = fieldW
@@ -640,6 +758,8 @@ func (cm composeModel) View() string {
 		hint = c.st.danger.Render("discard this message? ") + c.help.ShortHelpView([]key.Binding{ck.yes}) + c.st.dim.Render(" · any other key keeps it")
 	case cm.focus <= fieldBcc && len(cm.sugg) > 0:
 		hint = c.help.ShortHelpView([]key.Binding{ck.down, ck.accept, ck.toConfirm, ck.leave})
+	case cm.focus == fieldFrom:
+		hint = c.help.ShortHelpView([]key.Binding{ck.account, ck.next, ck.toConfirm, ck.leave})
 	case cm.focus == fieldAttach:
 		hint = c.help.ShortHelpView([]key.Binding{ck.next, ck.accept, ck.toConfirm, ck.leave}) + c.st.dim.Render(" · backspace on empty removes the last")
 	default:
@@ -651,6 +771,35 @@ func (cm composeModel) View() string {
 	ta.SetHeight(bodyH)
 	out := strings.Join(lines, "\n") + "\n" + rule + "\n" + padLines(ta.View(), bodyH) + "\n" + hint
 	return padLines(out, h)
+}
+
+// fromLine draws the From line: the address, and with several accounts
+// which account sends it (arrows around it while it is focused, a warning
+// when that account cannot send).
+func (cm composeModel) fromLine(label func(string) string) string {
+	c := cm.c
+	from := termsafe.SanitizeLine(draftAddrs([]model.Address{cm.d.From}))
+	if len(cm.senders) == 0 {
+		return label("From:") + from
+	}
+	i := cm.senderIndex()
+	name := cm.d.Account
+	var cannot string
+	if i >= 0 {
+		name, cannot = cm.senders[i].name, cm.senders[i].cannot
+	}
+	info := fmt.Sprintf("  account %s (%d of %d)", termsafe.SanitizeLine(name), i+1, len(cm.senders))
+	if i < 0 {
+		info = fmt.Sprintf("  account %s (not configured)", termsafe.SanitizeLine(name))
+	}
+	line := label("From:") + from + c.st.dim.Render(info)
+	if cm.focus == fieldFrom {
+		line = c.st.prompt.Render(fmt.Sprintf("%-9s ", "From:")) + "◂ " + from + " ▸" + c.st.dim.Render(info)
+	}
+	if cannot != "" {
+		line += "  " + c.st.danger.Render("cannot send: "+termsafe.SanitizeLine(cannot))
+	}
+	return ansi.Truncate(line, max(10, c.width), "…")
 }
 
 // composerOf returns the send engine as a Composer when it is one.
@@ -680,8 +829,19 @@ func (m *Model) openCompose(forward int64, asAttachment bool) tea.Cmd {
 	if m.screen == stateThread {
 		returnTo = stateThread
 	}
+	account := ""
+	if len(m.compose.senders) > 0 {
+		// The account the inbox shows (A), else the first; a forward
+		// prefers the account its original arrived in.
+		if m.accounts != nil {
+			account = m.accounts.current()
+		}
+		if account == "" {
+			account = m.compose.senders[0].name
+		}
+	}
 	var cmd tea.Cmd
-	m.compose, cmd = m.compose.open(returnTo, forward, asAttachment)
+	m.compose, cmd = m.compose.open(returnTo, forward, asAttachment, account)
 	m.screen = stateCompose
 	return cmd
 }
@@ -732,9 +892,16 @@ func (m *Model) unsubMailto(u unsubDraftMsg) tea.Cmd {
 		m.c.note = "writing to the list needs the send engine, which is not available"
 		return nil
 	case u.plan != nil:
-		p, ctx := *u.plan, m.ctx()
+		// The list knows the address its mail came to: with several
+		// accounts, leave from that one.
+		p, ctx, account := *u.plan, m.ctx(), ""
+		for _, s := range m.compose.senders {
+			if s.name == u.account {
+				account = s.name
+			}
+		}
 		return func() tea.Msg {
-			d, err := cp.NewMessage(ctx, "")
+			d, err := cp.NewMessage(ctx, account)
 			if err != nil {
 				return unsubDraftMsg{err: err}
 			}

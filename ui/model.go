@@ -144,6 +144,9 @@ func New(opts Options) Model {
 		approvals: newApprovalsModel(c, opts.Approvals),
 	}
 	m.compose = newComposeModel(c, composerOf(opts.Drafts), opts.Store, addressBookOf(opts.Store))
+	if opts.Drafts != nil {
+		m.compose = m.compose.withAccounts(opts.Accounts, opts.Drafts.Delivery)
+	}
 	m.accounts = accounts
 	m.prompt = textinput.New()
 	m.prompt.Prompt = ":"

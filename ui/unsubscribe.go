@@ -38,6 +38,7 @@ type unsubModel struct {
 	subject  string
 	list     string
 	sender   model.Address
+	account  string // the account the list mail arrived in
 	phase    unsubPhase
 }
 
@@ -63,6 +64,7 @@ type (
 		plan          unsubscribe.Plan
 		subject, list string
 		sender        model.Address
+		account       string
 		err           error
 	}
 	unsubPostedMsg   struct{ err error }
@@ -73,9 +75,10 @@ type (
 	// unsubDraftMsg asks the root for the message to the list's address
 	// (plan), then carries it (draft) to the compose and confirm screens.
 	unsubDraftMsg struct {
-		plan  *unsubscribe.Plan
-		draft *store.Draft
-		err   error
+		plan    *unsubscribe.Plan
+		account string // the account the list mail arrived in
+		draft   *store.Draft
+		err     error
 	}
 )
 
@@ -113,7 +116,7 @@ func (um unsubModel) open(threadID int64, returnTo state) (unsubModel, tea.Cmd) 
 		if ids := m.Headers["List-Id"]; len(ids) > 0 {
 			list = ids[0]
 		}
-		return unsubLoadedMsg{seq: seq, plan: unsubscribe.PlanFor(m.Headers), subject: m.Subject, list: list, sender: m.From}
+		return unsubLoadedMsg{seq: seq, plan: unsubscribe.PlanFor(m.Headers), subject: m.Subject, list: list, sender: m.From, account: m.Loc.Account}
 	}
 }
 
@@ -126,7 +129,7 @@ func (um unsubModel) update(msg tea.Msg) (unsubModel, tea.Cmd) {
 			return um, nil
 		}
 		um.loading, um.err = false, msg.err
-		um.plan, um.subject, um.list, um.sender = msg.plan, msg.subject, msg.list, msg.sender
+		um.plan, um.subject, um.list, um.sender, um.account = msg.plan, msg.subject, msg.list, msg.sender, msg.account
 	case unsubPostedMsg:
 		if msg.err != nil {
 			um.phase = unsubAsk
@@ -191,7 +194,8 @@ func (um *unsubModel) perform() tea.Cmd {
 		return lm.openLink(p.URL)
 	case unsubscribe.Mailto:
 		um.phase = unsubDone
-		return func() tea.Msg { return unsubDraftMsg{plan: &p} } // the root writes the message
+		acct := um.account
+		return func() tea.Msg { return unsubDraftMsg{plan: &p, account: acct} } // the root writes the message
 	}
 	return nil
 }

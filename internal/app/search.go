@@ -93,9 +93,10 @@ type searchState struct {
 	downWhy string
 }
 
-// vectorDepth is how many nearest messages by meaning join the words'
-// matches: every message has a nearest neighbour, so without a bound a
-// search would list the whole mailbox.
+// vectorDepth is how many nearest messages by meaning are considered:
+// every message has a nearest neighbour, so without a bound a search
+// would list the whole mailbox. Of those, the ones the words do not match
+// join only when they are close in meaning (closeHits).
 const vectorDepth = 50
 
 // lexicalDepth is how many text matches are ranked, the same for every
@@ -288,15 +289,11 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 	}
 	rankings := [][]int64{lexIDs}
 	if res.Mode == SearchHybrid {
-		vec, err := a.semantic().idx.Search(qvec, semantic.Filter{Since: since, Until: until, MaxID: cur.MaxID}, vectorDepth)
+		nb, err := a.semantic().idx.Nearest(qvec, semantic.Filter{Since: since, Until: until, MaxID: cur.MaxID}, vectorDepth)
 		if err != nil {
 			return SearchResults{}, fmt.Errorf("search: %w", err)
 		}
-		vecIDs := make([]int64, len(vec))
-		for i, v := range vec {
-			vecIDs[i] = v.ID
-		}
-		rankings = append(rankings, vecIDs)
+		rankings = append(rankings, closeHits(nb, lexIDs))
 	}
 	fused := semantic.Fuse(rankings...)
 	if cur.Offset >= len(fused) {
@@ -336,6 +333,25 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 		res.Next = encodeCursor(cur)
 	}
 	return res, nil
+}
+
+// closeHits is the vector ranking that joins the fusion: the nearest
+// messages that also match the words, and those that only the meaning
+// finds when they are close enough (semantic.DefaultClose); without the
+// cut every search would list vectorDepth messages, most of them
+// unrelated. Ranks are positions among the kept hits.
+func closeHits(nb semantic.Neighbours, lexIDs []int64) []int64 {
+	lexical := make(map[int64]bool, len(lexIDs))
+	for _, id := range lexIDs {
+		lexical[id] = true
+	}
+	var ids []int64
+	for _, h := range nb.Hits {
+		if lexical[h.ID] || semantic.DefaultClose.Keeps(h.Score, nb) {
+			ids = append(ids, h.ID)
+		}
+	}
+	return ids
 }
 
 // queryVector embeds a query, or says why it cannot.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"mailsift/config"
 	"mailsift/internal/ollama/ollamatest"
 	"mailsift/model"
+	"mailsift/semantic"
 	"mailsift/store"
 )
 
@@ -25,7 +27,7 @@ func searchStore(t *testing.T) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	putSearchMsg(t, st, "inv@x", "Your invoice for October", "please pay the invoice by friday", 0)
-	putSearchMsg(t, st, "bill@x", "Plumber", "the bill for the repair is attached", time.Hour)
+	putSearchMsg(t, st, "bill@x", "Plumber bill", "the bill for the repair is attached", time.Hour)
 	putSearchMsg(t, st, "lunch@x", "Lunch", "sandwiches at noon", 2*time.Hour)
 	return st
 }
@@ -42,6 +44,26 @@ func putSearchMsg(t *testing.T, st *store.Store, id, subj, body string, at time.
 	}
 }
 
+// fillerWords are unrelated to the test queries (no "the", "invoice",
+// "bill" or "sandwiches").
+var fillerWords = strings.Fields(`garden roses tomatoes kernel football weather harbour violin
+	chess bicycle mountain glacier printer cactus lantern meadow orchid piano rocket saddle
+	telescope umbrella volcano walrus yacht zebra anchor barley canyon dolphin falcon granite
+	hammock iceberg jasmine kayak lagoon marble nectar oyster pepper quartz raven sapphire`)
+
+// putFiller adds n unrelated messages dated days before the others, so
+// that the mailbox has the spread of similarities a real one has.
+func putFiller(t *testing.T, st *store.Store, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		var ws []string
+		for k := 0; k < 6; k++ {
+			ws = append(ws, fillerWords[(i*7+k*13)%len(fillerWords)])
+		}
+		putSearchMsg(t, st, fmt.Sprintf("filler%d@x", i), ws[0]+" "+ws[1], strings.Join(ws[2:], " "), -time.Duration(i+1)*24*time.Hour)
+	}
+}
+
 func hitIDs(r SearchResults) string {
 	var ids []string
 	for _, h := range r.Hits {
@@ -52,12 +74,20 @@ func hitIDs(r SearchResults) string {
 
 // TestSearchHybridAndLexical: with the embed model, a search for
 // "invoice" also finds the plumber's bill (the fake embeds "bill" as
-// "invoice"), ranked after the mail that matches both ways; without it,
-// only the words match and the results say why.
+// "invoice"), ranked after the mail that matches both ways, and nothing
+// else: the lunch mail and the unrelated filler are among the nearest by
+// meaning but not close, so they are cut; a long mail that mentions the
+// word once is listed although its meaning alone would be cut. Without
+// the embed model only the words match and the results say why.
 func TestSearchHybridAndLexical(t *testing.T) {
 	ctx := context.Background()
 	st := searchStore(t)
+	const filler = 40
+	putFiller(t, st, filler)
+	long := strings.Join(fillerWords, " ") + " and an invoice somewhere " + strings.Join(fillerWords, " ")
+	putSearchMsg(t, st, "long@x", "Notes", long, -100*24*time.Hour)
 	srv := ollamatest.New(t, []string{"emb"}, nil)
+	srv.Dims = 768 // a real embed model's size: the fake's hashing is as sparse as measured
 	srv.Synonyms = map[string]string{"bill": "invoice"}
 
 	cfg := &config.Config{Ollama: config.Ollama{Host: srv.URL, EmbedModel: "emb", NumCtx: 4096}}
@@ -72,11 +102,33 @@ func TestSearchHybridAndLexical(t *testing.T) {
 	if res.Mode != SearchHybrid || res.Reason != "" {
 		t.Fatalf("mode = %s (%s), want hybrid", res.Mode, res.Reason)
 	}
-	if got := hitIDs(res); !strings.HasPrefix(got, "inv@x,bill@x") {
-		t.Errorf("hybrid hits = %s, want inv@x then bill@x", got)
+	// long@x matches the word and is near by meaning, so it fuses ahead
+	// of bill@x, which only the meaning finds.
+	if got := hitIDs(res); got != "inv@x,long@x,bill@x" {
+		t.Errorf("hybrid hits = %s, want inv@x, long@x, bill@x and nothing unrelated", got)
 	}
-	if h := res.Hits[0]; h.LexicalRank != 1 || h.VectorRank == 0 || res.Hits[1].LexicalRank != 0 || res.Hits[1].VectorRank == 0 {
-		t.Errorf("ranks = %+v / %+v", h, res.Hits[1])
+	// Without the cut the lunch mail and the filler would be listed: they
+	// are among the nearest by meaning. And long@x is listed for its word
+	// only: by meaning alone it would be cut.
+	nb, err := a.semantic().idx.Nearest(srv.Vector("invoice"), semantic.Filter{}, vectorDepth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nb.Hits) != 3+filler+1 {
+		t.Fatalf("nearest = %d, want every message", len(nb.Hits))
+	}
+	for _, h := range nb.Hits {
+		row, err := st.SearchHitsByID(ctx, []int64{h.ID}, "")
+		if err != nil || len(row) != 1 {
+			t.Fatal(row, err)
+		}
+		id := row[0].MessageID
+		if keep := semantic.DefaultClose.Keeps(h.Score, nb); keep != (id == "inv@x" || id == "bill@x") {
+			t.Errorf("%s (similarity %.3f, mean %.3f, std %.3f): kept by meaning = %v", id, h.Score, nb.Mean, nb.Std, keep)
+		}
+	}
+	if h, b := res.Hits[0], res.Hits[len(res.Hits)-1]; h.LexicalRank != 1 || h.VectorRank == 0 || b.LexicalRank != 0 || b.VectorRank == 0 {
+		t.Errorf("ranks = %+v / %+v", h, b)
 	}
 	// The query went to the embed model with the same options as the mail.
 	calls := srv.EmbedCalls()
@@ -126,14 +178,14 @@ func TestSearchHybridAndLexical(t *testing.T) {
 		t.Fatal(err)
 	}
 	res2, err := a.Search(ctx, SearchQuery{Text: "invoice", Limit: 10})
-	if err != nil || strings.Contains(hitIDs(res2), "bill@x") || a.semantic().idx.Len() != 2 {
+	if err != nil || strings.Contains(hitIDs(res2), "bill@x") || a.semantic().idx.Len() != 2+filler+1 {
 		t.Errorf("after deleting bill@x: hits %s (%s %q), %v, index %d; want it gone from both", hitIDs(res2), res2.Mode, res2.Reason, err, a.semantic().idx.Len())
 	}
 
 	// Without an embed model: lexical, saying why.
 	plain := New(&config.Config{Ollama: config.Ollama{Host: srv.URL}}, st, Options{})
 	res, err = plain.Search(ctx, SearchQuery{Text: "invoice"})
-	if err != nil || res.Mode != SearchLexical || !strings.Contains(res.Reason, "no embed model") || hitIDs(res) != "inv@x" {
+	if err != nil || res.Mode != SearchLexical || !strings.Contains(res.Reason, "no embed model") || hitIDs(res) != "inv@x,long@x" {
 		t.Errorf("without embed model = %s %q %s %v", res.Mode, res.Reason, hitIDs(res), err)
 	}
 	if plain.Embeds() || plain.RunEmbedder(ctx, nil, nil) != nil {
