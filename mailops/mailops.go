@@ -7,9 +7,11 @@
 //
 // The model sees the user's request and nothing else: no mail text, no
 // list of messages. Targets (a number of the last list, filters) are
-// resolved by mailsift against the store, recipients are computed by the
-// drafts engine, and a send still needs the user's y on the confirm
-// screen, so the model can only propose what the user asked for.
+// resolved by mailsift against the store, recipients of a reply are
+// computed by the drafts engine, those of a new message are checked
+// against the typed request and the address book (ui.ResolveRecipients),
+// and a send still needs the user's y on the confirm screen, so the model
+// can only propose what the user asked for.
 package mailops
 
 import (
