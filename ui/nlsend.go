@@ -55,8 +55,9 @@ type PersonQuestion struct {
 	Field int
 	// Name is the name as the request gave it.
 	Name string
-	// Candidates are the matching people, best ranked first.
-	Candidates []model.Address
+	// Candidates are the matching people, best ranked first, with how
+	// the user knows them (Sent, Received).
+	Candidates []store.Correspondent
 }
 
 // add puts an address into a field unless it is in one already.
@@ -119,11 +120,7 @@ func ResolveRecipients(request string, a mailops.Args, people []store.Correspond
 		case len(cands) == 1:
 			p.add(field, cands[0].Address)
 		default:
-			q := PersonQuestion{Field: field, Name: name}
-			for _, c := range cands {
-				q.Candidates = append(q.Candidates, c.Address)
-			}
-			p.Ask = append(p.Ask, q)
+			p.Ask = append(p.Ask, PersonQuestion{Field: field, Name: name, Candidates: cands})
 		}
 	}
 	for field, list := range [3][]string{a.To, a.Cc, a.Bcc} {
@@ -357,7 +354,7 @@ func (p *personPicker) update(msg tea.Msg) (overlay, tea.Cmd) {
 	for f := range req.plan.Fields {
 		req.plan.Fields[f] = append([]model.Address(nil), req.plan.Fields[f]...)
 	}
-	req.plan.add(q.Field, q.Candidates[pick])
+	req.plan.add(q.Field, q.Candidates[pick].Address)
 	return nil, func() tea.Msg { return personChosenMsg{req: req} }
 }
 
@@ -365,8 +362,15 @@ func (p *personPicker) view(c *common, width int) []string {
 	q := p.req.plan.Ask[0]
 	head := fmt.Sprintf("%s: %d people match %q — which one do you mean?", rcptNames[q.Field], len(q.Candidates), q.Name)
 	lines := []string{c.st.warn.Render(termsafe.SanitizeLine(head))}
-	for i, a := range q.Candidates {
-		row := fmt.Sprintf("%d. %s", i+1, termsafe.SanitizeLine(compose.FormatAddresses([]model.Address{a})))
+	for i, cand := range q.Candidates {
+		row := fmt.Sprintf("%d. %s", i+1, termsafe.SanitizeLine(compose.FormatAddresses([]model.Address{cand.Address})))
+		// How the user knows them: an impostor of a colleague has only
+		// ever written, never been written to.
+		if cand.Sent > 0 {
+			row += c.st.dim.Render(fmt.Sprintf("  · you wrote %d×", cand.Sent))
+		} else {
+			row += c.st.dim.Render("  · never written to")
+		}
 		if i == p.cursor {
 			row = c.st.cursor.Render("▸ " + row)
 		} else {
