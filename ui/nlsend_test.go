@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"mailsift/drafts"
 	"mailsift/internal/compose"
 	"mailsift/mailops"
@@ -335,5 +337,36 @@ func TestSendRequestKeepsAskingInOrder(t *testing.T) {
 	req = cmd().(personChosenMsg).req
 	if len(req.plan.Ask) != 0 || compose.FormatAddresses(req.plan.Fields[rcptCc]) != "b1@x" {
 		t.Fatalf("after the second choice: %+v", req.plan)
+	}
+}
+
+// TestPlainLanguageSendDoesNotTakeOverCompose: the user opened the
+// compose screen (c) while the request was on its way; the late answer
+// neither replaces what is being typed nor writes a message.
+func TestPlainLanguageSendDoesNotTakeOverCompose(t *testing.T) {
+	e := newSendEnv(t, nil)
+	step := func(msg tea.Msg) tea.Cmd {
+		nm, cmd := e.m.Update(msg)
+		e.m = nm.(Model)
+		return cmd
+	}
+	args := mailops.Args{Operation: mailops.SendPreview, To: []string{"bob@example.com"}, Body: "hi"}
+	book, ok := runCmd(step(interpretedMsg{line: "mail bob@example.com saying hi", args: args}))
+	if !ok {
+		t.Fatal("the address book lookup did not finish")
+	}
+	e.keys("c")
+	e.typeText("carol@example.com")
+	e.run(step(book))
+	if e.m.screen != stateCompose || e.m.c.overlay != nil || e.field(fieldTo) != "carol@example.com" {
+		t.Fatalf("the late request took over: screen %d To %q", e.m.screen, e.field(fieldTo))
+	}
+	if !strings.Contains(e.m.c.note, "was not written") {
+		t.Errorf("note %q", e.m.c.note)
+	}
+	for _, d := range e.newMessages() {
+		if d.Body == "hi" {
+			t.Fatal("the request wrote a message anyway")
+		}
 	}
 }
