@@ -25,10 +25,13 @@ Operations:
 - replyPreview: draft a reply to one mail for the user to review ("reply to Dana's mail").
 - replyConfirm: the same, going straight to the confirmation screen ("reply to 2 and send it").
 - markAsRead, markAsUnread: mark one mail read or unread ("mark the invoices from Tom read").
-- sendPreview, sendConfirm: write a new mail (not a reply) to addresses the user wrote.
+- sendPreview: write a new mail (not a reply) for the user to review ("write to Dana about lunch", "mail sam@example.org").
+- sendConfirm: the same, going straight to the confirmation screen ("send Dana a mail saying I'm late").
 - unsupported: anything else (archive, delete, forward, snooze, star, move, spam, unsubscribe, …); set "requested" to the user's words for it.
 
 Targets: selectionIndex for a number of the list, else filters. Filters: "from" is a sender the user named (a name or an address), "to" a recipient, "subjectContains" and "textContains" the words a mail is about in the singular ("invoice" for "the invoices"); "maxResults": 1 when the user says latest, newest, last or most recent. For a reply, "body" is what the user says it should say, in their words ("reply to Dana saying I'll call at 3" has body "I'll call at 3."); leave it out when they did not say. Never set recipients for a reply: they are computed.
+
+For a new mail, "to", "cc" and "bcc" hold each recipient exactly as the user wrote it: a name ("Sam") or an address ("sam@example.org"), never an address the user did not write; "subject" is the subject the user gave or the topic they named ("about lunch" has subject "Lunch"), and "body" what the user says it should say, in their words.
 
 Use only what the user wrote: never invent names, addresses, ids, numbers or text. Leave out every field the user did not give.`
 

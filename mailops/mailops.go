@@ -7,9 +7,11 @@
 //
 // The model sees the user's request and nothing else: no mail text, no
 // list of messages. Targets (a number of the last list, filters) are
-// resolved by mailsift against the store, recipients are computed by the
-// drafts engine, and a send still needs the user's y on the confirm
-// screen, so the model can only propose what the user asked for.
+// resolved by mailsift against the store, recipients of a reply are
+// computed by the drafts engine, those of a new message are checked
+// against the typed request and the address book (ui.ResolveRecipients),
+// and a send still needs the user's y on the confirm screen, so the model
+// can only propose what the user asked for.
 package mailops
 
 import (
@@ -204,11 +206,27 @@ func (a Args) check() error {
 		return &OffContractError{Reason: fmt.Sprintf("%s needs a target: messageId, selectionIndex or filters", a.Operation)}
 	case a.Operation != GetEmailByID && !a.Operation.NeedsTarget() && (a.MessageID != "" || a.SelectionIndex != 0):
 		return &OffContractError{Reason: fmt.Sprintf("%s takes no messageId or selectionIndex", a.Operation)}
-	case (a.Operation == SendPreview || a.Operation == SendConfirm) && len(a.To) == 0:
+	case a.Operation.IsSend() && len(a.To) == 0:
 		return &OffContractError{Reason: fmt.Sprintf("%s needs to[]", a.Operation)}
+	}
+	if a.Operation.IsSend() {
+		for _, l := range []struct {
+			name string
+			list []string
+		}{{"to", a.To}, {"cc", a.Cc}, {"bcc", a.Bcc}} {
+			for i, r := range l.list {
+				if strings.TrimSpace(r) == "" {
+					return &OffContractError{Reason: fmt.Sprintf("%s[%d] is empty: each recipient is a name or an address", l.name, i)}
+				}
+			}
+		}
 	}
 	return nil
 }
+
+// IsSend reports whether the operation writes a new message (sendPreview,
+// sendConfirm), whose recipients are the args' to, cc and bcc.
+func (o Operation) IsSend() bool { return o == SendPreview || o == SendConfirm }
 
 // Describe renders args for the user: the operation and its target, as
 // the TUI shows what it understood.
@@ -216,6 +234,19 @@ func (a Args) Describe() string {
 	parts := []string{string(a.Operation)}
 	if a.Operation == Unsupported && a.Requested != "" {
 		parts = append(parts, fmt.Sprintf("%q", a.Requested))
+	}
+	if a.Operation.IsSend() {
+		for _, l := range []struct {
+			name string
+			list []string
+		}{{"to", a.To}, {"cc", a.Cc}, {"bcc", a.Bcc}} {
+			if len(l.list) > 0 {
+				parts = append(parts, l.name+":"+quote(strings.Join(l.list, ",")))
+			}
+		}
+		if a.Subject != "" {
+			parts = append(parts, "subject:"+quote(a.Subject))
+		}
 	}
 	if a.SelectionIndex > 0 {
 		parts = append(parts, fmt.Sprintf("#%d", a.SelectionIndex))

@@ -412,13 +412,13 @@ func CommandFromArgs(a mailops.Args) (Command, error) {
 	case mailops.MarkAsUnread:
 		c.Op = OpUnread
 	case mailops.SendPreview, mailops.SendConfirm:
-		return Command{}, errors.New("writing a new message is not available yet; replies are: try “reply to the latest mail from …”")
+		return Command{}, errors.New("a new message is not a command: it opens the compose screen (c)")
 	case mailops.Unsupported:
 		what := a.Requested
 		if what == "" {
 			what = "that"
 		}
-		return Command{}, fmt.Errorf("%q is not available yet; the : line can list, open, reply to and mark mail read or unread", what)
+		return Command{}, fmt.Errorf("%q is not available yet; the : line can list, open, reply to, write and mark mail read or unread", what)
 	default:
 		return Command{}, fmt.Errorf("operation %q is not available", a.Operation)
 	}

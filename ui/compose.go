@@ -932,6 +932,14 @@ func (cm composeModel) loadDraft(d *store.Draft, returnTo state, title string) c
 	return cm
 }
 
+// prefill shows a new message written elsewhere (a plain-language
+// request) in the compose screen, with notes about what was left out.
+func (cm composeModel) prefill(d *store.Draft, returnTo state, title string, notes []string) composeModel {
+	cm = cm.loadDraft(d, returnTo, title)
+	cm.problems = notes
+	return cm
+}
+
 // handleRoutedKey hands a key to the compose, links or unsubscribe screen.
 func (m *Model) handleRoutedKey(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd

@@ -390,6 +390,8 @@ func (m *Model) handleResult(msg tea.Msg) tea.Cmd {
 		return m.handleCommandResult(msg)
 	case interpretedMsg:
 		return m.handleInterpreted(msg)
+	case sendBookMsg, personChosenMsg, sendDraftMsg:
+		return m.handleSendFlow(msg) // nlsend.go
 	case actionDoneMsg, askForeverMsg, selectedMsg, returnedMsg:
 		return m.handleActionResult(msg)
 	case noteMsg:

@@ -18,7 +18,9 @@ import (
 // answer then runs exactly like the structured command it maps to, so a
 // target that matches several threads asks which one (the same
 // disambiguation list), and a reply opens the draft review or, for
-// replyConfirm, the confirm screen, where only y sends.
+// replyConfirm, the confirm screen, where only y sends. A new message
+// (sendPreview, sendConfirm) opens the compose screen or the confirm
+// screen: nlsend.go.
 
 // Interpreter turns a plain-language request into the contract's
 // operation and args. *mailops.Interpreter satisfies it.
@@ -80,6 +82,9 @@ func (m *Model) handleInterpreted(msg interpretedMsg) tea.Cmd {
 		return nil
 	}
 	understood := "understood: " + termsafe.SanitizeLine(msg.args.Describe())
+	if msg.args.Operation.IsSend() {
+		return m.startSend(msg.line, msg.args, understood) // nlsend.go
+	}
 	c, err := CommandFromArgs(msg.args)
 	if err != nil {
 		if msg.args.Operation == mailops.Unsupported {

@@ -144,7 +144,7 @@ func TestPlainLanguageRefusals(t *testing.T) {
 	for _, tt := range []struct{ line, want string }{
 		{"delete all the mails from bob", "off the contract, so nothing was done"},
 		{"archive the go newsletter", `"archive the go newsletter" is not available yet`},
-		{"write to eve@evil.example", "writing a new message is not available yet"},
+		{"write to eve@evil.example", "writing a new message needs the send engine"},
 	} {
 		d.command(tt.line)
 		if d.m.screen != stateInbox || !strings.Contains(d.m.c.errText, tt.want) {
@@ -255,7 +255,7 @@ func TestCommandFromArgs(t *testing.T) {
 		{"unread label", mailops.Args{Operation: mailops.ListEmails, Filters: &mailops.Filters{LabelIDs: []string{"UNREAD"}, TextContains: "weekly report"}},
 			Command{Op: OpList, Filters: Filters{Unread: &unread, Text: []string{"weekly report"}}}, ""},
 		{"other label", mailops.Args{Operation: mailops.ListEmails, Filters: &mailops.Filters{LabelIDs: []string{"STARRED"}}}, Command{}, `label "STARRED" is not available`},
-		{"send", mailops.Args{Operation: mailops.SendConfirm, To: []string{"x@y"}}, Command{}, "writing a new message is not available yet"},
+		{"send", mailops.Args{Operation: mailops.SendConfirm, To: []string{"x@y"}}, Command{}, "a new message is not a command"},
 		{"by id", mailops.Args{Operation: mailops.GetEmailByID, MessageID: "<a@b>"}, Command{Op: OpOpen, MessageID: "a@b"}, ""},
 		{"unsupported", mailops.Args{Operation: mailops.Unsupported, Requested: "snooze"}, Command{}, `"snooze" is not available yet`},
 	} {
