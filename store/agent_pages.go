@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,11 +34,15 @@ type ThreadPageFilter struct {
 
 // ThreadPage returns threads newest first (by latest message, then id).
 func (s *Store) ThreadPage(ctx context.Context, f ThreadPageFilter) ([]ThreadSummary, error) {
+	return s.threadPage(ctx, f, []string{"in_inbox = ?"}, []any{boolInt(f.InInbox)})
+}
+
+// threadPage runs a ThreadPage query: where and args select the threads
+// (columns of threads), f adds its filters and the page bounds.
+func (s *Store) threadPage(ctx context.Context, f ThreadPageFilter, where []string, args []any) ([]ThreadSummary, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
-	where := []string{"in_inbox = ?"}
-	args := []any{boolInt(f.InInbox)}
 	if f.Section != "" {
 		where = append(where, "section = ?")
 		args = append(args, string(f.Section))
@@ -210,18 +212,4 @@ type ThreadMessage struct {
 	// Subject is the thread's subject.
 	Subject string
 	Message *model.Message
-}
-
-// ThreadInInbox reports whether a thread has a message in an inbox
-// (ErrNotFound for no such thread).
-func (s *Store) ThreadInInbox(ctx context.Context, id int64) (bool, error) {
-	var in bool
-	err := s.r.QueryRowContext(ctx, `SELECT in_inbox = 1 FROM threads WHERE id = ?`, id).Scan(&in)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("store: thread %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return false, fmt.Errorf("store: thread %d: %w", id, err)
-	}
-	return in, nil
 }
