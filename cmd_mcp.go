@@ -58,13 +58,36 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan struct{})
+	// Background work starts after the handshake, so initialize answers
+	// at once: one sync of each account, and with an embed model the
+	// embedder (search_inbox by meaning), woken again after the sync.
+	embedWake := make(chan struct{}, 1)
+	done, embedded := make(chan struct{}), make(chan struct{})
+	if a.Embeds() {
+		go func() {
+			defer close(embedded)
+			select {
+			case <-initialized:
+			case <-ctx.Done():
+				return
+			}
+			if err := a.RunEmbedder(ctx, embedWake, nil); err != nil && ctx.Err() == nil {
+				log.Warn("mcp: embedder stopped; search_inbox is lexical", "err", err)
+			}
+		}()
+	} else {
+		close(embedded)
+	}
 	if !*noSync {
-		go func() { // after the handshake, so initialize answers at once
+		go func() {
 			defer close(done)
 			select {
 			case <-initialized:
 				syncOnce(ctx, cfg, st, a)
+				select { // new mail to embed
+				case embedWake <- struct{}{}:
+				default:
+				}
 			case <-ctx.Done():
 			}
 		}()
@@ -74,6 +97,7 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	err = srv.Run(ctx, &sdk.StdioTransport{})
 	cancel()
 	<-done
+	<-embedded
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, sdk.ErrConnectionClosed) {
 		return err
 	}
