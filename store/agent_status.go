@@ -16,11 +16,11 @@ const (
 	notSnoozed = `NOT ` + isSnoozed
 )
 
-// ThreadStatusPage is ThreadPage for the threads of one status, as
-// ThreadStatus reports it: StatusSnoozed (snoozed, wherever its
-// messages are), StatusOpen (not snoozed, a message in an inbox) or
-// StatusClosed (not snoozed, no message in an inbox: archived, deleted,
-// spam). f.InInbox is ignored. A snoozed thread's Section is
+// ThreadStatusPage returns the threads of one status newest first (by
+// latest message, then id), as ThreadStatus reports it: StatusSnoozed
+// (snoozed, wherever its messages are), StatusOpen (not snoozed, a
+// message in an inbox) or StatusClosed (not snoozed, no message in an
+// inbox: archived, deleted, spam). A snoozed thread's Section is
 // SectionSnoozed until it wakes, so f.Section selects no snoozed thread.
 func (s *Store) ThreadStatusPage(ctx context.Context, status string, f ThreadPageFilter) ([]ThreadSummary, error) {
 	switch status {
