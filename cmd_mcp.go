@@ -14,6 +14,7 @@ import (
 	"mailsift/internal/app"
 	"mailsift/mcp"
 	"mailsift/mirror"
+	"mailsift/semantic"
 	"mailsift/store"
 )
 
@@ -58,26 +59,63 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan struct{})
+	var syncer func(context.Context)
 	if !*noSync {
-		go func() { // after the handshake, so initialize answers at once
-			defer close(done)
-			select {
-			case <-initialized:
-				syncOnce(ctx, cfg, st, a)
-			case <-ctx.Done():
-			}
-		}()
-	} else {
-		close(done)
+		syncer = func(ctx context.Context) { syncOnce(ctx, cfg, st, a) }
 	}
+	wait := mcpBackground(ctx, a, initialized, syncer, nil)
 	err = srv.Run(ctx, &sdk.StdioTransport{})
 	cancel()
-	<-done
+	wait()
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, sdk.ErrConnectionClosed) {
 		return err
 	}
 	return nil
+}
+
+// mcpBackground starts the background work of `mailsift mcp` once
+// initialized is closed (so the handshake answers at once): sync (nil:
+// none) runs once, and with an embed model the embedder keeps search by
+// meaning current, woken again when the sync is done. progress, if not
+// nil, sees each embedding pass. The returned wait blocks until both
+// ended, after ctx ends.
+func mcpBackground(ctx context.Context, a *app.App, initialized <-chan struct{}, sync func(context.Context), progress chan<- semantic.Progress) (wait func()) {
+	embedWake := make(chan struct{}, 1)
+	synced, embedded := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(embedded)
+		if !a.Embeds() {
+			return
+		}
+		select {
+		case <-initialized:
+		case <-ctx.Done():
+			return
+		}
+		if err := a.RunEmbedder(ctx, embedWake, progress); err != nil && ctx.Err() == nil {
+			a.Logger().Warn("mcp: embedder stopped; search_inbox is lexical", "err", err)
+		}
+	}()
+	go func() {
+		defer close(synced)
+		if sync == nil {
+			return
+		}
+		select {
+		case <-initialized:
+		case <-ctx.Done():
+			return
+		}
+		sync(ctx)
+		select { // new mail to embed
+		case embedWake <- struct{}{}:
+		default:
+		}
+	}()
+	return func() {
+		<-synced
+		<-embedded
+	}
 }
 
 // syncOnce mirrors every account once (the TUI, when running, keeps

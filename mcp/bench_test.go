@@ -151,11 +151,19 @@ func BenchmarkListThreadsCorpus(b *testing.B) {
 	})
 }
 
-// BenchmarkSearchInboxCorpus: lexical search_inbox (top 10) on the 6k
-// corpus, rotating common and rare words and a phrase.
+// BenchmarkSearchInboxCorpus: lexical search_inbox (top 10; the app
+// layer's search, no embed model configured) on the 6k corpus, rotating
+// common and rare words and a phrase.
 func BenchmarkSearchInboxCorpus(b *testing.B) {
 	_, cs := corpusServer(b)
 	qs := []string{"money", "linux", `"click here"`, "meeting", "free", "razor", "python", "unsubscribe"}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolSearchInbox, Arguments: map[string]any{"inbox_id": "work", "query": qs[0]}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.IsError || res.Meta["search_mode"] != "lexical" {
+		b.Fatalf("search_inbox: %s %v, want a lexical answer", text(res), res.Meta)
+	}
 	benchCall(b, cs, ToolSearchInbox, func(i int) map[string]any {
 		return map[string]any{"inbox_id": "work", "query": qs[i%len(qs)], "top_k": 10}
 	})

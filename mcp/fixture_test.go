@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-smtp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,6 +106,13 @@ func writeMaildir(t testing.TB, root string, files map[string]string) {
 
 func newFixture(t testing.TB, extraConfig string) *fixture {
 	t.Helper()
+	return newFixtureAt(t, extraConfig, nil)
+}
+
+// newFixtureAt is newFixture with the store's and the app's clock (nil:
+// time.Now).
+func newFixtureAt(t testing.TB, extraConfig string, now func() time.Time) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	md := filepath.Join(dir, "Mail")
@@ -156,7 +164,7 @@ smtp = "smtp+insecure://127.0.0.1:%d"
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, filepath.Join(dir, "mailsift.db"), &store.Options{Principal: cfg.Principal.Address()})
+	st, err := store.Open(ctx, filepath.Join(dir, "mailsift.db"), &store.Options{Principal: cfg.Principal.Address(), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +181,7 @@ smtp = "smtp+insecure://127.0.0.1:%d"
 		t.Fatal(err)
 	}
 	src.Close()
-	a := app.New(cfg, st, app.Options{})
+	a := app.New(cfg, st, app.Options{Now: now})
 	eng, closeEng := a.Drafts(ctx, app.DraftOptions{})
 	t.Cleanup(closeEng)
 	f := &fixture{t: t, dir: dir, cfg: cfg, st: st, app: a, eng: eng, appr: a.Approvals(eng), smtp: sk}
@@ -224,6 +232,14 @@ func (f *fixture) ok(name string, args any, out any) *sdk.CallToolResult {
 	if res.IsError {
 		f.t.Fatalf("%s(%v) failed: %s", name, args, text(res))
 	}
+	f.decodeValid(name, res, out)
+	return res
+}
+
+// decodeValid checks a tool's answer against the tool's published output
+// schema and decodes it into out (if not nil).
+func (f *fixture) decodeValid(name string, res *sdk.CallToolResult, out any) {
+	f.t.Helper()
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		f.t.Fatal(err)
@@ -240,7 +256,6 @@ func (f *fixture) ok(name string, args any, out any) *sdk.CallToolResult {
 			f.t.Fatal(err)
 		}
 	}
-	return res
 }
 
 // fail calls a tool that must fail and returns its contract error.

@@ -41,7 +41,7 @@ type summaryJSON struct {
 func (s *Server) addResources() {
 	for _, t := range []struct{ uri, name, desc string }{
 		{URIInbox, "inbox", "An inbox (a configured account): address, labels, status."},
-		{URIInboxThreads, "inbox threads", "The newest 50 threads of an inbox (status open|closed, label a bucket or unread); list_threads pages further."},
+		{URIInboxThreads, "inbox threads", "The newest 50 threads of an inbox (status open|closed|snoozed, label a bucket or unread); list_threads pages further."},
 		{URIThread, "thread", "A thread: subject, status, labels, participants, updated_at."},
 		{URIMessage, "message", "A message: from, to, cc, subject, text (untrusted), created_at."},
 		{URIThreadSummary, "thread summary", "The triage summary of a thread."},

@@ -2,16 +2,15 @@ package mcp
 
 import (
 	"context"
-	"strconv"
-	"strings"
+	"errors"
 	"time"
 
-	"mailsift/store"
+	"mailsift/internal/app"
 )
 
-// Searcher answers search_inbox. The lexical implementation here runs the
-// store's full-text search; a semantic one (embeddings fused with the
-// full-text ranking) plugs in through Options.Searcher.
+// Searcher answers search_inbox. AppSearch, the default, is the app
+// layer's search (the TUI's `/`): by meaning and text fused when an embed
+// model is configured, by text alone otherwise.
 type Searcher interface {
 	Search(ctx context.Context, q SearchQuery) (*SearchPage, error)
 }
@@ -37,6 +36,8 @@ type SearchPage struct {
 	NextCursor string
 	// Mode says how the hits were found: "lexical", "semantic" or "hybrid".
 	Mode string
+	// Reason says why a search is lexical ("" when it is not, or unknown).
+	Reason string
 }
 
 // SearchHit is one message found.
@@ -44,36 +45,35 @@ type SearchHit struct {
 	// MessageID is the Message-ID without angle brackets.
 	MessageID string
 	ThreadID  int64
-	// Score ranks hits (higher is better); comparable within one page.
+	// Score ranks hits (higher is better); comparable within one search.
 	Score   float64
 	Snippet string
 }
 
-// Lexical searches the store's full-text index (the `mailsift search`
-// syntax), newest first within the time range; Score is FTS5's relevance.
-// It searches every account: the index is not per account.
-type Lexical struct{ Store *store.Store }
+// AppSearch answers search_inbox with (*app.App).Search: the time range,
+// limit and cursor map onto app.SearchQuery, and Inbox onto its Account
+// (hits whose thread has a message in that account; the app drops the
+// others before cutting pages, so pages stay full and the cursor stable).
+// The cursor is the app's: bound to the query, the inbox and the time
+// range, and to a snapshot of the store taken at the first page.
+type AppSearch struct{ App *app.App }
 
 // Search implements Searcher.
-func (l Lexical) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
-	var before int64
-	if q.Cursor != "" {
-		n, err := strconv.ParseInt(strings.TrimPrefix(q.Cursor, "fts-"), 10, 64)
-		if err != nil || !strings.HasPrefix(q.Cursor, "fts-") {
-			return nil, invalid("/cursor", "not a cursor from an earlier search")
-		}
-		before = n
+func (s AppSearch) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
+	aq := app.SearchQuery{Text: q.Text, Since: q.Start, Limit: q.Limit, Cursor: q.Cursor, Account: q.Inbox}
+	if !q.End.IsZero() {
+		// End is inclusive to the second; the app's Until is exclusive.
+		aq.Until = q.End.Truncate(time.Second).Add(time.Second)
 	}
-	hits, err := l.Store.SearchPage(ctx, q.Text, store.SearchPageOptions{Start: q.Start, End: q.End, Before: before, Limit: q.Limit + 1})
+	res, err := s.App.Search(ctx, aq)
+	if errors.Is(err, app.ErrCursor) {
+		return nil, invalid("/_meta/cursor", err.Error())
+	}
 	if err != nil {
 		return nil, err
 	}
-	page := &SearchPage{Mode: "lexical"}
-	if len(hits) > q.Limit {
-		hits = hits[:q.Limit]
-		page.NextCursor = "fts-" + strconv.FormatInt(hits[len(hits)-1].Key, 10)
-	}
-	for _, h := range hits {
+	page := &SearchPage{Mode: string(res.Mode), Reason: res.Reason, NextCursor: res.Next}
+	for _, h := range res.Hits {
 		page.Hits = append(page.Hits, SearchHit{MessageID: h.MessageID, ThreadID: h.ThreadID, Score: h.Score, Snippet: h.Snippet})
 	}
 	return page, nil

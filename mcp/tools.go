@@ -100,13 +100,11 @@ func (s *Server) inbox(id, path string) (string, error) {
 		Details: map[string]any{"path": path, "inboxes": names}}
 }
 
-func (s *Server) threadOut(ts store.ThreadSummary, inbox string, inInbox bool) threadJSON {
-	t := threadJSON{ID: threadID(ts.ID), InboxID: inbox, Subject: termsafe.SanitizeLine(ts.Subject), Status: "open",
+// threadOut is a thread as the contract shows it; status is the store's
+// (store.StatusOpen, StatusClosed or StatusSnoozed).
+func (s *Server) threadOut(ts store.ThreadSummary, inbox, status string) threadJSON {
+	return threadJSON{ID: threadID(ts.ID), InboxID: inbox, Subject: termsafe.SanitizeLine(ts.Subject), Status: status,
 		Labels: labels(ts), Participants: participants([]model.Address{ts.From}), UpdatedAt: rfc3339(ts.Latest)}
-	if !inInbox {
-		t.Status = "closed"
-	}
-	return t
 }
 
 type listThreadsArgs struct {
@@ -136,16 +134,10 @@ func (s *Server) listThreads(ctx context.Context, raw json.RawMessage) (any, sdk
 	if a.Limit != nil {
 		limit = *a.Limit
 	}
-	f := store.ThreadPageFilter{Account: acct, InInbox: true, Limit: limit + 1}
-	status := a.Status
+	f := store.ThreadPageFilter{Account: acct, Limit: limit + 1}
+	status := a.Status // the input schema allows open, closed and snoozed only
 	if status == "" {
-		status = "open"
-	}
-	switch status {
-	case "closed":
-		f.InInbox = false
-	case "snoozed": // mailsift has no snooze: nothing is snoozed
-		return listThreadsOut{Threads: []threadJSON{}}, nil, nil
+		status = store.StatusOpen
 	}
 	switch a.Label {
 	case "":
@@ -178,7 +170,7 @@ func (s *Server) listThreads(ctx context.Context, raw json.RawMessage) (any, sdk
 		}
 		f.AfterLatest, f.AfterID = c.Latest, c.ID
 	}
-	page, err := s.app.Store().ThreadPage(ctx, f)
+	page, err := s.app.Store().ThreadStatusPage(ctx, status, f)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +184,7 @@ func (s *Server) listThreads(ctx context.Context, raw json.RawMessage) (any, sdk
 		}
 	}
 	for _, ts := range page {
-		out.Threads = append(out.Threads, s.threadOut(ts, a.InboxID, f.InInbox))
+		out.Threads = append(out.Threads, s.threadOut(ts, a.InboxID, status))
 	}
 	return out, nil, nil
 }
@@ -216,11 +208,11 @@ func (s *Server) threadDetail(ctx context.Context, id int64, withMessages bool) 
 			inbox = acct
 		}
 	}
-	inInbox, err := s.app.Store().ThreadInInbox(ctx, id)
+	st, err := s.app.Store().ThreadStatus(ctx, id)
 	if err != nil {
 		return threadJSON{}, nil, err
 	}
-	out := s.threadOut(ts, inbox, inInbox)
+	out := s.threadOut(ts, inbox, st.Status)
 	seen := map[string]bool{}
 	out.Participants = []participantJSON{}
 	var msgs []messageJSON
@@ -341,7 +333,7 @@ func (s *Server) searchInbox(ctx context.Context, raw json.RawMessage) (any, sdk
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, nil, invalid("/query", "empty query: give words, \"a phrase\", or operators like from:alice")
 	}
-	q := SearchQuery{Inbox: acct, Text: a.Query, Limit: 10}
+	q := SearchQuery{Inbox: acct, Text: a.Query, Limit: 10, Cursor: requestCursor(ctx)}
 	if a.TopK != nil {
 		q.Limit = *a.TopK
 	}
@@ -376,6 +368,9 @@ func (s *Server) searchInbox(ctx context.Context, raw json.RawMessage) (any, sdk
 			Score: h.Score, Snippet: termsafe.SanitizeLine(h.Snippet)})
 	}
 	meta := sdk.Meta{"search_mode": page.Mode}
+	if page.Mode == string(app.SearchLexical) && page.Reason != "" {
+		meta["lexical_reason"] = page.Reason
+	}
 	if page.NextCursor != "" {
 		meta["next_cursor"] = page.NextCursor
 	}

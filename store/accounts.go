@@ -104,3 +104,36 @@ func (s *Store) ListThreadsIn(ctx context.Context, sec Section, account string, 
 	}
 	return out, nil
 }
+
+// MessagesInThreadsOf returns which of the message row ids (RankedHit.ID)
+// belong to a thread with a message stored in account: the account
+// filter of a search, the same test as ThreadPageFilter.Account.
+func (s *Store) MessagesInThreadsOf(ctx context.Context, ids []int64, account string) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, account)
+	rows, err := s.r.QueryContext(ctx, `SELECT m.id FROM messages m
+		WHERE m.id IN (?`+strings.Repeat(",?", len(ids)-1)+`) AND EXISTS (SELECT 1 FROM messages m2
+			JOIN locations l ON l.message = m2.id WHERE m2.thread_id = m.thread_id AND l.account = ?)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: messages in account %s: %w", account, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: messages in account %s: %w", account, err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: messages in account %s: %w", account, err)
+	}
+	return out, nil
+}

@@ -32,7 +32,15 @@ type SearchQuery struct {
 	Limit int
 	// Cursor continues a search from SearchResults.Next; "" starts it.
 	Cursor string
+	// Account, when not "", keeps the hits whose thread has a message
+	// stored in that account (an MCP inbox); the others are dropped before
+	// the hits are cut into pages, so pages stay full and in order.
+	Account string
 }
+
+// ErrCursor is the error (wrapped) of a search given a cursor it cannot
+// continue: one of another search, or of a search whose mode is gone.
+var ErrCursor = errors.New("search: the cursor does not continue this search")
 
 // MaxSearchLimit is the most hits one page holds.
 const MaxSearchLimit = 200
@@ -240,11 +248,11 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
 		return SearchResults{}, fmt.Errorf("search: the time range starts (%s) at or after it ends (%s)", since.Format(time.RFC3339), until.Format(time.RFC3339))
 	}
-	qhash := queryHash(q.Text, since, until)
+	qhash := queryHash(q.Text, q.Account, since, until)
 	cur := searchCursor{Query: qhash}
 	if q.Cursor != "" {
 		if cur, err = decodeCursor(q.Cursor); err != nil || cur.Query != qhash {
-			return SearchResults{}, errors.New("search: the cursor belongs to another search; start again without it")
+			return SearchResults{}, fmt.Errorf("%w: it belongs to another search; start again without it", ErrCursor)
 		}
 	} else if cur.MaxID, err = a.st.MaxMessageID(ctx); err != nil {
 		return SearchResults{}, err
@@ -267,7 +275,7 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 		if cur.Mode == SearchLexical {
 			res.Mode, res.Reason, qvec = SearchLexical, "the search started lexical", nil
 		} else {
-			return SearchResults{}, fmt.Errorf("search: semantic search is no longer available (%s); start again without the cursor", res.Reason)
+			return SearchResults{}, fmt.Errorf("%w: semantic search is no longer available (%s); start again without the cursor", ErrCursor, res.Reason)
 		}
 	}
 	cur.Mode = res.Mode
@@ -296,6 +304,11 @@ func (a *App) Search(ctx context.Context, q SearchQuery) (SearchResults, error) 
 		rankings = append(rankings, closeHits(nb, lexIDs))
 	}
 	fused := semantic.Fuse(rankings...)
+	if q.Account != "" {
+		if fused, err = a.inAccount(ctx, fused, q.Account, need); err != nil {
+			return SearchResults{}, err
+		}
+	}
 	if cur.Offset >= len(fused) {
 		return res, nil
 	}
@@ -352,6 +365,34 @@ func closeHits(nb semantic.Neighbours, lexIDs []int64) []int64 {
 		}
 	}
 	return ids
+}
+
+// accountChunk is how many fused hits inAccount checks per store query.
+const accountChunk = 256
+
+// inAccount keeps the fused hits whose thread has a message in account,
+// in order, as far as need+1 of them (enough to know whether another
+// page follows). The fused list is the same for every page of a search
+// (one snapshot), so cutting the kept list by offset pages it stably.
+func (a *App) inAccount(ctx context.Context, fused []semantic.Fused, account string, need int) ([]semantic.Fused, error) {
+	var kept []semantic.Fused
+	for start := 0; start < len(fused) && len(kept) <= need; start += accountChunk {
+		part := fused[start:min(len(fused), start+accountChunk)]
+		ids := make([]int64, len(part))
+		for i, f := range part {
+			ids[i] = f.ID
+		}
+		in, err := a.st.MessagesInThreadsOf(ctx, ids, account)
+		if err != nil {
+			return nil, fmt.Errorf("search in account %s: %w", account, err)
+		}
+		for _, f := range part {
+			if in[f.ID] {
+				kept = append(kept, f)
+			}
+		}
+	}
+	return kept, nil
 }
 
 // queryVector embeds a query, or says why it cannot.
@@ -435,9 +476,9 @@ func splitQuery(text string, since, until time.Time) (rest string, s, u time.Tim
 	return strings.Join(words, " "), s, u, syntax, nil
 }
 
-func queryHash(text string, since, until time.Time) uint64 {
+func queryHash(text, account string, since, until time.Time) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%d\x00%d", text, since.Unix(), until.Unix())
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d", text, account, since.Unix(), until.Unix())
 	return h.Sum64()
 }
 
