@@ -126,7 +126,7 @@ func (g *globals) mainUsage(w io.Writer) {
 	fmt.Fprintf(w, "Without a command, mailsift opens the TUI (the demo mailbox if there is no config).\n\n")
 	fmt.Fprintf(w, "commands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nglobal flags (valid before or after the command):\n")
 	tmp := &globals{}
