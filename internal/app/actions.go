@@ -34,13 +34,17 @@ type Actions struct {
 	// user gave or took back (nil: no learning).
 	mark   func(ctx context.Context, threadID int64, spam bool) (string, error)
 	unmark func(ctx context.Context, threadID int64) error
-	log    *slog.Logger
+	// unbucket takes back what the learning recorded of an undone bucket
+	// move (nil: no learning).
+	unbucket func(ctx context.Context, o store.UndoneOverride) error
+	log      *slog.Logger
 }
 
 // Actions returns the actions service over the app's store. poke, when
 // not nil, is called after each change so the sync loops replay it.
 func (a *App) Actions(poke func()) *Actions {
-	x := &Actions{st: a.st, now: a.now, poke: poke, mark: a.RecordSpamMark, unmark: a.UndoSpamMark, log: a.log}
+	x := &Actions{st: a.st, now: a.now, poke: poke, mark: a.RecordSpamMark, unmark: a.UndoSpamMark,
+		unbucket: a.unlearnBucket, log: a.log}
 	for i := range a.cfg.Accounts {
 		x.accounts = append(x.accounts, a.cfg.Accounts[i].Name)
 	}
@@ -457,6 +461,13 @@ func (x *Actions) Undo(ctx context.Context) (string, error) {
 		for _, id := range u.Unmarked {
 			if err := x.unmark(ctx, id); err != nil {
 				x.log.Warn("actions: forgetting an undone spam mark", "thread", id, "err", err)
+			}
+		}
+	}
+	if x.unbucket != nil {
+		for _, o := range u.Overrides {
+			if err := x.unbucket(ctx, o); err != nil {
+				x.log.Warn("actions: forgetting an undone bucket move", "thread", o.Thread, "err", err)
 			}
 		}
 	}
