@@ -611,3 +611,50 @@ func (a *App) refreshWaiting(ctx context.Context) (int, error) {
 	}
 	return cm[store.SectionWaiting], nil
 }
+
+// snoozeRecheck is how long RunSnoozeWaker waits at most between two
+// looks at the store: a snooze another process made (the TUI) is not
+// announced to it.
+const snoozeRecheck = 5 * time.Minute
+
+// SnoozeWakerOptions configure RunSnoozeWaker. The zero value is the
+// real clock.
+type SnoozeWakerOptions struct {
+	// After returns a channel that receives once d has passed; nil means
+	// time.After. Tests pass one driven by their own clock.
+	After func(d time.Duration) <-chan time.Time
+	// Woke, when not nil, is called with the threads each pass woke.
+	Woke func(ids []int64)
+}
+
+// RunSnoozeWaker wakes snoozed threads when their time comes, as a
+// Session's timer does, for a surface that runs without one (`mailsift
+// mcp`): at once for those whose time passed while nothing ran, then at
+// each next wake time (store.NextWake), looking again at least every
+// few minutes for snoozes made by another process. It returns when ctx
+// ends; a store error is logged and tried again at the next look.
+func (a *App) RunSnoozeWaker(ctx context.Context, opt SnoozeWakerOptions) {
+	after := opt.After
+	if after == nil {
+		after = time.After
+	}
+	for ctx.Err() == nil {
+		woke, err := a.st.WakeSnoozed(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.log.Warn("app: waking snoozed threads", "err", err)
+		case len(woke) > 0 && opt.Woke != nil:
+			opt.Woke(woke)
+		}
+		next := snoozeRecheck
+		if at, ok, err := a.st.NextWake(ctx); err == nil && ok {
+			// Snooze times are whole seconds: a second more lands past it.
+			next = min(next, max(at.Sub(a.now()), 0)+time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-after(next):
+		}
+	}
+}
