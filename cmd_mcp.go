@@ -63,7 +63,7 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	if !*noSync {
 		syncer = func(ctx context.Context) { syncOnce(ctx, cfg, st, a) }
 	}
-	wait := mcpBackground(ctx, a, initialized, syncer, nil)
+	wait := mcpBackground(ctx, a, initialized, mcpWork{sync: syncer})
 	err = srv.Run(ctx, &sdk.StdioTransport{})
 	cancel()
 	wait()
@@ -73,13 +73,40 @@ func cmdMCP(ctx context.Context, g *globals, args []string) error {
 	return nil
 }
 
+// mcpWork is the background work of `mailsift mcp` (mcpBackground).
+type mcpWork struct {
+	// sync runs once (nil: none).
+	sync func(context.Context)
+	// progress, if not nil, sees each embedding pass.
+	progress chan<- semantic.Progress
+	// snooze configures the snooze waker (the zero value: the real clock).
+	snooze app.SnoozeWakerOptions
+}
+
 // mcpBackground starts the background work of `mailsift mcp` once
-// initialized is closed (so the handshake answers at once): sync (nil:
-// none) runs once, and with an embed model the embedder keeps search by
-// meaning current, woken again when the sync is done. progress, if not
-// nil, sees each embedding pass. The returned wait blocks until both
-// ended, after ctx ends.
-func mcpBackground(ctx context.Context, a *app.App, initialized <-chan struct{}, sync func(context.Context), progress chan<- semantic.Progress) (wait func()) {
+// initialized is closed (so the handshake answers at once): w.sync runs
+// once; with an embed model the embedder keeps search by meaning current,
+// woken again when the sync is done; and snoozed threads wake when their
+// time comes (at once for those whose time passed while mailsift was not
+// running), as the TUI's timer wakes them. The returned wait blocks until
+// all of it ended, after ctx ends.
+func mcpBackground(ctx context.Context, a *app.App, initialized <-chan struct{}, w mcpWork) (wait func()) {
+	started := func() bool {
+		select {
+		case <-initialized:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	sync, progress := w.sync, w.progress
+	woken := make(chan struct{})
+	go func() {
+		defer close(woken)
+		if started() {
+			a.RunSnoozeWaker(ctx, w.snooze)
+		}
+	}()
 	embedWake := make(chan struct{}, 1)
 	synced, embedded := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -115,6 +142,7 @@ func mcpBackground(ctx context.Context, a *app.App, initialized <-chan struct{},
 	return func() {
 		<-synced
 		<-embedded
+		<-woken
 	}
 }
 

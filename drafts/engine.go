@@ -213,6 +213,14 @@ func (a *abortError) Unwrap() error { return a.err }
 // NewDraft drafts a reply to a stored thread (with its stored triage) and
 // saves it. accountName chooses the sending identity ("" = default).
 func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, accountName string) (*Draft, error) {
+	return e.NewDraftWithGoal(ctx, threadID, replyAll, accountName, "")
+}
+
+// NewDraftWithGoal is NewDraft with a requester's goal for the reply (an
+// agent's instruction, see GenerateRequest.Goal): the model is given it,
+// outside the mail's fence and labelled as the requester's; recipients,
+// subject and threading are computed as always, whatever it says.
+func (e *Engine) NewDraftWithGoal(ctx context.Context, threadID int64, replyAll bool, accountName, goal string) (*Draft, error) {
 	// Only the bodies the prompt can hold are read (see BuildPrompt);
 	// recipients and risk flags need the envelopes alone.
 	t, err := e.st.ThreadHeaders(ctx, threadID, MaxPromptMessages)
@@ -228,7 +236,7 @@ func (e *Engine) NewDraft(ctx context.Context, threadID int64, replyAll bool, ac
 		from = a.From
 	}
 	d, err := Generate(ctx, t, e.opt.Principal, e.opt.Policy, &GenerateOptions{ReplyAll: replyAll, Generator: e.opt.Generator,
-		Triage: tri, From: from, Account: accountName, Logger: e.log, StyleExamples: e.styleExamples(ctx, t)})
+		Triage: tri, From: from, Account: accountName, Logger: e.log, StyleExamples: e.styleExamples(ctx, t), Goal: goal})
 	if err != nil {
 		return nil, err
 	}

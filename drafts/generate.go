@@ -41,6 +41,12 @@ type GenerateRequest struct {
 	// (from the Sent mailbox, other threads) most like this thread: the
 	// prompt shows them, fenced as data, for the principal's voice.
 	StyleExamples []string
+	// Goal is the requester's instruction for the reply (an agent's
+	// goal, from MCP draft_reply_with_policy; "" for none). It is not
+	// mail: the prompt shows it after the fence, labelled as the
+	// requester's, cleaned and bounded (CleanGoal). It never changes the
+	// recipients, which Generate computes.
+	Goal string
 }
 
 // GeneratedReply is a model's answer (contract: body, risk_flags,
@@ -76,6 +82,9 @@ type GenerateOptions struct {
 	Logger *slog.Logger
 	// StyleExamples are passed to the generator (GenerateRequest).
 	StyleExamples []string
+	// Goal is the requester's instruction, passed to the generator
+	// (GenerateRequest.Goal).
+	Goal string
 }
 
 // Risk flag codes. Model-reported flags are added as "model: <text>".
@@ -132,7 +141,7 @@ func Generate(ctx context.Context, thread *model.Thread, principal model.Address
 	var modelFlags []string
 	if opts.Generator != nil {
 		rep, err := opts.Generator.GenerateReply(ctx, GenerateRequest{Thread: thread, Principal: principal, Policy: policy, ReplyTo: replyTarget(thread, principal),
-			StyleExamples: opts.StyleExamples})
+			StyleExamples: opts.StyleExamples, Goal: opts.Goal})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("drafts: generate reply: %w", ctx.Err())

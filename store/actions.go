@@ -126,10 +126,13 @@ type undoRecord struct {
 	Overrides []undoOverride `json:"overrides,omitempty"`
 }
 
-// undoOverride restores a thread's bucket override ("" for none).
+// undoOverride restores a thread's bucket override ("" for none);
+// Learned is what the caller's learning recorded of the change
+// (BucketRequest.Learned), handed back by Undo.
 type undoOverride struct {
-	Thread int64  `json:"thread"`
-	Prev   string `json:"prev,omitempty"`
+	Thread  int64  `json:"thread"`
+	Prev    string `json:"prev,omitempty"`
+	Learned string `json:"learned,omitempty"`
 }
 
 // undoMove moves a message's copy from To back to From.
@@ -740,6 +743,9 @@ type UndoResult struct {
 	// Unmarked lists the threads whose spam or not-spam mark the undo
 	// took back, so triage's learning can forget it too.
 	Unmarked []int64
+	// Overrides lists the bucket overrides the undo put back, with what
+	// the caller's learning recorded of the undone bucket move.
+	Overrides []UndoneOverride
 }
 
 // Undo reverts the newest action not yet undone, in the store and (queued)
@@ -796,9 +802,17 @@ func (s *Store) Undo(ctx context.Context) (UndoResult, error) {
 			}
 		}
 		for _, o := range u.Overrides {
+			var n int
+			if err := w.queryRow(`SELECT count(*) FROM threads WHERE id = ?`, o.Thread).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				continue // gone (expunged or merged into another) since
+			}
 			if err := w.setOverride(o.Thread, o.Prev); err != nil {
 				return err
 			}
+			res.Overrides = append(res.Overrides, UndoneOverride{Thread: o.Thread, Category: o.Prev, Learned: o.Learned})
 		}
 		for _, mid := range u.Marks {
 			var thread int64

@@ -200,7 +200,7 @@ func (a actions) threadKey(msg tea.KeyMsg, id int64, unread bool) tea.Cmd {
 			if err != nil {
 				err = fmt.Errorf("move to %s: %w", cat, err)
 			}
-			return storeChangedMsg{threadID: id, note: "moved to " + cat + " (kept over re-triage)", err: err}
+			return storeChangedMsg{threadID: id, note: "moved to " + cat + " (kept over re-triage; u undoes)", err: err}
 		}
 	case key.Matches(msg, k.Retriage):
 		if a.retriage == nil {

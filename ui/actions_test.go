@@ -307,3 +307,45 @@ func TestNotSpamInQuarantine(t *testing.T) {
 		t.Errorf("marks after undo = %+v", marks)
 	}
 }
+
+// TestBucketMoveUndo presses 4 on a thread (through the app's Mail, as
+// the TUI runs it) and then u: the thread goes to Low priority, then back
+// to its own section, in the store and on screen.
+func TestBucketMoveUndo(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	cfg := config.Defaults()
+	cfg.Accounts = []config.Account{{Name: "test"}}
+	cfg.DataDir = t.TempDir()
+	a := app.New(&cfg, s, app.Options{Now: clock})
+	d := newDriver(t, Options{Store: a.Mail(), Actions: a.Actions(nil)}, 100, 30)
+	ctx := context.Background()
+	subject, section := d.current(), d.currentSection()
+	if subject == "" || section == "Low priority" {
+		t.Fatalf("the first row %q is in %q; the test needs a thread outside Low priority", subject, section)
+	}
+	ts, ok := d.m.inbox.current()
+	if !ok {
+		t.Fatal("no thread under the cursor")
+	}
+	id, own := ts.ID, ts.Section
+	d.keys("4")
+	if ts, _ := s.ThreadSummaryByID(ctx, id); ts.Section != store.SectionLowPriority || ts.Override != "low priority" {
+		t.Fatalf("after 4 the thread is in %q (override %q), want low priority", ts.Section, ts.Override)
+	}
+	if d.current() != subject || d.currentSection() != "Low priority" {
+		t.Errorf("after 4 the cursor is on %q in %q, want %q in Low priority", d.current(), d.currentSection(), subject)
+	}
+	if !strings.Contains(d.view(), "u undoes") {
+		t.Errorf("the note does not say u undoes the move:\n%s", d.view())
+	}
+	d.keys("u")
+	if ts, _ := s.ThreadSummaryByID(ctx, id); ts.Section != own || ts.Override != "" {
+		t.Errorf("after u the thread is in %q (override %q), want back in %q without one", ts.Section, ts.Override, own)
+	}
+	if d.current() != subject || d.currentSection() != section {
+		t.Errorf("after u the cursor is on %q in %q, want %q back in %q", d.current(), d.currentSection(), subject, section)
+	}
+	if !strings.Contains(d.view(), "undone: move 1 thread to low priority") {
+		t.Errorf("no undo note:\n%s", d.view())
+	}
+}

@@ -34,13 +34,17 @@ type Actions struct {
 	// user gave or took back (nil: no learning).
 	mark   func(ctx context.Context, threadID int64, spam bool) (string, error)
 	unmark func(ctx context.Context, threadID int64) error
-	log    *slog.Logger
+	// unbucket takes back what the learning recorded of an undone bucket
+	// move (nil: no learning).
+	unbucket func(ctx context.Context, o store.UndoneOverride) error
+	log      *slog.Logger
 }
 
 // Actions returns the actions service over the app's store. poke, when
 // not nil, is called after each change so the sync loops replay it.
 func (a *App) Actions(poke func()) *Actions {
-	x := &Actions{st: a.st, now: a.now, poke: poke, mark: a.RecordSpamMark, unmark: a.UndoSpamMark, log: a.log}
+	x := &Actions{st: a.st, now: a.now, poke: poke, mark: a.RecordSpamMark, unmark: a.UndoSpamMark,
+		unbucket: a.unlearnBucket, log: a.log}
 	for i := range a.cfg.Accounts {
 		x.accounts = append(x.accounts, a.cfg.Accounts[i].Name)
 	}
@@ -460,6 +464,13 @@ func (x *Actions) Undo(ctx context.Context) (string, error) {
 			}
 		}
 	}
+	if x.unbucket != nil {
+		for _, o := range u.Overrides {
+			if err := x.unbucket(ctx, o); err != nil {
+				x.log.Warn("actions: forgetting an undone bucket move", "thread", o.Thread, "err", err)
+			}
+		}
+	}
 	note := "undone: " + u.Label
 	if u.Missing > 0 {
 		note += fmt.Sprintf(" (%d messages had moved since and were left)", u.Missing)
@@ -599,4 +610,51 @@ func (a *App) refreshWaiting(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	return cm[store.SectionWaiting], nil
+}
+
+// snoozeRecheck is how long RunSnoozeWaker waits at most between two
+// looks at the store: a snooze another process made (the TUI) is not
+// announced to it.
+const snoozeRecheck = 5 * time.Minute
+
+// SnoozeWakerOptions configure RunSnoozeWaker. The zero value is the
+// real clock.
+type SnoozeWakerOptions struct {
+	// After returns a channel that receives once d has passed; nil means
+	// time.After. Tests pass one driven by their own clock.
+	After func(d time.Duration) <-chan time.Time
+	// Woke, when not nil, is called with the threads each pass woke.
+	Woke func(ids []int64)
+}
+
+// RunSnoozeWaker wakes snoozed threads when their time comes, as a
+// Session's timer does, for a surface that runs without one (`mailsift
+// mcp`): at once for those whose time passed while nothing ran, then at
+// each next wake time (store.NextWake), looking again at least every
+// few minutes for snoozes made by another process. It returns when ctx
+// ends; a store error is logged and tried again at the next look.
+func (a *App) RunSnoozeWaker(ctx context.Context, opt SnoozeWakerOptions) {
+	after := opt.After
+	if after == nil {
+		after = time.After
+	}
+	for ctx.Err() == nil {
+		woke, err := a.st.WakeSnoozed(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.log.Warn("app: waking snoozed threads", "err", err)
+		case len(woke) > 0 && opt.Woke != nil:
+			opt.Woke(woke)
+		}
+		next := snoozeRecheck
+		if at, ok, err := a.st.NextWake(ctx); err == nil && ok {
+			// Snooze times are whole seconds: a second more lands past it.
+			next = min(next, max(at.Sub(a.now()), 0)+time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-after(next):
+		}
+	}
 }

@@ -279,8 +279,9 @@ var Policies = []string{"default"}
 // DraftReply drafts and saves a reply to a thread under the configured
 // policy (policyID "default"), as `r` in the TUI does: recipients, subject
 // and threading computed, the body from the model or the template. goal
-// is recorded in the audit log with the draft; it does not reach the
-// model (the prompt takes no free text from an agent).
+// is the agent's instruction for the reply: the model is given it as the
+// requester's goal, outside the mail's fence, cleaned and bounded
+// (drafts.CleanGoal); it never changes the recipients.
 func (s *Approvals) DraftReply(ctx context.Context, threadID int64, policyID, goal string) (*drafts.Draft, error) {
 	known := false
 	for _, p := range Policies {
@@ -289,7 +290,7 @@ func (s *Approvals) DraftReply(ctx context.Context, threadID int64, policyID, go
 	if !known {
 		return nil, fmt.Errorf("%w: no policy %q (known: %s)", store.ErrNotFound, policyID, strings.Join(Policies, ", "))
 	}
-	d, err := s.eng.NewDraft(ctx, threadID, false, "")
+	d, err := s.eng.NewDraftWithGoal(ctx, threadID, false, "", goal)
 	if err != nil {
 		return nil, err
 	}

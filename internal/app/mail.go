@@ -26,6 +26,11 @@ type Mail struct {
 	app *App
 }
 
+// Mail returns the store as a surface without a session (no sync loops,
+// no source) reads and changes it: bucket moves are learned from and
+// undoable as a Session's Mail makes them.
+func (a *App) Mail() *Mail { return &Mail{Store: a.st, app: a} }
+
 // RawMessage returns a message's raw bytes from the store or, for a
 // source that keeps them (a Maildir), from the source.
 func (m *Mail) RawMessage(ctx context.Context, messageID string) ([]byte, error) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
+	"mailsift/store"
 	"mailsift/triage"
 )
 
@@ -27,6 +29,8 @@ type Learning struct {
 	Log     *triage.CorrectionLog
 	Learner *triage.Learner
 	mu      sync.Mutex
+	// seq numbers the corrections kept without a file.
+	seq int
 }
 
 // Learning returns the app's corrections, loaded on first use.
@@ -51,7 +55,8 @@ func (l *Learning) record(c triage.Correction) (triage.Correction, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.Log == nil {
-		c.ID = fmt.Sprintf("mem-%d", len(l.Learner.Corrections())+1)
+		l.seq++
+		c.ID = fmt.Sprintf("mem-%d", l.seq)
 		l.Learner.Set(append(l.Learner.Corrections(), c))
 		return c, nil
 	}
@@ -86,6 +91,28 @@ func (l *Learning) undo(thread string, keep func(triage.Correction) bool) error 
 	return l.reload()
 }
 
+// forget takes back the correction with id (one the learner may no
+// longer apply: a later correction of its thread replaced it), and
+// reloads the learner. Without a file it just drops it.
+func (l *Learning) forget(id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.Log == nil {
+		var rest []triage.Correction
+		for _, c := range l.Learner.Corrections() {
+			if c.ID != id {
+				rest = append(rest, c)
+			}
+		}
+		l.Learner.Set(rest)
+		return nil
+	}
+	if err := l.Log.Undo(id); err != nil {
+		return err
+	}
+	return l.reload()
+}
+
 // reload reads the file into the learner; l.mu must be held.
 func (l *Learning) reload() error {
 	cs, err := l.Log.Load()
@@ -114,9 +141,16 @@ func (a *App) correction(ctx context.Context, threadID int64) (triage.Correction
 // as a correction ("" undoes the thread's move). Two moves of mail from
 // the same list or sender move its future mail (see triage.Learner).
 func (a *App) RecordOverride(ctx context.Context, threadID int64, category string) error {
+	_, err := a.recordOverride(ctx, threadID, category)
+	return err
+}
+
+// recordOverride is RecordOverride, returning the new correction's id
+// ("" when category is "").
+func (a *App) recordOverride(ctx context.Context, threadID int64, category string) (string, error) {
 	c, err := a.correction(ctx, threadID)
 	if err != nil {
-		return fmt.Errorf("record override: %w", err)
+		return "", fmt.Errorf("record override: %w", err)
 	}
 	l := a.Learning()
 	if category == "" {
@@ -130,12 +164,12 @@ func (a *App) RecordOverride(ctx context.Context, threadID int64, category strin
 				c.Spam = x.Spam
 			}
 		}
-		_, err = l.record(c)
+		c, err = l.record(c)
 	}
 	if err != nil {
-		return fmt.Errorf("record override: %w", err)
+		return "", fmt.Errorf("record override: %w", err)
 	}
-	return nil
+	return c.ID, nil
 }
 
 // RecordSpamMark records the user's spam (true) or not-spam (false) mark
@@ -198,19 +232,74 @@ func (a *App) RestoreOverrides(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// SetOverride moves a thread to a bucket in the store and records the
-// move as a correction the learner uses for the sender's and list's
-// future mail ("" clears the override and undoes the correction).
+// SetOverride moves a thread to a bucket ("" clears its override) as
+// MoveToBucket does.
 func (m *Mail) SetOverride(ctx context.Context, threadID int64, category string) error {
-	if err := m.Store.SetOverride(ctx, threadID, category); err != nil {
-		return err
+	_, err := m.MoveToBucket(ctx, []int64{threadID}, category)
+	return err
+}
+
+// What the learning recorded of a bucket move, as the undo stack keeps it
+// (store.BucketRequest.Learned): a correction to take back, or a cleared
+// override whose undo records the restored bucket again.
+const (
+	learnedForget  = "forget:"
+	learnedCleared = "cleared"
+)
+
+// MoveToBucket moves threads to a bucket in the store ("" clears their
+// override) and records each move as a correction the learner uses for
+// the sender's and list's future mail. The move is one action on the
+// undo stack: Actions.Undo puts the previous overrides back and takes the
+// corrections back too. It returns the note a surface shows.
+func (m *Mail) MoveToBucket(ctx context.Context, ids []int64, category string) (string, error) {
+	learned := map[int64]string{}
+	if m.app != nil {
+		for _, id := range ids {
+			cid, err := m.app.recordOverride(ctx, id, category)
+			switch {
+			case err != nil:
+				// The move itself stands; only the learning is lost.
+				m.app.log.Warn("app: override not recorded for learning", "thread", id, "err", err)
+			case category == "":
+				learned[id] = learnedCleared
+			default:
+				learned[id] = learnedForget + cid
+			}
+		}
 	}
-	if m.app == nil {
-		return nil
+	label := "move " + plural(len(ids), "thread") + " to " + category
+	if category == "" {
+		label = "clear the bucket of " + plural(len(ids), "thread")
 	}
-	if err := m.app.RecordOverride(ctx, threadID, category); err != nil {
-		// The move itself stands; only the learning is lost.
-		m.app.log.Warn("app: override not recorded for learning", "thread", threadID, "err", err)
+	r, err := m.Store.SetBucket(ctx, store.BucketRequest{Label: label, Threads: ids, Category: category, Learned: learned})
+	if err != nil {
+		// Nothing moved: the learning must not keep what it recorded.
+		for id, l := range learned {
+			if uerr := m.app.unlearnBucket(ctx, store.UndoneOverride{Thread: id, Learned: l}); uerr != nil {
+				m.app.log.Warn("app: taking back the learning of a failed move", "thread", id, "err", uerr)
+			}
+		}
+		return "", err
+	}
+	if category == "" {
+		return fmt.Sprintf("cleared the bucket of %s (u undoes)", plural(r.Threads, "thread")), nil
+	}
+	return fmt.Sprintf("moved %s to %s (kept over re-triage; u undoes)", plural(r.Threads, "thread"), category), nil
+}
+
+// unlearnBucket takes back what the learning recorded of a bucket move
+// that was undone (or failed): the move's correction goes, so the thread
+// counts where it was before; an undone clear records the restored
+// bucket again.
+func (a *App) unlearnBucket(ctx context.Context, o store.UndoneOverride) error {
+	switch {
+	case strings.HasPrefix(o.Learned, learnedForget):
+		if err := a.Learning().forget(strings.TrimPrefix(o.Learned, learnedForget)); err != nil {
+			return fmt.Errorf("undo override: %w", err)
+		}
+	case o.Learned == learnedCleared && o.Category != "":
+		return a.RecordOverride(ctx, o.Thread, o.Category)
 	}
 	return nil
 }
