@@ -307,19 +307,30 @@ func (s *searchModel) move(d int) {
 
 // rows is the number of hit rows between the input and summary lines
 // and the key hints (each hit takes two lines: row and snippet).
-func (s *searchModel) rows() int { return max(1, (s.height-3)/2) }
+func (s *searchModel) rows() int { return max(1, (s.height-2-len(s.hints()))/2) }
 
-// hints are the keys of the focused part, from the key map (so rebound
-// keys show as bound).
-func (s searchModel) hints() string {
+// hints are the key hint lines of the focused part, from the key map (so
+// rebound keys show as bound, and disabled ones not at all).
+func (s searchModel) hints() []string {
 	k := s.c.keys
+	short := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc) // a copy: the help screen keeps the long words
+		return b
+	}
 	if !s.onList {
 		// Letters are typed text here: only arrows move.
 		move := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move"))
-		return s.c.help.ShortHelpView([]key.Binding{k.NextSection, move, k.Open, k.Back})
+		return []string{s.c.help.ShortHelpView([]key.Binding{k.NextSection, move, k.Open, k.Back})}
 	}
-	return s.c.help.ShortHelpView([]key.Binding{k.Open, k.Archive, k.Delete, k.Spam, k.Star,
-		k.Move, k.Snooze, k.ToggleRead, k.Select, k.UndoAction, k.Search, k.Back, k.Help})
+	acts := s.c.help.ShortHelpView([]key.Binding{short(k.Archive, "archive"), short(k.Delete, "delete"),
+		short(k.Spam, "spam"), short(k.Star, "star"), short(k.Move, "move"), short(k.Snooze, "snooze"),
+		short(k.ToggleRead, "read"), short(k.UndoAction, "undo")})
+	nav := s.c.help.ShortHelpView([]key.Binding{short(k.Down, "down"), k.Open, short(k.Select, "select"),
+		short(k.SelectRange, "range"), short(k.SelectAll, "all"), short(k.Search, "query"), k.Back, k.Help})
+	if acts == "" {
+		return []string{nav}
+	}
+	return []string{acts, nav}
 }
 
 // View draws the search input and the hits.
@@ -359,6 +370,10 @@ func (s searchModel) View() string {
 		}
 		lines = append(lines, row, "      "+c.st.dim.Render(fit(termsafe.SanitizeLine(h.Snippet), max(1, width-6))))
 	}
-	body := padLines(strings.Join(lines, "\n"), max(1, s.height-1))
-	return body + "\n" + fit(s.hints(), max(1, width))
+	hints := s.hints()
+	body := padLines(strings.Join(lines, "\n"), max(1, s.height-len(hints)))
+	for _, h := range hints {
+		body += "\n" + fit(h, max(1, width))
+	}
+	return padLines(body, s.height)
 }
