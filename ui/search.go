@@ -279,7 +279,8 @@ func (s *searchModel) forget() {
 
 // filter shows every hit but those of gone threads, keeping the cursor
 // on the same row number (the next result takes the place of one that
-// left, as in the inbox); with no hits left the query gets the keys.
+// left, as in the inbox). The focus stays: with no hit left, u still
+// undoes and / or tab goes back to the query.
 func (s *searchModel) filter() {
 	s.hits = s.hits[:0:0]
 	for _, h := range s.all {
@@ -288,10 +289,6 @@ func (s *searchModel) filter() {
 		}
 	}
 	s.move(0)
-	if len(s.hits) == 0 && s.onList {
-		s.onList = false
-		s.input.Focus()
-	}
 }
 
 func (s *searchModel) move(d int) {
@@ -343,7 +340,11 @@ func (s searchModel) View() string {
 	case s.query == "":
 		lines = append(lines, c.st.dim.Render("type to search · ↑/↓ move · enter open · esc back"))
 	default:
-		line := fmt.Sprintf("%d results for %s", len(s.hits), termsafe.SanitizeLine(s.query))
+		n := "results"
+		if len(s.hits) == 1 {
+			n = "result"
+		}
+		line := fmt.Sprintf("%d %s for %s", len(s.hits), n, termsafe.SanitizeLine(s.query))
 		if s.mode != "" {
 			line += " · " + termsafe.SanitizeLine(s.mode)
 		}
