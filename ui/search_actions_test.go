@@ -227,3 +227,21 @@ func TestGoldenSearchResults(t *testing.T) {
 	waitOutput(t, tm, "1 selected")
 	requireGolden(t, finalView(t, tm))
 }
+
+func TestSearchResultsEmptiedKeepTheKeys(t *testing.T) {
+	s, acts := actionFixture(t)
+	d := newDriver(t, Options{Store: s, Actions: acts}, 100, 30)
+	searchResults(t, d, "from:bob")
+	d.keys("*", "e")
+	if !strings.Contains(d.view(), "Archive 3 threads?") {
+		t.Fatalf("* then e did not ask once for all three:\n%s", d.view())
+	}
+	d.keys("y")
+	if len(d.m.search.hits) != 0 || !d.m.search.listFocused() {
+		t.Fatalf("after archiving every result: %d left, list focused %v", len(d.m.search.hits), d.m.search.listFocused())
+	}
+	d.keys("u") // the list still has the keys: u undoes, it is not typed
+	if got := hitSubjects(d); len(got) != 3 || d.m.search.input.Value() != "from:bob" {
+		t.Errorf("u on the emptied list: results %q, query %q", got, d.m.search.input.Value())
+	}
+}
