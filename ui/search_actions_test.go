@@ -245,3 +245,18 @@ func TestSearchResultsEmptiedKeepTheKeys(t *testing.T) {
 		t.Errorf("u on the emptied list: results %q, query %q", got, d.m.search.input.Value())
 	}
 }
+
+func TestSearchResultsFastKeys(t *testing.T) {
+	s, acts := actionFixture(t)
+	d := newDriver(t, Options{Store: s, Actions: acts}, 100, 30)
+	searchResults(t, d, "from:bob")
+	d.send(keyMsg("ee")) // typed faster than the terminal is read: two keys, two results
+	for _, mid := range []string{"lunch1@x", "budget@x"} {
+		if got := storeStatus(t, s, mid); got != store.StatusClosed {
+			t.Errorf("ee: %s status %q, want closed", mid, got)
+		}
+	}
+	if got := hitSubjects(d); len(got) != 1 {
+		t.Errorf("ee left %q, want one result", got)
+	}
+}
