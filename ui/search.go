@@ -340,11 +340,7 @@ func (s searchModel) View() string {
 	case s.query == "":
 		lines = append(lines, c.st.dim.Render("type to search · ↑/↓ move · enter open · esc back"))
 	default:
-		n := "results"
-		if len(s.hits) == 1 {
-			n = "result"
-		}
-		line := fmt.Sprintf("%d %s for %s", len(s.hits), n, termsafe.SanitizeLine(s.query))
+		line := fmt.Sprintf("%d results for %s", len(s.hits), termsafe.SanitizeLine(s.query))
 		if s.mode != "" {
 			line += " · " + termsafe.SanitizeLine(s.mode)
 		}

@@ -42,7 +42,7 @@ func TestSearchUsesSearcher(t *testing.T) {
 	if len(fs.asked) == 0 || fs.asked[len(fs.asked)-1].Text != "noodles" || fs.asked[len(fs.asked)-1].Limit != searchLimit {
 		t.Fatalf("searcher asked %+v", fs.asked)
 	}
-	if v := d.view(); !strings.Contains(v, "1 result for noodles · hybrid") || !strings.Contains(v, "Lunch tomorrow?") {
+	if v := d.view(); !strings.Contains(v, "1 results for noodles · hybrid") || !strings.Contains(v, "Lunch tomorrow?") {
 		t.Fatalf("search view:\n%s", v)
 	}
 	d.keys("enter")
