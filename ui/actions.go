@@ -59,6 +59,7 @@ type actionDoneMsg struct {
 	err   error
 	leave bool
 	acted bool // counted in common.acting
+	undo  bool // the result of u: the newest action was reverted
 }
 
 // runAction runs one inbox action in a command. hide removes the threads
@@ -79,6 +80,16 @@ func (a actions) runAction(ids []int64, hide, leave bool, name string, f func(ct
 	}
 }
 
+// undoCmd reverts the newest action (u), in a command.
+func (a actions) undoCmd() tea.Cmd {
+	run := a.runAction(nil, false, false, "undo", a.svc.Undo)
+	return func() tea.Msg {
+		msg := run().(actionDoneMsg)
+		msg.undo = true
+		return msg
+	}
+}
+
 // actionKey runs the inbox action msg asks for on ids (the selection, or
 // one thread). bulk says ids is a selection: it is confirmed first, with
 // its size. It reports whether msg was an action key.
@@ -93,7 +104,7 @@ func (a actions) actionKey(msg tea.KeyMsg, ids []int64, bulk bool) (tea.Cmd, boo
 	}
 	svc := a.svc
 	if key.Matches(msg, k.UndoAction) {
-		return a.runAction(nil, false, false, "undo", svc.Undo), true
+		return a.undoCmd(), true
 	}
 	if len(ids) == 0 {
 		return nil, true
@@ -354,6 +365,7 @@ func (m *Model) handleActionResult(msg tea.Msg) tea.Cmd {
 		if msg.acted {
 			m.c.acting--
 		}
+		fromSearch := m.fromSearch()
 		if err := quiet(msg.err); err != nil {
 			m.c.setError(err)
 		} else if msg.note != "" {
@@ -373,6 +385,14 @@ func (m *Model) handleActionResult(msg tea.Msg) tea.Cmd {
 		cmds := []tea.Cmd{m.startReload()}
 		if m.screen == stateThread && m.thread.id != 0 {
 			cmds = append(cmds, m.thread.reload())
+		}
+		if fromSearch {
+			cmds = append(cmds, m.search.actionDone(msg))
+			if m.screen == stateSearch {
+				cmds = append(cmds, m.search.refocus()) // back from the thread
+			}
+		} else {
+			m.search.otherAction()
 		}
 		return tea.Batch(cmds...)
 	case askForeverMsg:
@@ -399,6 +419,15 @@ func (m *Model) applyHidden() tea.Cmd {
 		return nil
 	}
 	m.inbox.hide(m.c.hidden)
+	if m.fromSearch() {
+		m.search.hide(m.c.hidden)
+	}
 	m.c.hidden = nil
 	return m.inbox.loadMissing()
+}
+
+// fromSearch reports whether an action now comes from the search
+// screen's results: on that screen, or in a thread opened from it.
+func (m *Model) fromSearch() bool {
+	return m.screen == stateSearch || (m.screen == stateThread && m.thread.returnTo == stateSearch)
 }

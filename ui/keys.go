@@ -211,13 +211,32 @@ func (k *KeyMap) setState(st state, hasError, hasAttachments bool) {
 		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Back, &k.Search, &k.Command,
 			&k.Help, &k.Quit)
 	case stateSearch:
-		on(&k.Up, &k.Down, &k.Open, &k.Back)
+		on(&k.Up, &k.Down, &k.Open, &k.Back, &k.NextSection)
+	case stateSearchList:
+		on(&k.Up, &k.Down, &k.Top, &k.Bottom, &k.HalfDown, &k.HalfUp, &k.Open, &k.Back,
+			&k.NextSection, &k.ToggleRead, &k.Search, &k.Command, &k.Help, &k.Quit)
+		on(k.actionKeys()...)
+		on(&k.Select, &k.SelectRange, &k.SelectAll)
 	case stateHelp:
 		on(&k.Back, &k.Help, &k.Quit)
 	case statePrompt:
 		on(&k.Open, &k.Back)
 	}
 	k.DismissError.SetEnabled(hasError && st != stateSearch && st != statePrompt)
+	// What tab, / and * do on the search screen's parts.
+	help := func(b *key.Binding, desc string) { b.SetHelp(b.Help().Key, desc) }
+	switch st {
+	case stateSearch:
+		help(&k.NextSection, "act on the results")
+	case stateSearchList:
+		help(&k.NextSection, "back to the query")
+		help(&k.Search, "edit the query")
+		help(&k.SelectAll, "select all results")
+	default:
+		help(&k.NextSection, "next section")
+		help(&k.Search, "search")
+		help(&k.SelectAll, "select section")
+	}
 	// j/k are typed text while an input has focus: only arrows move there.
 	if st == stateSearch {
 		k.Up.SetKeys("up", "ctrl+p")

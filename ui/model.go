@@ -43,6 +43,9 @@ const (
 	stateUnsub
 	// stateApprovals lists the sends agents asked for (ui/approvals.go).
 	stateApprovals
+	// stateSearchList is a key state, not a screen (like statePrompt):
+	// the search screen with the keys on its result list.
+	stateSearchList
 )
 
 // Model is the root Bubble Tea model of the TUI.
@@ -132,7 +135,7 @@ func New(opts Options) Model {
 		screen:    stateInbox,
 		inbox:     newInbox(c, opts.Store, acts),
 		thread:    newThreadModel(c, opts.Store, acts, opts.Scheduling),
-		search:    newSearchModel(c, opts.Store, opts.Searcher),
+		search:    newSearchModel(c, opts.Store, opts.Searcher, acts),
 		draft:     newDraftModel(c, opts.Drafts, opts.Store),
 		confirm:   newConfirmModel(c, opts.Drafts),
 		outbox:    newOutboxModel(c, opts.Drafts, opts.Store),
@@ -222,9 +225,18 @@ func (m *Model) layout() {
 	m.c.help.Width = m.width
 }
 
+// keyState is the key state of screen st: the search screen has two,
+// one per focused part.
+func (m *Model) keyState(st state) state {
+	if st == stateSearch && m.search.listFocused() {
+		return stateSearchList
+	}
+	return st
+}
+
 // setKeys enables the bindings of the current screen.
 func (m *Model) setKeys() {
-	st := m.screen
+	st := m.keyState(m.screen)
 	if m.promptKind != promptNone {
 		st = statePrompt
 	}
@@ -237,14 +249,14 @@ func (m *Model) setKeys() {
 	k.DenyApproval.SetEnabled(false)
 	undo := m.undo.open(m.c.now())
 	switch st {
-	case stateInbox, stateThread:
+	case stateInbox, stateThread, stateSearchList:
 		k.Accounts.SetEnabled(st == stateInbox && m.accounts.multi())
 		k.Undo.SetEnabled(undo)
 		for _, b := range k.actionKeys() {
 			b.SetEnabled(b.Enabled() && m.opts.Actions != nil)
 		}
 		k.UndoAction.SetEnabled(k.UndoAction.Enabled() && !undo) // u undoes the send first
-		k.Outbox.SetEnabled(m.opts.Drafts != nil)
+		k.Outbox.SetEnabled(m.opts.Drafts != nil && st != stateSearchList)
 		if st == stateThread {
 			m.thread.sched.setKeys(k)
 			if m.thread.sched.typing() {
@@ -496,7 +508,7 @@ func (m *Model) follow() tea.Cmd {
 		m.confirm, cmd = m.confirm.open(d, save, m.draft.returnTo)
 		return cmd
 	case stateSearch:
-		return m.search.open()
+		return m.search.resume()
 	case stateInbox:
 		return m.loadMissing()
 	case stateThread:
@@ -626,7 +638,7 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 // acceptsText reports whether keys currently go into a text field (the
 // command line, the save prompt, the search box or the inline editor).
 func (m *Model) acceptsText() bool {
-	return m.promptKind != promptNone || m.c.overlay != nil || m.screen == stateSearch ||
+	return m.promptKind != promptNone || m.c.overlay != nil || (m.screen == stateSearch && !m.search.listFocused()) ||
 		(m.screen == stateDraft && m.draft.editing) || m.screen == stateCompose ||
 		(m.screen == stateThread && m.thread.sched.typing())
 }
@@ -681,7 +693,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case stateApprovals:
 		return m.handleApprovals(msg)
 	case stateSearch:
-		return m.handleSearch(msg)
+		// On the result list, q ? and : do what they do in the inbox.
+		if !m.search.listFocused() || !key.Matches(msg, k.Quit, k.Help, k.Command) {
+			return m.handleSearch(msg)
+		}
 	case stateHelp:
 		return m.handleHelpKey(msg)
 	}
@@ -773,7 +788,7 @@ func (m Model) View() string {
 		body = m.search.View()
 	case stateHelp:
 		keys := m.c.keys
-		keys.setState(m.helpReturn, m.c.errText != "", len(m.thread.attachments) > 0)
+		keys.setState(m.keyState(m.helpReturn), m.c.errText != "", len(m.thread.attachments) > 0)
 		keys.Accounts.SetEnabled(m.helpReturn == stateInbox && m.accounts.multi())
 		if m.helpReturn == stateThread {
 			m.thread.sched.setKeys(&keys)
