@@ -186,7 +186,7 @@ func (s *Store) ToolCalls(ctx context.Context, limit int) ([]ToolCall, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+toolCallCols+` FROM tool_calls ORDER BY created_at DESC, id LIMIT ?`, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+toolCallCols+` FROM tool_calls ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: tool calls: %w", err)
 	}
@@ -224,7 +224,7 @@ func (s *Store) Approvals(ctx context.Context, limit int, states ...ApprovalStat
 	if limit <= 0 {
 		limit = 200
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals ORDER BY created_at DESC, id`)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+approvalCols+` FROM approvals ORDER BY created_at DESC, rowid DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list approvals: %w", err)
 	}
