@@ -202,6 +202,10 @@ type analysis struct {
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
 	authAligned bool
+	// ownList: a message came through a list its sender's own domain runs
+	// (see listOwnedBy): a newsletter or a shop's mailing, legitimate bulk
+	// mail like authAligned list mail.
+	ownList bool
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
@@ -349,11 +353,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 		}
 	}
 	// Legitimate bulk mail: list mail (List-Unsubscribe, List-Id) whose
-	// sender's own domain passed DKIM or DMARC, with no independent spam
+	// sender's own domain passed DKIM or DMARC or runs the list, with no independent spam
 	// indicator, is not quarantined for its marketing wording either (the
 	// learned score alone already does not condemn it, see Deterministic):
 	// it lands in Low priority unless the user marks it spam.
-	if an.list && an.authAligned && an.suspicious == 0 {
+	if an.list && (an.authAligned || an.ownList) && an.suspicious == 0 {
 		an.spamPhrases = 0
 	}
 	// Each phishing kind counts once, at its strongest: the same finding
