@@ -31,19 +31,22 @@ const (
 	SigUrgency            SignalKind = "urgency"
 	SigSpamScore          SignalKind = "spam-score"
 	SigSpamPhrase         SignalKind = "spam-phrase"
-	SigBulk               SignalKind = "bulk"
-	SigAutomated          SignalKind = "automated"
-	SigCalendar           SignalKind = "calendar"
-	SigMeeting            SignalKind = "meeting"
-	SigPrincipalTo        SignalKind = "principal-to"
-	SigPrincipalCc        SignalKind = "principal-cc"
-	SigPrincipalReplied   SignalKind = "principal-replied"
-	SigDeadline           SignalKind = "deadline"
-	SigQuestion           SignalKind = "question"
-	SigRequest            SignalKind = "request"
-	SigInjection          SignalKind = "prompt-injection"
-	SigObfuscatedSender   SignalKind = "obfuscated-sender"
-	SigInternalSender     SignalKind = "internal-sender"
+	// SigSpamStructure: the envelope is built like bulk spam (see
+	// structure) and the learned score leans to spam.
+	SigSpamStructure    SignalKind = "spam-structure"
+	SigBulk             SignalKind = "bulk"
+	SigAutomated        SignalKind = "automated"
+	SigCalendar         SignalKind = "calendar"
+	SigMeeting          SignalKind = "meeting"
+	SigPrincipalTo      SignalKind = "principal-to"
+	SigPrincipalCc      SignalKind = "principal-cc"
+	SigPrincipalReplied SignalKind = "principal-replied"
+	SigDeadline         SignalKind = "deadline"
+	SigQuestion         SignalKind = "question"
+	SigRequest          SignalKind = "request"
+	SigInjection        SignalKind = "prompt-injection"
+	SigObfuscatedSender SignalKind = "obfuscated-sender"
+	SigInternalSender   SignalKind = "internal-sender"
 )
 
 // Signal is one deterministic finding about a thread. Reason is a short
@@ -206,6 +209,10 @@ type analysis struct {
 	// (see listOwnedBy): a newsletter or a shop's mailing, legitimate bulk
 	// mail like authAligned list mail.
 	ownList bool
+	// structure are the latest message's structural spam indicators
+	// (stXxx bits), kept only when its learned score is at least
+	// minStructureProb.
+	structure int
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
@@ -346,6 +353,10 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 				// it is neither evidence nor shown as one.
 				an.rawSpamProb = an.spamProb
 				an.spamProb = min(an.spamProb, 0.5)
+			}
+			if st := structure(m); st != 0 && an.spamProb >= minStructureProb {
+				an.structure = st
+				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
 			}
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
