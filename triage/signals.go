@@ -211,7 +211,7 @@ type analysis struct {
 	ownList bool
 	// structure are the latest message's structural spam indicators
 	// (stXxx bits), kept only when its learned score is at least
-	// minStructureProb.
+	// minStructureProb and is evidence (not unscorable).
 	structure int
 
 	latestScore  float64 // spam log-odds of the latest message from others
@@ -220,6 +220,9 @@ type analysis struct {
 	// model knows (see minCoverage).
 	coverage float64
 	known    int // how many of its words the spam model knows
+	// accented: its subject and text hold letters outside ASCII (another
+	// language than the model's English, see minAccentedCoverage).
+	accented bool
 	// rawSpamProb is the score of an unscorable message before it was
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
@@ -354,7 +357,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 				an.rawSpamProb = an.spamProb
 				an.spamProb = min(an.spamProb, 0.5)
 			}
-			if st := structure(m); st != 0 && an.spamProb >= minStructureProb {
+			if st := structure(m); st != 0 && an.spamProb >= minStructureProb && !an.unscorable() {
 				an.structure = st
 				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
 			}
