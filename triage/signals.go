@@ -357,12 +357,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 				an.rawSpamProb = an.spamProb
 				an.spamProb = min(an.spamProb, 0.5)
 			}
+			if an.spamProb >= a.spam.Threshold() {
+				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
+			}
 			if st := structure(m); st != 0 && an.spamProb >= minStructureProb && !an.unscorable() {
 				an.structure = st
 				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
-			}
-			if an.spamProb >= a.spam.Threshold() {
-				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
 			}
 		}
 	}

@@ -17,15 +17,14 @@ import (
 
 // Structural spam indicators of one message, as bits (see structure).
 const (
-	stNoDate      = 1 << iota // no (parsable) Date header
-	stNoMessageID             // no Message-ID: the parser made one up
+	stNoMessageID = 1 << iota // no Message-ID: the parser made one up
 	stShouted                 // the subject is mostly capitals, or shouts with "!!" or "$$"
 	stHighPrio                // X-Priority or Importance set to high
 	stDigitsLocal             // the sender's local part carries a run of three or more digits
 )
 
 // structureNames name the stXxx bits in a reason, in bit order.
-var structureNames = [...]string{"no Date", "no Message-ID", "a shouted subject", "marked high priority", "a numbered sender address"}
+var structureNames = [...]string{"no Message-ID", "a shouted subject", "marked high priority", "a numbered sender address"}
 
 // minStructureProb is the learned score from which a structural indicator
 // makes a message spam (with none of the exemptions of the learned score,
@@ -36,10 +35,11 @@ const minStructureProb = 0.5
 // structure returns the structural spam indicators of m as stXxx bits.
 func structure(m *model.Message) int {
 	var s int
-	if m.Date.IsZero() {
-		s |= stNoDate
-	}
-	if m.MessageID == "" || strings.HasSuffix(m.MessageID, rfc822.SynthesisedIDSuffix) {
+	// Only the parser's own id says the header was missing: a message
+	// built without one (by a test, or a source that does not say) is
+	// not evidence. A missing Date is not counted for the same reason
+	// (the parser leaves it zero, like any source that does not know it).
+	if strings.HasSuffix(m.MessageID, rfc822.SynthesisedIDSuffix) {
 		s |= stNoMessageID
 	}
 	if shouted(m.Subject) {
