@@ -36,13 +36,14 @@ type accuracyGroup struct {
 // asserted as targets; where a target is not met the measured floor is
 // asserted instead, so that a regression fails (README, "Measuring
 // triage", has the figures):
-//   - easy-ham-2 spam false positives are 1.45 % (target 0.5 %; floor 1.6 %);
-//   - hard-ham-1 spam false positives are 46.7 % (target 5 %; floor 47 %)
+//   - easy-ham-2 spam false positives are 1.1 % (7 threads; target 0.5 %;
+//     floor 1.2 %: the group makes 622 to 627 threads from run to run);
+//   - hard-ham-1 spam false positives are 45.5 % (target 5 %; floor 46 %)
 //     and phishing false positives 1.63 % (target 1 %; floor 1.7 %).
 var accuracyGroups = []accuracyGroup{
 	{name: "spam-2", spam: true, minSpamRecall: 0.95},
-	{name: "easy-ham-2", maxSpamFP: 0.016, maxPhishFP: 0.01},
-	{name: "hard-ham-1", maxSpamFP: 0.47, maxPhishFP: 0.017},
+	{name: "easy-ham-2", maxSpamFP: 0.012, maxPhishFP: 0.01},
+	{name: "hard-ham-1", maxSpamFP: 0.46, maxPhishFP: 0.017},
 }
 
 // TestAccuracyHeldOut syncs each held-out SpamAssassin group into a
@@ -144,9 +145,9 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 // Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall
 // ≥ 0.9 with false positives ≤ 1 %. The phishing false-positive target is
 // met and asserted; the others are not met yet and their measured floors
-// are asserted (0.673 and 0.833: README, "Measuring triage").
+// are asserted (0.727 and 0.833: README, "Measuring triage").
 const (
-	ownMinAccuracy    = 0.66
+	ownMinAccuracy    = 0.72
 	ownMinPhishRecall = 0.83
 	ownMaxPhishFP     = 0.01
 	ownSetPrincipal   = "alex.morgan@northwind.example"

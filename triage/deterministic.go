@@ -99,8 +99,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	// indicator backs the score. List headers alone do not vouch for a
 	// message: spam carries List-Unsubscribe and comes through lists too
 	// (a spam-2 recall of 0.89 when they did); list mail needs an aligned
-	// DKIM/DMARC pass (authAligned).
-	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned && !an.greeted && !an.automated || an.suspicious > 0)
+	// DKIM/DMARC pass (authAligned), or to come from a list in the
+	// sender's own domain (ownList): spam posted to a discussion list
+	// carries that list's headers, not its own domain's.
+	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned && !an.ownList && !an.greeted && !an.automated || an.suspicious > 0)
+	// A score that only leans to spam counts when the envelope agrees
+	// (see structure): the two stages, words and build, are independent.
+	learned = learned || an.structure != 0 && !an.internal && !an.authAligned && !an.ownList && !an.greeted && !an.automated
 	// An unscorable message's score (see minCoverage) still counts with
 	// independent support: an indicator or spam wording.
 	learned = learned || an.rawSpamProb >= a.threshold() && !an.internal && (an.suspicious > 0 || an.spamPhrases > 0)
@@ -114,7 +119,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		switch {
 		case phishing && phishingKinds[s.Kind]:
 			o.PhishingReasons = append(o.PhishingReasons, s.Reason)
-		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase || s.Kind == SigObfuscatedSender || s.Kind == SigIPLink || s.Kind == SigAuthFail):
+		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase || s.Kind == SigSpamStructure || s.Kind == SigObfuscatedSender || s.Kind == SigIPLink || s.Kind == SigAuthFail):
 			o.SpamReasons = append(o.SpamReasons, s.Reason)
 		}
 	}

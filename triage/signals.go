@@ -31,19 +31,22 @@ const (
 	SigUrgency            SignalKind = "urgency"
 	SigSpamScore          SignalKind = "spam-score"
 	SigSpamPhrase         SignalKind = "spam-phrase"
-	SigBulk               SignalKind = "bulk"
-	SigAutomated          SignalKind = "automated"
-	SigCalendar           SignalKind = "calendar"
-	SigMeeting            SignalKind = "meeting"
-	SigPrincipalTo        SignalKind = "principal-to"
-	SigPrincipalCc        SignalKind = "principal-cc"
-	SigPrincipalReplied   SignalKind = "principal-replied"
-	SigDeadline           SignalKind = "deadline"
-	SigQuestion           SignalKind = "question"
-	SigRequest            SignalKind = "request"
-	SigInjection          SignalKind = "prompt-injection"
-	SigObfuscatedSender   SignalKind = "obfuscated-sender"
-	SigInternalSender     SignalKind = "internal-sender"
+	// SigSpamStructure: the envelope is built like bulk spam (see
+	// structure) and the learned score leans to spam.
+	SigSpamStructure    SignalKind = "spam-structure"
+	SigBulk             SignalKind = "bulk"
+	SigAutomated        SignalKind = "automated"
+	SigCalendar         SignalKind = "calendar"
+	SigMeeting          SignalKind = "meeting"
+	SigPrincipalTo      SignalKind = "principal-to"
+	SigPrincipalCc      SignalKind = "principal-cc"
+	SigPrincipalReplied SignalKind = "principal-replied"
+	SigDeadline         SignalKind = "deadline"
+	SigQuestion         SignalKind = "question"
+	SigRequest          SignalKind = "request"
+	SigInjection        SignalKind = "prompt-injection"
+	SigObfuscatedSender SignalKind = "obfuscated-sender"
+	SigInternalSender   SignalKind = "internal-sender"
 )
 
 // Signal is one deterministic finding about a thread. Reason is a short
@@ -202,6 +205,14 @@ type analysis struct {
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
 	authAligned bool
+	// ownList: a message came through a list its sender's own domain runs
+	// (see listOwnedBy): a newsletter or a shop's mailing, legitimate bulk
+	// mail like authAligned list mail.
+	ownList bool
+	// structure are the latest message's structural spam indicators
+	// (stXxx bits), kept only when its learned score is at least
+	// minStructureProb and is evidence (not unscorable).
+	structure int
 
 	latestScore  float64 // spam log-odds of the latest message from others
 	latestScored bool
@@ -209,6 +220,9 @@ type analysis struct {
 	// model knows (see minCoverage).
 	coverage float64
 	known    int // how many of its words the spam model knows
+	// accented: its subject and text hold letters outside ASCII (another
+	// language than the model's English, see minAccentedCoverage).
+	accented bool
 	// rawSpamProb is the score of an unscorable message before it was
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
@@ -346,14 +360,18 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 			if an.spamProb >= a.spam.Threshold() {
 				add(Signal{Kind: SigSpamScore, Reason: fmt.Sprintf("content resembles known spam (score %.2f)", an.spamProb), Message: an.latest, Weight: an.spamProb})
 			}
+			if st := structure(m); st != 0 && an.spamProb >= minStructureProb && !an.unscorable() {
+				an.structure = st
+				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
+			}
 		}
 	}
 	// Legitimate bulk mail: list mail (List-Unsubscribe, List-Id) whose
-	// sender's own domain passed DKIM or DMARC, with no independent spam
+	// sender's own domain passed DKIM or DMARC or runs the list, with no independent spam
 	// indicator, is not quarantined for its marketing wording either (the
 	// learned score alone already does not condemn it, see Deterministic):
 	// it lands in Low priority unless the user marks it spam.
-	if an.list && an.authAligned && an.suspicious == 0 {
+	if an.list && (an.authAligned || an.ownList) && an.suspicious == 0 {
 		an.spamPhrases = 0
 	}
 	// Each phishing kind counts once, at its strongest: the same finding

@@ -9,6 +9,8 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mailsift/model"
 	"mailsift/model/contract"
@@ -94,6 +96,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		}
 		an.latestScore, an.latestScored = score, true
 		an.coverage, an.known = coverage(known, tokens), known
+		an.accented = accentedLetters(m.Subject, own) >= minAccented
 	}
 	counts, first := ps.counts, ps.first
 	if counts[pkInjection] > 0 {
@@ -129,7 +132,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
 	an.greeted = greetsByName(own, an.firstName)
-	if an.latestScored && !an.replied && !an.internal && !an.authAligned && !an.automated && !an.greeted &&
+	if an.latestScored && !an.replied && !an.internal && !an.authAligned && !an.ownList && !an.automated && !an.greeted &&
 		a.spam != nil && !an.unscorable() && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
 		// Spam by the learned score alone already, with none of the
 		// exemptions of Deterministic: its questions and deadlines are not
@@ -393,7 +396,41 @@ const maxUnscorableKnown = 30
 // message for its score to be evidence: few of its words (minCoverage),
 // and few in number (maxUnscorableKnown).
 func (an *analysis) unscorable() bool {
-	return an.coverage < minCoverage && an.known < maxUnscorableKnown
+	return (an.coverage < minCoverage || an.accented && an.coverage < minAccentedCoverage) && an.known < maxUnscorableKnown
+}
+
+// minAccentedCoverage is minCoverage for a message written with letters
+// outside ASCII (see accentedLetters): German, French or Spanish mail,
+// which the English model reads only by its numbers, names and loanwords.
+// Mail in English is scored from minCoverage up (raising that for all mail
+// cost spam-2 recall); mail in another language needs half its words
+// known. Spam in those languages is still caught by its wording (the raw
+// score with independent support, see Deterministic).
+const minAccentedCoverage = 0.5
+
+// minAccented is how many letters outside ASCII make a message's text one
+// in another language than English (see accentedLetters): an accented
+// name in English mail has one or two.
+const minAccented = 3
+
+// accentedLetters counts the letters outside ASCII in subject and text
+// (accented Latin letters, other scripts), up to minAccented: typographic
+// quotes, dashes and currency signs are not letters and do not count.
+func accentedLetters(subject, text string) int {
+	n := 0
+	for _, s := range [2]string{subject, text} {
+		if isASCII(s) {
+			continue
+		}
+		for _, r := range s {
+			if r >= utf8.RuneSelf && unicode.IsLetter(r) {
+				if n++; n >= minAccented {
+					return n
+				}
+			}
+		}
+	}
+	return n
 }
 
 // coverage is known/tokens, 1 for a message with no words (nothing is

@@ -88,6 +88,9 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// is how list mail looks, not evidence against it.
 	if list := isListMail(m); list {
 		an.list = true
+		if fromReg != "" && a.listOwnedBy(m, fromReg) {
+			an.ownList = true
+		}
 	} else if rp := strings.Trim(m.Header("Return-Path"), "<> "); rp != "" && fromReg != "" {
 		if d := domainOf(rp); d != "" && a.regDomain(d) != fromReg {
 			add(Signal{Kind: SigReturnPathMismatch, Reason: fmt.Sprintf("bounces go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 0.5})
@@ -156,6 +159,48 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 // Precedence: list).
 func isListMail(m *model.Message) bool {
 	return m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || strings.EqualFold(strings.TrimSpace(m.Header("Precedence")), "list")
+}
+
+// listOwnedBy reports whether m's List-Id or one of its List-Unsubscribe
+// addresses (a mailto: address or a link's host) lies in the registrable
+// domain fromReg: the sender runs the list it writes to, as a newsletter
+// or a shop does. Spam of any era reaches people through lists too, but
+// through someone else's: a discussion list's List-Id, a mass mailer's
+// unsubscribe address, never one in the domain the spam claims to be from.
+func (a *Analyzer) listOwnedBy(m *model.Message, fromReg string) bool {
+	var hosts []string
+	if id := m.Header("List-Id"); id != "" {
+		if i := strings.LastIndexByte(id, '<'); i >= 0 {
+			id = id[i+1:]
+		}
+		hosts = append(hosts, strings.TrimRight(strings.TrimSpace(id), ">"))
+	}
+	for _, u := range strings.Split(m.Header("List-Unsubscribe"), ",") {
+		u = strings.Trim(strings.TrimSpace(u), "<>")
+		low := strings.ToLower(u)
+		switch {
+		case strings.HasPrefix(low, "mailto:"):
+			addr, _, _ := strings.Cut(u[len("mailto:"):], "?")
+			hosts = append(hosts, domainOf(addr))
+		case strings.HasPrefix(low, "https://"), strings.HasPrefix(low, "http://"):
+			_, rest, _ := strings.Cut(u, "//")
+			host, _, _ := strings.Cut(rest, "/")
+			host, _, _ = strings.Cut(host, "?")
+			if i := strings.LastIndexByte(host, '@'); i >= 0 {
+				host = host[i+1:]
+			}
+			if h, _, ok := strings.Cut(host, ":"); ok {
+				host = h
+			}
+			hosts = append(hosts, host)
+		}
+	}
+	for _, h := range hosts {
+		if h = strings.ToLower(strings.TrimSuffix(h, ".")); h != "" && a.regDomain(h) == fromReg {
+			return true
+		}
+	}
+	return false
 }
 
 // containsAny2 is strings.ContainsAny(a+b, chars) without building a+b
