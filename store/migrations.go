@@ -198,6 +198,8 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 	actionsSchema,
 	// agent surfaces: tool call answers, audit columns, approvals by status (store/toolcalls.go).
 	agentSchema,
+	// pending_moves ids never repeat, so placeholders never collide (store/move_ids.go).
+	moveIDsSchema,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during
