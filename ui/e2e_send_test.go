@@ -24,13 +24,7 @@ import (
 // (sendmail = "sendmail -C DIR"): the test Postfix offers no AUTH, and a
 // configured smtp+insecure account always logs in with the IMAP user.
 func TestTmuxSendEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		postfix.Unavailable(t, "tmux is not installed (apt-get install tmux)")
-	}
+	tmux := requireTmux(t)
 	if postfix.Binary() == "" {
 		postfix.Unavailable(t, "postfix is not installed")
 	}
@@ -74,12 +68,7 @@ func TestTmuxSendEndToEnd(t *testing.T) {
 	c.Close()
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mailsift")
-	build := exec.Command("go", "build", "-o", bin, "mailsift")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMailsift(t, dir)
 	host, port, _ := net.SplitHostPort(dv.Addr)
 	cfgPath := filepath.Join(dir, "config.toml")
 	cfg := fmt.Sprintf(`[principal]

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"mailsift/internal/testserver"
 )
 
 // tmuxPane drives one tmux session. It waits on what the screen shows:
@@ -110,4 +112,31 @@ func hasAll(subs ...string) func(string) bool {
 		}
 		return true
 	}
+}
+
+// requireTmux returns the tmux binary for an end-to-end test. It skips the
+// test in -short mode; a missing tmux skips it too, or fails it under
+// MAILSIFT_REQUIRE_SERVERS=1.
+func requireTmux(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		testserver.Unavailable(t, "tmux is not installed", "apt-get install tmux")
+	}
+	return tmux
+}
+
+// buildMailsift builds the mailsift binary into dir and returns its path.
+func buildMailsift(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "mailsift")
+	build := exec.Command("go", "build", "-o", bin, "mailsift")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
