@@ -14,6 +14,15 @@ import (
 // new mail is an event to wait for, not a delay to sleep through.
 func WaitDelivered(t testing.TB, addr, user, pass, messageID string, timeout time.Duration) {
 	t.Helper()
+	WaitHeader(t, addr, user, pass, "INBOX", "Message-ID", messageID, timeout)
+}
+
+// WaitHeader logs in to the IMAP server at addr as user and waits, with
+// IMAP IDLE on mailbox, until it holds a message whose header key
+// contains value (IMAP SEARCH HEADER); it returns how many do, or fails
+// the test after timeout.
+func WaitHeader(t testing.TB, addr, user, pass, mailbox, key, value string, timeout time.Duration) int {
+	t.Helper()
 	arrived := make(chan struct{}, 1)
 	c, err := imapclient.DialInsecure(addr, &imapclient.Options{
 		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
@@ -28,40 +37,40 @@ func WaitDelivered(t testing.TB, addr, user, pass, messageID string, timeout tim
 		},
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("imap dial %s: %v", addr, err)
 	}
 	defer c.Close()
 	if err := c.Login(user, pass).Wait(); err != nil {
-		t.Fatalf("login %s: %v", user, err)
+		t.Fatalf("imap login %s: %v", user, err)
 	}
-	if _, err := c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		t.Fatal(err)
+	if _, err := c.Select(mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		t.Fatalf("imap select %s: %v", mailbox, err)
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: messageID}}}, nil).Wait()
+		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: key, Value: value}}}, nil).Wait()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("imap search: %v", err)
 		}
-		if len(data.AllUIDs()) > 0 {
-			return
+		if n := len(data.AllUIDs()); n > 0 {
+			return n
 		}
 		idle, err := c.Idle()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("imap idle: %v", err)
 		}
 		select {
 		case <-arrived:
 		case <-deadline.C:
 			idle.Close()
-			t.Fatalf("<%s> not delivered to %s's INBOX within %s", messageID, user, timeout)
+			t.Fatalf("no message with %s %q in %s's %s within %s", key, value, user, mailbox, timeout)
 		}
 		if err := idle.Close(); err != nil {
-			t.Fatal(err)
+			t.Fatalf("imap idle: %v", err)
 		}
 		if err := idle.Wait(); err != nil {
-			t.Fatal(err)
+			t.Fatalf("imap idle: %v", err)
 		}
 	}
 }
