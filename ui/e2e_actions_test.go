@@ -40,16 +40,7 @@ func TestTmuxActionsEndToEnd(t *testing.T) {
 		raw := fmt.Sprintf("From: Sender %d <s%d@mailsift.test>\r\nTo: Alice <alice@mailsift.test>\r\nSubject: Topic number %d\r\n"+
 			"Date: %s\r\nMessage-ID: <e2e-act-%d@mailsift.test>\r\n\r\nAbout topic %d.\r\n",
 			i, i, i, time.Now().Add(-time.Duration(i)*time.Hour).Format(time.RFC1123Z), i, i)
-		cmd := c.Append("INBOX", int64(len(raw)), nil)
-		if _, err := cmd.Write([]byte(raw)); err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
+		imapAppend(t, c, "INBOX", raw)
 	}
 
 	dir := t.TempDir()

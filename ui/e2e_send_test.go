@@ -54,16 +54,7 @@ func TestTmuxSendEndToEnd(t *testing.T) {
 	orig := "From: Bob <bob@mailsift.test>\r\nTo: Alice <alice@mailsift.test>\r\nSubject: Lunch on Friday?\r\n" +
 		"Date: " + time.Now().Add(-time.Hour).Format(time.RFC1123Z) + "\r\nMessage-ID: <orig-e2e@mailsift.test>\r\n\r\n" +
 		"Are you free for lunch on Friday?\r\n"
-	app := c.Append("INBOX", int64(len(orig)), nil)
-	if _, err := app.Write([]byte(orig)); err != nil {
-		t.Fatal(err)
-	}
-	if err := app.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	imapAppend(t, c, "INBOX", orig)
 	c.Close()
 
 	dir := t.TempDir()

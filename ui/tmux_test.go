@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-imap/v2/imapclient"
+
 	"mailsift/internal/testserver"
 )
 
@@ -139,4 +141,20 @@ func buildMailsift(t *testing.T, dir string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// imapAppend appends the raw message to mailbox over c, the end-to-end
+// tests' way of putting mail on the test Dovecot before mailsift syncs.
+func imapAppend(t *testing.T, c *imapclient.Client, mailbox, raw string) {
+	t.Helper()
+	cmd := c.Append(mailbox, int64(len(raw)), nil)
+	if _, err := cmd.Write([]byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
 }
