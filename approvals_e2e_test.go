@@ -118,59 +118,6 @@ func inboxCount(t *testing.T, addr, user, pass, messageID string) int {
 	return len(data.AllUIDs())
 }
 
-// awaitDelivery waits (IMAP IDLE on the INBOX: new mail is an event) until
-// a message with messageID is in user's INBOX.
-func awaitDelivery(t *testing.T, addr, user, pass, messageID string, timeout time.Duration) {
-	t.Helper()
-	arrived := make(chan struct{}, 1)
-	c, err := imapclient.DialInsecure(addr, &imapclient.Options{UnilateralDataHandler: &imapclient.UnilateralDataHandler{
-		Mailbox: func(d *imapclient.UnilateralDataMailbox) {
-			if d.NumMessages != nil {
-				select {
-				case arrived <- struct{}{}:
-				default:
-				}
-			}
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Login(user, pass).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Select("INBOX", &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: messageID}}}, nil).Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(data.AllUIDs()) > 0 {
-			return
-		}
-		idle, err := c.Idle()
-		if err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-arrived:
-		case <-deadline.C:
-			idle.Close()
-			t.Fatalf("<%s> not delivered to %s within %s", messageID, user, timeout)
-		}
-		if err := idle.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := idle.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestAgentReplyNeedsApproval: an agent's send_reply through `mailsift
 // mcp` is not delivered until a person approves it — on the command line
 // (`approvals approve` in a terminal, driven in tmux) and on the TUI's
@@ -266,7 +213,7 @@ func TestAgentReplyNeedsApproval(t *testing.T) {
 	p.keys("y", "Enter")
 	p.waitFor(30*time.Second, "approved: outbox item")
 	cli("outbox", "send")
-	awaitDelivery(t, dv.Addr, "bob", "bob-pw", msgID1, 30*time.Second)
+	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID1, 30*time.Second)
 
 	// Asking again with the same key answers sent and sends nothing more.
 	r1b := call("send_reply", reply1)
@@ -289,7 +236,7 @@ func TestAgentReplyNeedsApproval(t *testing.T) {
 	tui.keys("Tab") // the exact bytes
 	tui.waitFor(10*time.Second, "Message-ID: <"+msgID2+">", "y send this message")
 	tui.keys("y")
-	awaitDelivery(t, dv.Addr, "bob", "bob-pw", msgID2, 30*time.Second)
+	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID2, 30*time.Second)
 	tui.keys("q")
 
 	for _, id := range []string{msgID1, msgID2} {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"mailsift/drafts"
-	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -18,17 +17,8 @@ import (
 func seedApproval(t *testing.T, dir string) (map[string]string, *store.Approval) {
 	t.Helper()
 	env, _ := seedOutbox(t, dir) // a queued item too, so the audit log has a send's trail
-	g := &globals{DataDir: dir, Env: func(k string) string { return env[k] }}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	me := model.Address{Name: "Alice", Email: "alice@example.com"}
-	st, err := store.Open(ctx, storePath(cfg), &store.Options{Principal: me})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, me := openSeedStore(t, dir, env)
 	defer st.Close()
 	tid, _ := st.ThreadIDForMessage(ctx, "1@x")
 	e := drafts.New(st, drafts.Options{Principal: me, Accounts: []drafts.Account{{Transport: &drafts.Sendmail{Command: "false"}}}})

@@ -13,23 +13,32 @@ import (
 	"mailsift/store"
 )
 
+// openSeedStore opens, with Alice as the principal, the store the CLI
+// opens for --data-dir dir under env. The caller closes it before
+// running the CLI.
+func openSeedStore(t *testing.T, dir string, env map[string]string) (*store.Store, model.Address) {
+	t.Helper()
+	g := &globals{DataDir: dir, Env: func(k string) string { return env[k] }}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := model.Address{Name: "Alice", Email: "alice@example.com"}
+	st, err := store.Open(context.Background(), storePath(cfg), &store.Options{Principal: me})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, me
+}
+
 // seedOutbox queues one confirmed reply (with a long undo window) in the
 // store the CLI opens for --data-dir dir.
 func seedOutbox(t *testing.T, dir string) (map[string]string, *store.OutboxItem) {
 	t.Helper()
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "cfg"), "XDG_DATA_HOME": filepath.Join(home, "data")}
-	g := &globals{DataDir: dir, Env: func(k string) string { return env[k] }}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	me := model.Address{Name: "Alice", Email: "alice@example.com"}
-	st, err := store.Open(ctx, storePath(cfg), &store.Options{Principal: me})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, me := openSeedStore(t, dir, env)
 	defer st.Close()
 	m := &model.Message{Loc: model.Location{Account: "demo", Mailbox: "INBOX", Key: "1"}, MessageID: "1@x", ContentHash: "h1", HasBody: true,
 		From: model.Address{Name: "Bob", Email: "bob@example.com"}, To: []model.Address{me}, Subject: "Lunch \x1b[2J\u0085\u202e\u3164", Date: time.Now(), Text: "lunch?"}

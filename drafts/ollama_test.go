@@ -2,7 +2,6 @@ package drafts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,23 +11,13 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"mailsift/internal/ollama/ollamatest"
 	"mailsift/model"
 )
 
 // TestOllamaGeneratorStrict runs the generator against a fake Ollama that
 // rejects unknown request fields and answers with Ollama's error shapes.
 func TestOllamaGeneratorStrict(t *testing.T) {
-	type wireChat struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-		Stream    *bool           `json:"stream"`
-		Format    json.RawMessage `json:"format"`
-		KeepAlive json.RawMessage `json:"keep_alive"`
-		Options   map[string]any  `json:"options"`
-	}
 	tests := []struct {
 		name    string
 		status  int
@@ -42,10 +31,8 @@ func TestOllamaGeneratorStrict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				dec := json.NewDecoder(r.Body)
-				dec.DisallowUnknownFields()
-				var req wireChat
-				if err := dec.Decode(&req); err != nil || r.URL.Path != "/api/chat" {
+				req, err := ollamatest.DecodeChat(r.Body)
+				if err != nil || r.URL.Path != "/api/chat" {
 					t.Errorf("fake ollama: %s: bad request body: %v", r.URL.Path, err)
 				}
 				if req.Stream == nil || *req.Stream || req.Model != "llama3.2:3b" || req.Options["num_ctx"] != float64(4096) || len(req.KeepAlive) == 0 {

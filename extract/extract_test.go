@@ -15,21 +15,8 @@ import (
 	"testing"
 
 	"mailsift/internal/ollama"
+	"mailsift/internal/ollama/ollamatest"
 )
-
-// wireChat is Ollama's /api/chat request as the server decodes it; the
-// fake refuses any other field.
-type wireChat struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	Stream    *bool           `json:"stream"`
-	Format    json.RawMessage `json:"format"`
-	KeepAlive json.RawMessage `json:"keep_alive"`
-	Options   map[string]any  `json:"options"`
-}
 
 // strictOllama is a strict fake of Ollama's /api/chat: it checks every
 // request (method, path, content type, known fields only, stream false,
@@ -38,7 +25,7 @@ type strictOllama struct {
 	t       *testing.T
 	content string
 	mu      sync.Mutex
-	reqs    []wireChat
+	reqs    []ollamatest.ChatRequest
 }
 
 func (f *strictOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -47,10 +34,8 @@ func (f *strictOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"bad request"}`, http.StatusBadRequest)
 		return
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	var req wireChat
-	if err := dec.Decode(&req); err != nil {
+	req, err := ollamatest.DecodeChat(r.Body)
+	if err != nil {
 		f.t.Errorf("fake ollama: %v", err)
 		http.Error(w, `{"error":"bad body"}`, http.StatusBadRequest)
 		return

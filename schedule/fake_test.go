@@ -11,21 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// wireChat mirrors Ollama's /api/chat request body as the server decodes
-// it; the fake rejects any other field (as triage's strict fake does).
-type wireChat struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	Stream    *bool           `json:"stream"`
-	Format    json.RawMessage `json:"format"`
-	KeepAlive json.RawMessage `json:"keep_alive"`
-	Options   map[string]any  `json:"options"`
-}
+	"mailsift/internal/ollama/ollamatest"
+)
 
 // fakeOllama is a strict httptest Ollama: it checks every request as
 // mailsift must send it (model, no streaming, the output schema as
@@ -38,7 +26,7 @@ type fakeOllama struct {
 	model  string
 	numCtx int
 	mu     sync.Mutex
-	reqs   []wireChat
+	reqs   []ollamatest.ChatRequest
 	// answer returns the content for the attendee's request.
 	answer func(attendee string) string
 }
@@ -55,10 +43,8 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	var req wireChat
-	if err := dec.Decode(&req); err != nil {
+	req, err := ollamatest.DecodeChat(r.Body)
+	if err != nil {
 		f.t.Errorf("fake ollama: bad request body: %v", err)
 		w.WriteHeader(http.StatusBadRequest)
 		return
@@ -78,7 +64,7 @@ func (f *fakeOllama) serve(w http.ResponseWriter, r *http.Request) {
 
 // check asserts what every request must carry and returns the attendee
 // the request is about.
-func (f *fakeOllama) check(req wireChat) string {
+func (f *fakeOllama) check(req ollamatest.ChatRequest) string {
 	t := f.t
 	if req.Model != f.model {
 		t.Errorf("model = %q, want %q", req.Model, f.model)

@@ -22,13 +22,7 @@ import (
 // four in Archive (created by the first move), three in INBOX (the
 // snoozed one stays there: snoozing is the store's), none elsewhere.
 func TestTmuxActionsEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		dovecot.Unavailable(t, "tmux is not installed (apt-get install tmux)")
-	}
+	tmux := requireTmux(t)
 	if dovecot.Binary() == "" {
 		dovecot.Unavailable(t, "dovecot is not installed")
 	}
@@ -46,25 +40,11 @@ func TestTmuxActionsEndToEnd(t *testing.T) {
 		raw := fmt.Sprintf("From: Sender %d <s%d@mailsift.test>\r\nTo: Alice <alice@mailsift.test>\r\nSubject: Topic number %d\r\n"+
 			"Date: %s\r\nMessage-ID: <e2e-act-%d@mailsift.test>\r\n\r\nAbout topic %d.\r\n",
 			i, i, i, time.Now().Add(-time.Duration(i)*time.Hour).Format(time.RFC1123Z), i, i)
-		cmd := c.Append("INBOX", int64(len(raw)), nil)
-		if _, err := cmd.Write([]byte(raw)); err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
+		imapAppend(t, c, "INBOX", raw)
 	}
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mailsift")
-	build := exec.Command("go", "build", "-o", bin, "mailsift")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMailsift(t, dir)
 	host, port, _ := net.SplitHostPort(dv.Addr)
 	cfgPath := filepath.Join(dir, "config.toml")
 	cfg := fmt.Sprintf("[principal]\nname = \"Alice\"\nemail = \"alice@mailsift.test\"\n\n[[account]]\nname = \"alice\"\n"+

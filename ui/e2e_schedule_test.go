@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,23 +13,9 @@ import (
 // exact bytes on the confirm screen, y, and find the panel saying the
 // answer is queued.
 func TestTmuxAcceptInvitation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("MAILSIFT_REQUIRE_SERVERS") == "1" {
-			t.Fatal("tmux is not installed but MAILSIFT_REQUIRE_SERVERS=1: install tmux (apt-get install tmux)")
-		}
-		t.Skip("tmux not installed: skipping the end-to-end invitation test (install tmux to run it)")
-	}
+	tmux := requireTmux(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mailsift")
-	build := exec.Command("go", "build", "-o", bin, "mailsift")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMailsift(t, dir)
 	script := "env -u NO_COLOR XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg") + " OLLAMA_HOST=http://127.0.0.1:9 " +
 		bin + " --demo --data-dir " + filepath.Join(dir, "data") + "; echo mailsift exited with $?; sleep 60"
 	p := newTmuxPane(t, tmux, "mailsift-sched-"+filepath.Base(dir), 120, 60, script)

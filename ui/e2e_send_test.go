@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"mailsift/internal/testserver/dovecot"
@@ -24,13 +23,7 @@ import (
 // (sendmail = "sendmail -C DIR"): the test Postfix offers no AUTH, and a
 // configured smtp+insecure account always logs in with the IMAP user.
 func TestTmuxSendEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		postfix.Unavailable(t, "tmux is not installed (apt-get install tmux)")
-	}
+	tmux := requireTmux(t)
 	if postfix.Binary() == "" {
 		postfix.Unavailable(t, "postfix is not installed")
 	}
@@ -61,25 +54,11 @@ func TestTmuxSendEndToEnd(t *testing.T) {
 	orig := "From: Bob <bob@mailsift.test>\r\nTo: Alice <alice@mailsift.test>\r\nSubject: Lunch on Friday?\r\n" +
 		"Date: " + time.Now().Add(-time.Hour).Format(time.RFC1123Z) + "\r\nMessage-ID: <orig-e2e@mailsift.test>\r\n\r\n" +
 		"Are you free for lunch on Friday?\r\n"
-	app := c.Append("INBOX", int64(len(orig)), nil)
-	if _, err := app.Write([]byte(orig)); err != nil {
-		t.Fatal(err)
-	}
-	if err := app.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	imapAppend(t, c, "INBOX", orig)
 	c.Close()
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mailsift")
-	build := exec.Command("go", "build", "-o", bin, "mailsift")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMailsift(t, dir)
 	host, port, _ := net.SplitHostPort(dv.Addr)
 	cfgPath := filepath.Join(dir, "config.toml")
 	cfg := fmt.Sprintf(`[principal]
@@ -131,8 +110,8 @@ undo_seconds = 1
 	keys("O")
 	waitFor("the outbox", "Outbox (1)", "> sent ", "· 1 attempt")
 
-	inbox := imapWaitSubject(t, dv.Addr, "bob", "bob-pw", "INBOX", "Re: Lunch on Friday?", 30*time.Second)
-	sent := imapWaitSubject(t, dv.Addr, "alice", "alice-pw", "Sent", "Re: Lunch on Friday?", 30*time.Second)
+	inbox := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Re: Lunch on Friday?", 30*time.Second)
+	sent := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Re: Lunch on Friday?", 30*time.Second)
 	if inbox != 1 || sent != 1 {
 		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\nscreen:\n%s\npostfix log:\n%s", inbox, sent, p.capture(), pf.Log())
 	}
@@ -152,68 +131,11 @@ undo_seconds = 1
 	keys("C-s")
 	waitFor("the confirm screen of the new message", "send this message", "Subject:  Agenda for Friday", "RCPT TO bob@mailsift.test")
 	keys("y")
-	if n := imapWaitSubject(t, dv.Addr, "bob", "bob-pw", "INBOX", "Agenda for Friday", 30*time.Second); n != 1 {
+	if n := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Agenda for Friday", 30*time.Second); n != 1 {
 		t.Fatalf("bob's INBOX has %d copies of the new message, want 1\nscreen:\n%s\npostfix log:\n%s", n, p.capture(), pf.Log())
 	}
-	if n := imapWaitSubject(t, dv.Addr, "alice", "alice-pw", "Sent", "Agenda for Friday", 30*time.Second); n != 1 {
+	if n := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Agenda for Friday", 30*time.Second); n != 1 {
 		t.Fatalf("alice's Sent has %d copies of the new message, want 1", n)
 	}
 	keys("q")
-}
-
-// imapWaitSubject waits until mailbox holds a message whose Subject
-// contains subject and returns how many do. It waits on the server's
-// EXISTS notifications (IDLE), not on a delay; it fails after timeout.
-func imapWaitSubject(t *testing.T, addr, user, pass, mailbox, subject string, timeout time.Duration) int {
-	t.Helper()
-	arrived := make(chan struct{}, 1)
-	c, err := imapclient.DialInsecure(addr, &imapclient.Options{
-		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
-			Mailbox: func(data *imapclient.UnilateralDataMailbox) {
-				if data.NumMessages != nil {
-					select {
-					case arrived <- struct{}{}:
-					default:
-					}
-				}
-			},
-		},
-	})
-	if err != nil {
-		t.Fatalf("imap dial %s: %v", addr, err)
-	}
-	defer c.Close()
-	if err := c.Login(user, pass).Wait(); err != nil {
-		t.Fatalf("imap login %s: %v", user, err)
-	}
-	if _, err := c.Select(mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		t.Fatalf("imap select %s: %v", mailbox, err)
-	}
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		data, err := c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "Subject", Value: subject}}}, nil).Wait()
-		if err != nil {
-			t.Fatalf("imap search: %v", err)
-		}
-		if n := len(data.AllUIDs()); n > 0 {
-			return n
-		}
-		idle, err := c.Idle()
-		if err != nil {
-			t.Fatalf("imap idle: %v", err)
-		}
-		select {
-		case <-arrived:
-		case <-deadline.C:
-			idle.Close()
-			t.Fatalf("no message %q in %s's %s after %v", subject, user, mailbox, timeout)
-		}
-		if err := idle.Close(); err != nil {
-			t.Fatalf("imap idle: %v", err)
-		}
-		if err := idle.Wait(); err != nil {
-			t.Fatalf("imap idle: %v", err)
-		}
-	}
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,23 +13,9 @@ import (
 // tmux session (120x40) and drives it like a user: waits for the bucket
 // headers, navigates, searches, opens a thread, goes back and quits.
 func TestTmuxEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("MAILSIFT_REQUIRE_SERVERS") == "1" {
-			t.Fatal("tmux is not installed but MAILSIFT_REQUIRE_SERVERS=1: install tmux (apt-get install tmux)")
-		}
-		t.Skip("tmux not installed: skipping the end-to-end TUI test (install tmux to run it)")
-	}
+	tmux := requireTmux(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mailsift")
-	build := exec.Command("go", "build", "-o", bin, "mailsift")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMailsift(t, dir)
 	data := filepath.Join(dir, "data")
 	exitFile := filepath.Join(dir, "exit")
 	// The shell records the exit code so the test can assert a clean exit,

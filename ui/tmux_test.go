@@ -9,6 +9,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"mailsift/internal/testserver"
 )
 
 // tmuxPane drives one tmux session. It waits on what the screen shows:
@@ -109,5 +113,48 @@ func hasAll(subs ...string) func(string) bool {
 			}
 		}
 		return true
+	}
+}
+
+// requireTmux returns the tmux binary for an end-to-end test. It skips the
+// test in -short mode; a missing tmux skips it too, or fails it under
+// MAILSIFT_REQUIRE_SERVERS=1.
+func requireTmux(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		testserver.Unavailable(t, "tmux is not installed", "apt-get install tmux")
+	}
+	return tmux
+}
+
+// buildMailsift builds the mailsift binary into dir and returns its path.
+func buildMailsift(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "mailsift")
+	build := exec.Command("go", "build", "-o", bin, "mailsift")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// imapAppend appends the raw message to mailbox over c, the end-to-end
+// tests' way of putting mail on the test Dovecot before mailsift syncs.
+func imapAppend(t *testing.T, c *imapclient.Client, mailbox, raw string) {
+	t.Helper()
+	cmd := c.Append(mailbox, int64(len(raw)), nil)
+	if _, err := cmd.Write([]byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

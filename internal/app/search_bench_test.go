@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -47,7 +46,10 @@ func corpusSearchStore(b *testing.B, srv *ollamatest.Server) *store.Store {
 		return st
 	}
 	root := b.TempDir()
-	copyDir(b, src, root)
+	// A copy: the maildir source moves files from new/ to cur/.
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+		b.Fatal(err)
+	}
 	if err := maildir.New("corpus", root, nil).Sync(ctx, st, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -61,37 +63,6 @@ func corpusSearchStore(b *testing.B, srv *ollamatest.Server) *store.Store {
 		if !more {
 			return st
 		}
-	}
-}
-
-func copyDir(b *testing.B, src, dst string) {
-	b.Helper()
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if fi.IsDir() {
-			return os.MkdirAll(out, 0o700)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, in); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
 }
 

@@ -15,21 +15,9 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
-)
 
-// wireChat mirrors the /api/chat request body as Ollama's server decodes
-// it; the fake server rejects any other field.
-type wireChat struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	Stream    *bool           `json:"stream"`
-	Format    json.RawMessage `json:"format"`
-	KeepAlive json.RawMessage `json:"keep_alive"`
-	Options   map[string]any  `json:"options"`
-}
+	"mailsift/internal/ollama/ollamatest"
+)
 
 // strictServer is an httptest Ollama that is strict about what it is sent
 // and answers /api/chat with answer.
@@ -48,10 +36,8 @@ func strictServer(t *testing.T, answer http.HandlerFunc) *httptest.Server {
 			if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
 				t.Errorf("%s /api/chat with Content-Type %q, want a JSON POST", r.Method, r.Header.Get("Content-Type"))
 			}
-			dec := json.NewDecoder(r.Body)
-			dec.DisallowUnknownFields()
-			var req wireChat
-			if err := dec.Decode(&req); err != nil {
+			req, err := ollamatest.DecodeChat(r.Body)
+			if err != nil {
 				t.Errorf("fake ollama: bad request body: %v", err)
 				w.WriteHeader(http.StatusBadRequest)
 				return

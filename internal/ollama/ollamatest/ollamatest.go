@@ -176,21 +176,37 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": vecs, "prompt_eval_count": len(inputs)})
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-		Stream    *bool           `json:"stream"`
-		Format    json.RawMessage `json:"format"`
-		KeepAlive json.RawMessage `json:"keep_alive"`
-		Options   map[string]any  `json:"options"`
-	}
-	dec := json.NewDecoder(r.Body)
+// ChatMessage is one message of a /api/chat request.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is Ollama's /api/chat request body as the real server
+// decodes it (the fields of api.ChatRequest mailsift may send).
+type ChatRequest struct {
+	Model     string          `json:"model"`
+	Messages  []ChatMessage   `json:"messages"`
+	Stream    *bool           `json:"stream"`
+	Format    json.RawMessage `json:"format"`
+	KeepAlive json.RawMessage `json:"keep_alive"`
+	Options   map[string]any  `json:"options"`
+}
+
+// DecodeChat decodes a /api/chat request body strictly: a field the real
+// API does not have is an error, so a test's own fake catches a misspelt
+// or invented field as the Server does.
+func DecodeChat(body io.Reader) (ChatRequest, error) {
+	var req ChatRequest
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	err := dec.Decode(&req)
+	return req, err
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	req, err := DecodeChat(r.Body)
+	if err != nil {
 		s.t.Errorf("ollamatest: bad /api/chat body: %v", err)
 		fail(w, http.StatusBadRequest, err.Error())
 		return
