@@ -31,6 +31,12 @@ type pane struct {
 	changed chan struct{}
 }
 
+// e2eWait bounds each wait of the end-to-end test for a screen or a
+// delivery: the test waits on what it sees, so this is only how long a
+// broken feature takes to fail, generous for the race detector on two
+// busy cores.
+const e2eWait = 2 * time.Minute
+
 func startPane(t *testing.T, tmux, command string) *pane {
 	t.Helper()
 	var r [4]byte
@@ -209,11 +215,11 @@ func TestAgentReplyNeedsApproval(t *testing.T) {
 
 	// The person approves on a terminal.
 	p := startPane(t, tmux, strings.Join(append(append([]string{bin}, base...), "approvals", "approve", ap1, ";", "sleep", "3600"), " "))
-	p.waitFor(30*time.Second, "Message-ID: <"+msgID1+">", "Type y to send")
+	p.waitFor(e2eWait, "Message-ID: <"+msgID1+">", "Type y to send")
 	p.keys("y", "Enter")
-	p.waitFor(30*time.Second, "approved: outbox item")
+	p.waitFor(e2eWait, "approved: outbox item")
 	cli("outbox", "send")
-	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID1, 30*time.Second)
+	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID1, e2eWait)
 
 	// Asking again with the same key answers sent and sends nothing more.
 	r1b := call("send_reply", reply1)
@@ -228,15 +234,15 @@ func TestAgentReplyNeedsApproval(t *testing.T) {
 	list = cli("approvals", "show", ap2, "--json")
 	msgID2 := between(list, `"message_id":"`, `"`)
 	tui := startPane(t, tmux, strings.Join(append([]string{bin}, base...), " "))
-	tui.waitFor(30*time.Second, "1 approval waiting (P)")
+	tui.waitFor(e2eWait, "1 approval waiting (P)")
 	tui.keys("P")
-	tui.waitFor(10*time.Second, "Approvals waiting (1)", "bob@mailsift.test")
+	tui.waitFor(e2eWait, "Approvals waiting (1)", "bob@mailsift.test")
 	tui.keys("Enter")
-	tui.waitFor(10*time.Second, "Re: Lunch on Friday?", "y send this message")
+	tui.waitFor(e2eWait, "Re: Lunch on Friday?", "y send this message")
 	tui.keys("Tab") // the exact bytes
-	tui.waitFor(10*time.Second, "Message-ID: <"+msgID2+">", "y send this message")
+	tui.waitFor(e2eWait, "Message-ID: <"+msgID2+">", "y send this message")
 	tui.keys("y")
-	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID2, 30*time.Second)
+	dovecot.WaitDelivered(t, dv.Addr, "bob", "bob-pw", msgID2, e2eWait)
 	tui.keys("q")
 
 	for _, id := range []string{msgID1, msgID2} {

@@ -57,7 +57,7 @@ func TestTmuxActionsEndToEnd(t *testing.T) {
 	p := newTmuxPane(t, tmux, "mailsift-act-"+filepath.Base(dir), 120, 40, env+bin+args+"; sleep 60")
 	waitFor := func(what string, subs ...string) string {
 		t.Helper()
-		return p.waitFor(what, 30*time.Second, hasAll(subs...), nil)
+		return p.waitFor(what, tmuxWait, hasAll(subs...), nil)
 	}
 	waitFor("the synced messages", "Topic number 1", "Topic number 7")
 	for i := 1; i <= 5; i++ {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestTmuxAcceptInvitation builds mailsift, runs `mailsift --demo` in tmux
@@ -21,7 +20,7 @@ func TestTmuxAcceptInvitation(t *testing.T) {
 	p := newTmuxPane(t, tmux, "mailsift-sched-"+filepath.Base(dir), 120, 60, script)
 	waitFor := func(what string, cond func(string) bool) string {
 		t.Helper()
-		return p.waitFor(what, 30*time.Second, cond, nil)
+		return p.waitFor(what, tmuxWait, cond, nil)
 	}
 	waitFor("the inbox with the invitation's badge", hasAll("Actionable (", "[meeting: answer]"))
 	p.keys("/")

@@ -86,7 +86,7 @@ undo_seconds = 1
 	p := newTmuxPane(t, tmux, "mailsift-send-"+filepath.Base(dir), 120, 45, script)
 	waitFor := func(what string, subs ...string) string {
 		t.Helper()
-		return p.waitFor(what, 30*time.Second, hasAll(subs...), func() string { return "\npostfix log:\n" + pf.Log() })
+		return p.waitFor(what, tmuxWait, hasAll(subs...), func() string { return "\npostfix log:\n" + pf.Log() })
 	}
 	keys := p.keys
 
@@ -110,8 +110,8 @@ undo_seconds = 1
 	keys("O")
 	waitFor("the outbox", "Outbox (1)", "> sent ", "· 1 attempt")
 
-	inbox := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Re: Lunch on Friday?", 30*time.Second)
-	sent := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Re: Lunch on Friday?", 30*time.Second)
+	inbox := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Re: Lunch on Friday?", tmuxWait)
+	sent := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Re: Lunch on Friday?", tmuxWait)
 	if inbox != 1 || sent != 1 {
 		t.Fatalf("bob's INBOX has %d copies, alice's Sent %d; want 1 and 1\nscreen:\n%s\npostfix log:\n%s", inbox, sent, p.capture(), pf.Log())
 	}
@@ -131,10 +131,10 @@ undo_seconds = 1
 	keys("C-s")
 	waitFor("the confirm screen of the new message", "send this message", "Subject:  Agenda for Friday", "RCPT TO bob@mailsift.test")
 	keys("y")
-	if n := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Agenda for Friday", 30*time.Second); n != 1 {
+	if n := dovecot.WaitHeader(t, dv.Addr, "bob", "bob-pw", "INBOX", "Subject", "Agenda for Friday", tmuxWait); n != 1 {
 		t.Fatalf("bob's INBOX has %d copies of the new message, want 1\nscreen:\n%s\npostfix log:\n%s", n, p.capture(), pf.Log())
 	}
-	if n := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Agenda for Friday", 30*time.Second); n != 1 {
+	if n := dovecot.WaitHeader(t, dv.Addr, "alice", "alice-pw", "Sent", "Subject", "Agenda for Friday", tmuxWait); n != 1 {
 		t.Fatalf("alice's Sent has %d copies of the new message, want 1", n)
 	}
 	keys("q")

@@ -27,6 +27,12 @@ type tmuxPane struct {
 }
 
 // newTmuxPane starts script in a detached session of w x h cells.
+// tmuxWait bounds each wait of the tmux end-to-end tests for a screen or
+// a delivery. The tests wait on what they see, so this is only how long a
+// broken feature takes to fail; it is generous because the race detector
+// on two busy cores can take tens of seconds for one step.
+const tmuxWait = 2 * time.Minute
+
 func newTmuxPane(t *testing.T, tmux, session string, w, h int, script string) *tmuxPane {
 	t.Helper()
 	// The tmux server is shared by every test binary the user runs at
