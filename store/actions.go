@@ -272,15 +272,7 @@ func (s *Store) MoveThreads(ctx context.Context, req MoveRequest) (ActionResult,
 				res.Threads++
 			}
 		}
-		if res.Threads == 0 {
-			return nil
-		}
-		if err := w.finish(); err != nil {
-			return err
-		}
-		id, err := w.logAction(req.Kind, req.Label, res.Threads, undo)
-		res.ActionID = id
-		return err
+		return w.finishAction(req.Kind, req.Label, &res, undo)
 	})
 	if err != nil {
 		return res, fmt.Errorf("store: %s %d threads: %w", req.Kind, len(req.Threads), err)
@@ -412,6 +404,21 @@ func (w *writer) setOverride(id int64, category string) error {
 }
 
 // logAction pushes an action onto the undo stack.
+// finishAction ends an action's transaction: when it touched a thread,
+// the writer's pending thread updates and the action on the undo stack
+// (res.ActionID).
+func (w *writer) finishAction(kind, label string, res *ActionResult, undo undoRecord) error {
+	if res.Threads == 0 {
+		return nil
+	}
+	if err := w.finish(); err != nil {
+		return err
+	}
+	id, err := w.logAction(kind, label, res.Threads, undo)
+	res.ActionID = id
+	return err
+}
+
 func (w *writer) logAction(kind, label string, threads int, undo undoRecord) (int64, error) {
 	b, err := json.Marshal(undo)
 	if err != nil {
@@ -917,15 +924,7 @@ func (s *Store) SetThreadsFlag(ctx context.Context, req FlagRequest) (ActionResu
 				res.Copies += n
 			}
 		}
-		if res.Threads == 0 {
-			return nil
-		}
-		if err := w.finish(); err != nil {
-			return err
-		}
-		id, err := w.logAction(req.Kind, req.Label, res.Threads, undo)
-		res.ActionID = id
-		return err
+		return w.finishAction(req.Kind, req.Label, &res, undo)
 	})
 	if err != nil {
 		return res, fmt.Errorf("store: %s %d threads: %w", req.Kind, len(req.Threads), err)
