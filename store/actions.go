@@ -990,16 +990,7 @@ func (s *Store) OlderThreads(ctx context.Context, sec Section, before time.Time)
 	if err != nil {
 		return nil, fmt.Errorf("store: threads in %q before %s: %w", sec, before.Format(time.DateOnly), err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return scanIDs(rows)
 }
 
 // SectionThreadIDs returns every thread id of a section, in display order.
@@ -1017,14 +1008,5 @@ func (s *Store) InboxThreadsFrom(ctx context.Context, sender string) ([]int64, e
 	if err != nil {
 		return nil, fmt.Errorf("store: inbox threads from %q: %w", sender, err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return scanIDs(rows)
 }

@@ -158,7 +158,7 @@ func (s *Store) SchedulingCandidates(ctx context.Context, limit int) ([]int64, e
 	if err != nil {
 		return nil, fmt.Errorf("store: scheduling candidates: %w", err)
 	}
-	return schedScanIDs(rows)
+	return scanIDs(rows)
 }
 
 // DueFollowUps returns the threads whose follow-up is due at now.
@@ -168,7 +168,7 @@ func (s *Store) DueFollowUps(ctx context.Context, now time.Time) ([]int64, error
 	if err != nil {
 		return nil, fmt.Errorf("store: due follow-ups: %w", err)
 	}
-	return schedScanIDs(rows)
+	return scanIDs(rows)
 }
 
 // NextFollowUp returns the earliest pending follow-up (ok false: none).
@@ -361,19 +361,6 @@ func (s *Store) ITIPForDraft(ctx context.Context, draftID string) (ITIPDraft, bo
 		return x, false, fmt.Errorf("store: iTIP of draft %s: %w", draftID, err)
 	}
 	return x, true, nil
-}
-
-func schedScanIDs(rows *sql.Rows) ([]int64, error) {
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 func schedMS(t time.Time) int64 {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"encoding/json"
 	"time"
 )
@@ -69,4 +70,18 @@ func decodeInto(s string, v any) {
 	if s != "" {
 		_ = json.Unmarshal([]byte(s), v)
 	}
+}
+
+// scanIDs reads a one-column result of ids and closes rows.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
