@@ -141,6 +141,13 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		}
 		an.automated = true
 	}
+	// Reports a mail system makes (RFC 6522 multipart/report: delivery
+	// status and read receipts) are generated automatically, also when a
+	// list carries them.
+	if !an.automated && isMailSystemReport(m) {
+		add(Signal{Kind: SigAutomated, Reason: "a report from a mail system (delivery status)", Message: i})
+		an.automated = true
+	}
 	// Calendar invitations.
 	cal := strings.Contains(strings.ToLower(m.Header("Content-Type")), "text/calendar")
 	for _, at := range m.Attachments {
@@ -152,6 +159,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		an.calendar = true
 		add(Signal{Kind: SigCalendar, Reason: "contains a calendar invitation", Message: i})
 	}
+}
+
+// isMailSystemReport reports whether m is a report a mail system
+// generated: a multipart/report (RFC 6522: delivery status notifications,
+// read receipts). A From of MAILER-DAEMON or postmaster alone is not
+// enough: spam forges it.
+func isMailSystemReport(m *model.Message) bool {
+	ct := strings.ToLower(m.Header("Content-Type"))
+	return strings.HasPrefix(strings.TrimSpace(ct), "multipart/report")
 }
 
 // isListMail reports whether m says it was sent through a mailing list or

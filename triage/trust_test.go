@@ -180,3 +180,44 @@ func TestBucketCuesInOtherLanguages(t *testing.T) {
 		t.Errorf("calendar invitation: %s, want actionable", o.Result.Category)
 	}
 }
+
+// TestMailSystemReportTempersLearnedScore checks that a delivery status
+// notification (multipart/report) is not condemned by the learned score
+// of the message it returns, also when a list carries it, while a From
+// of MAILER-DAEMON alone (which spam forges) vouches for nothing.
+func TestMailSystemReportTempersLearnedScore(t *testing.T) {
+	var receipt *model.Message
+	for key, msgs := range demoThreads(t) {
+		if strings.HasPrefix(key, "14-") {
+			receipt = msgs[0]
+		}
+	}
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	forged := *receipt
+	forged.From = model.Address{Name: "Mail Delivery System", Email: "MAILER-DAEMON@mx.example.net"}
+	forged.Headers = map[string][]string{}
+	if o := Deterministic([]*model.Message{&forged}, p); !o.Result.IsSpam {
+		t.Fatalf("learned score alone with a MAILER-DAEMON From: not spam; the test no longer shows the score deciding (%v)", o.Signals)
+	}
+	dsn := forged
+	dsn.Headers = map[string][]string{
+		"Content-Type": {`multipart/report; report-type=delivery-status; boundary="b1"`},
+		"List-Id":      {"Talk <talk.lists.example.org>"},
+	}
+	o := Deterministic([]*model.Message{&dsn}, p)
+	if o.Result.IsSpam {
+		t.Errorf("delivery status notification: is_spam (%v)", o.SpamReasons)
+	}
+	if !hasSignal(o.Signals, SigAutomated) {
+		t.Errorf("delivery status notification: no %s signal in %v", SigAutomated, o.Signals)
+	}
+}
+
+func hasSignal(sigs []Signal, k SignalKind) bool {
+	for _, s := range sigs {
+		if s.Kind == k {
+			return true
+		}
+	}
+	return false
+}
