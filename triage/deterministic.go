@@ -78,13 +78,14 @@ func Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
 
 // Deterministic triages a thread (messages oldest first) from signals alone.
 func (a *Analyzer) Deterministic(msgs []*model.Message, principal model.Address) *Outcome {
-	o, _ := a.deterministic(msgs, principal)
+	o, _ := a.deterministic(msgs, principal, nil)
 	return o
 }
 
-// deterministic is Deterministic that also returns the analysis.
-func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address) (*Outcome, *analysis) {
-	an := a.analyze(msgs, principal)
+// deterministic is Deterministic with what the mailbox says of the
+// senders (nil: nothing), that also returns the analysis.
+func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address, senders Senders) (*Outcome, *analysis) {
+	an := a.analyze(msgs, principal, senders)
 	o := &Outcome{Source: SourceDeterministic, Signals: an.signals}
 	r := &o.Result
 	r.ActionItems = []contract.ActionItem{}
@@ -102,10 +103,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	// DKIM/DMARC pass (authAligned), or to come from a list in the
 	// sender's own domain (ownList): spam posted to a discussion list
 	// carries that list's headers, not its own domain's.
-	learned := an.spamProb >= a.threshold() && (!an.internal && !an.authAligned && !an.ownList && !an.greeted && !an.automated || an.suspicious > 0)
+	learned := an.spamProb >= a.threshold() && (!an.vouched() || an.suspicious > 0)
 	// A score that only leans to spam counts when the envelope agrees
 	// (see structure): the two stages, words and build, are independent.
-	learned = learned || an.structure != 0 && !an.internal && !an.authAligned && !an.ownList && !an.greeted && !an.automated
+	learned = learned || an.structure != 0 && !an.vouched()
 	// An unscorable message's score (see minCoverage) still counts with
 	// independent support: an indicator or spam wording.
 	learned = learned || an.rawSpamProb >= a.threshold() && !an.internal && (an.suspicious > 0 || an.spamPhrases > 0)

@@ -151,7 +151,7 @@ func TestDraftRecipientsAgreeWithDrafts(t *testing.T) {
 		}
 		var log bytes.Buffer
 		out := triageWith(t, Input{Messages: threads[k], Principal: p}, draftAnswer(t, "actionable", "x", "Thanks, will do.", to...), &log)
-		det, an := a.deterministic(threads[k], p)
+		det, an := a.deterministic(threads[k], p, nil)
 		suppressed := det.Result.IsSpam || det.Result.IsPhishing || an.bulk || len(to) == 0
 		d := out.Result.Draft
 		switch {

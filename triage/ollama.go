@@ -350,7 +350,7 @@ func (o *Ollama) Triage(ctx context.Context, in Input) (*Outcome, error) {
 	in.Slot.Release()
 	// A cancelled wait goes on: the request fails on ctx right after.
 	_ = in.Slot.Background(ctx)
-	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal)
+	det, an := o.opts.Analyzer.deterministic(in.Messages, in.Principal, in.Senders)
 	if det.Decided != "" && !in.Force && !o.opts.AskAlways {
 		// The signals decide this thread on their own: the model's time
 		// goes to threads where it adds something.

@@ -41,6 +41,7 @@ const (
 	SigPrincipalTo      SignalKind = "principal-to"
 	SigPrincipalCc      SignalKind = "principal-cc"
 	SigPrincipalReplied SignalKind = "principal-replied"
+	SigFamiliarSender   SignalKind = "familiar-sender"
 	SigDeadline         SignalKind = "deadline"
 	SigQuestion         SignalKind = "question"
 	SigRequest          SignalKind = "request"
@@ -205,6 +206,9 @@ type analysis struct {
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
 	authAligned bool
+	// familiar: the user wrote to the latest sender before, or read
+	// their earlier mail (see Senders).
+	familiar bool
 	// ownList: a message came through a list its sender's own domain runs
 	// (see listOwnedBy): a newsletter or a shop's mailing, legitimate bulk
 	// mail like authAligned list mail.
@@ -237,7 +241,7 @@ func Signals(msgs []*model.Message, principal model.Address) []Signal {
 
 // Signals returns the deterministic signals of a thread (oldest first).
 func (a *Analyzer) Signals(msgs []*model.Message, principal model.Address) []Signal {
-	return a.analyze(msgs, principal).signals
+	return a.analyze(msgs, principal, nil).signals
 }
 
 // firstName is the principal's first name: the display name's first word,
@@ -299,7 +303,7 @@ func addrIn(list []model.Address, email string) bool {
 	return false
 }
 
-func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *analysis {
+func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, senders Senders) *analysis {
 	an := &analysis{latest: -1, firstName: firstName(principal)}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
@@ -314,6 +318,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 	}
 	if an.replied {
 		add(Signal{Kind: SigPrincipalReplied, Reason: "you have written in this thread", Message: -1})
+	}
+	if senders != nil && an.latest >= 0 {
+		an.familiarSignal(msgs, senders, add)
 	}
 	seenDomain := map[string]bool{}
 	// Only the newest messages are scanned: the cost per thread is bounded
@@ -371,7 +378,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address) *anal
 	// indicator, is not quarantined for its marketing wording either (the
 	// learned score alone already does not condemn it, see Deterministic):
 	// it lands in Low priority unless the user marks it spam.
-	if an.list && (an.authAligned || an.ownList) && an.suspicious == 0 {
+	if an.list && (an.authAligned || an.ownList || an.familiar) && an.suspicious == 0 {
 		an.spamPhrases = 0
 	}
 	// Each phishing kind counts once, at its strongest: the same finding

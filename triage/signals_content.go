@@ -132,7 +132,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
 	an.greeted = greetsByName(own, an.firstName)
-	if an.latestScored && !an.replied && !an.internal && !an.authAligned && !an.ownList && !an.automated && !an.greeted &&
+	if an.latestScored && !an.replied && !an.vouched() &&
 		a.spam != nil && !an.unscorable() && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
 		// Spam by the learned score alone already, with none of the
 		// exemptions of Deterministic: its questions and deadlines are not

@@ -250,3 +250,42 @@ func dedupe(s []string) []string {
 	}
 	return out
 }
+
+// familiarSignal marks the thread familiar when senders says the user
+// wrote to the latest outside sender, or read at least MinFamiliarRead of
+// their messages outside this thread (the thread's own read messages are
+// not earlier evidence).
+func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add func(Signal)) {
+	from := msgs[an.latest].From.Email
+	if from == "" {
+		return
+	}
+	written, read := senders.Familiar(from)
+	for _, m := range msgs {
+		if m.Flags.Seen && sameAddr(m.From.Email, from) {
+			read--
+		}
+	}
+	switch {
+	case written > 0:
+		an.familiar = true
+		n := "messages"
+		if written == 1 {
+			n = "message"
+		}
+		add(Signal{Kind: SigFamiliarSender, Reason: fmt.Sprintf("you have written to %s (%d %s)", from, written, n), Message: an.latest})
+	case read >= MinFamiliarRead:
+		an.familiar = true
+		add(Signal{Kind: SigFamiliarSender, Reason: fmt.Sprintf("you have read %d earlier messages from %s", read, from), Message: an.latest})
+	}
+}
+
+// vouched reports whether something other than the words of the latest
+// message speaks for it, so that the learned score (or a leaning score
+// with a bulk-spam build) does not condemn it alone: it comes from the
+// principal's own domain, its domain's authentication passed, it came
+// through its own domain's list, it greets the principal by name, it was
+// generated automatically, or the user wrote to or reads its sender.
+func (an *analysis) vouched() bool {
+	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar
+}

@@ -12,7 +12,7 @@ import (
 func TestStreamingSpamScoreMatchesTokens(t *testing.T) {
 	a := NewAnalyzer(nil)
 	for key, th := range demoThreads(t) {
-		an := a.analyze(th, model.Address{Email: "nobody@nowhere.example"})
+		an := a.analyze(th, model.Address{Email: "nobody@nowhere.example"}, nil)
 		if an.latest < 0 || an.injection {
 			continue
 		}

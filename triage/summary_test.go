@@ -86,7 +86,7 @@ func TestDemoSummariesQuoteTheLatestAsk(t *testing.T) {
 		t.Errorf("escalation summary = %q, want the ask and its deadline", s)
 	}
 	for k, msgs := range threads {
-		o, an := a.deterministic(msgs, demo.Principal())
+		o, an := a.deterministic(msgs, demo.Principal(), nil)
 		if o.Result.IsSpam || an.latest < 0 || an.questions+an.requests == 0 {
 			continue
 		}

@@ -19,7 +19,7 @@ const PromptVersion = "4"
 
 // DeterministicVersion is the deterministic triager's version, part of its
 // cache key.
-const DeterministicVersion = "1"
+const DeterministicVersion = "2"
 
 // Example is one of the user's bucket overrides, given to the model as an
 // example of this user's preferences.
@@ -42,7 +42,26 @@ type Input struct {
 	// Slot, when set, paces this call's model requests against the
 	// caller's others (the Worker sets it; nil means unpaced). See Slot.
 	Slot *Slot
+	// Senders tells what the user's mailbox says of the thread's sender
+	// (nil: nothing known). See Senders.
+	Senders Senders
 }
+
+// Senders is what the user's own mailbox says about the people who write
+// to them: a sender the user has written to, or whose earlier mail the
+// user read, is someone whose mail the user wants. Bulk mail from such a
+// sender lands in Low priority, not in quarantine, unless an independent
+// spam indicator says otherwise or the user marks it spam.
+type Senders interface {
+	// Familiar returns how many messages the user wrote to email and how
+	// many of email's messages the user read (outside Junk and Trash).
+	Familiar(email string) (written, read int)
+}
+
+// MinFamiliarRead is how many earlier messages of a sender the user must
+// have read for the sender to count as familiar (one opened message may
+// be a look at a stranger's mail; two are a habit).
+const MinFamiliarRead = 2
 
 // Triager triages one thread. Triage always returns an outcome (the
 // deterministic one when the model fails); a non-nil error says why the
@@ -71,7 +90,8 @@ func NewOffline(a *Analyzer) *Offline {
 
 // Triage implements Triager.
 func (d *Offline) Triage(ctx context.Context, in Input) (*Outcome, error) {
-	return d.Analyzer.Deterministic(in.Messages, in.Principal), nil
+	o, _ := d.Analyzer.deterministic(in.Messages, in.Principal, in.Senders)
+	return o, nil
 }
 
 // CacheKey implements Triager.

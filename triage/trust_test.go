@@ -221,3 +221,70 @@ func hasSignal(sigs []Signal, k SignalKind) bool {
 	}
 	return false
 }
+
+// fakeSenders is a Senders over fixed counts.
+type fakeSenders map[string][2]int
+
+func (f fakeSenders) Familiar(email string) (written, read int) {
+	c := f[strings.ToLower(email)]
+	return c[0], c[1]
+}
+
+// TestFamiliarSenderTempersLearnedScore checks the mailbox's evidence
+// about a sender: bulk mail the learned score alone calls spam is kept
+// out of quarantine (and lands in Low priority) when the user wrote to
+// its sender or read two of their earlier messages, not after one read
+// message or when the reads are this thread's own, and an independent
+// indicator still condemns it.
+func TestFamiliarSenderTempersLearnedScore(t *testing.T) {
+	var receipt *model.Message
+	for key, msgs := range demoThreads(t) {
+		if strings.HasPrefix(key, "14-") {
+			receipt = msgs[0]
+		}
+	}
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	base := *receipt
+	base.Headers = map[string][]string{"List-Unsubscribe": {"<https://lists.mailer.example/u/1>"}}
+	from := strings.ToLower(base.From.Email)
+	a := NewAnalyzer(nil)
+	triage := func(m *model.Message, s Senders) *Outcome {
+		o, _ := NewOffline(a).Triage(t.Context(), Input{Messages: []*model.Message{m}, Principal: p, Senders: s})
+		return o
+	}
+	if o := triage(&base, nil); !o.Result.IsSpam {
+		t.Fatalf("bulk receipt with nothing known of its sender: not spam; the test no longer shows the learned score deciding (%v)", o.Signals)
+	}
+	for _, tc := range []struct {
+		name          string
+		written, read int
+		seen          bool // the message itself was read
+		want          bool // is_spam
+	}{
+		{"written to once", 1, 0, false, false},
+		{"read two earlier", 0, 2, false, false},
+		{"read one earlier", 0, 1, false, true},
+		{"the two reads include this message", 0, 2, true, true},
+		{"stranger", 0, 0, false, true},
+	} {
+		m := base
+		m.Flags.Seen = tc.seen
+		o := triage(&m, fakeSenders{from: {tc.written, tc.read}})
+		if o.Result.IsSpam != tc.want {
+			t.Errorf("%s: is_spam %t, want %t (%v)", tc.name, o.Result.IsSpam, tc.want, o.Signals)
+		}
+		if !tc.want {
+			if o.Result.Category != "low priority" {
+				t.Errorf("%s: category %s, want low priority", tc.name, o.Result.Category)
+			}
+			if !hasSignal(o.Signals, SigFamiliarSender) {
+				t.Errorf("%s: no %s reason in %v", tc.name, SigFamiliarSender, o.Signals)
+			}
+		}
+	}
+	backed := base
+	backed.Headers = map[string][]string{"Received-SPF": {"fail (sender not permitted)"}}
+	if o := triage(&backed, fakeSenders{from: {3, 5}}); !o.Result.IsSpam {
+		t.Error("an SPF failure must still let the learned score count for a familiar sender")
+	}
+}

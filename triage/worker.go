@@ -155,13 +155,13 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 			w.mu.Unlock()
 		}
 	}
-	examples := w.examples(ctx)
+	in := passInput{examples: w.examples(ctx), senders: w.senders(ctx)}
 	for {
 		ids, err := w.st.ThreadsNeedingTriage(ctx, tr.CacheKey(), 0)
 		if err != nil {
 			return res, fmt.Errorf("triage: list threads: %w", err)
 		}
-		switched, err := w.pass(ctx, tr, ids, examples, events, &res)
+		switched, err := w.pass(ctx, tr, ids, in, events, &res)
 		if err != nil {
 			return res, err
 		}
@@ -184,7 +184,7 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 // up to saveBatch, in one transaction) and sends events, so
 // store IO never sits between two model calls; the Slot gate keeps all
 // of that work out of the way while a request is due.
-func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []Example, events chan<- Event, res *PassResult) (switched error, err error) {
+func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, in passInput, events chan<- Event, res *PassResult) (switched error, err error) {
 	total := len(ids)
 	if total == 0 {
 		return nil, nil
@@ -195,7 +195,7 @@ func (w *Worker) pass(ctx context.Context, tr Triager, ids []int64, examples []E
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 
 	jobs := w.loadThreads(ctx, g, ids, stop)
-	results := w.triageThreads(ctx, g, tr, examples, jobs, min(2*w.opts.Parallel, total), halt)
+	results := w.triageThreads(ctx, g, tr, in, jobs, min(2*w.opts.Parallel, total), halt)
 	tally := passTally{total: total}
 	w.saveResults(ctx, g, tr, results, events, res, &tally)
 
@@ -272,7 +272,7 @@ func (w *Worker) loadThreads(ctx context.Context, g *gate, ids []int64, stop <-c
 // thread's request ready while the model works and sends it the moment an
 // answer is in. A triager that does not runs holding a request slot, so
 // at most Parallel run at once.
-func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, examples []Example, jobs <-chan passJob, n int, halt func()) <-chan passResult {
+func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, pin passInput, jobs <-chan passJob, n int, halt func()) <-chan passResult {
 	results := make(chan passResult, 2*w.opts.Parallel)
 	var wg sync.WaitGroup
 	for range n {
@@ -286,7 +286,7 @@ func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, example
 					if err != nil {
 						return
 					}
-					in := Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: examples, Slot: slot, Force: w.takeAsked(j.id)}
+					in := Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: pin.examples, Senders: pin.senders, Slot: slot, Force: w.takeAsked(j.id)}
 					r.out, r.triErr = tr.Triage(ctx, in)
 					slot.done()
 					if IsOffline(r.triErr) {
@@ -447,6 +447,33 @@ func (w *Worker) save(ctx context.Context, recs []store.TriageRecord, errs []err
 			errs[i] = err
 		}
 	}
+}
+
+// passInput is what every thread of a pass is triaged with.
+type passInput struct {
+	examples []Example
+	senders  Senders // nil: nothing known
+}
+
+// SendersStore is implemented by stores that tell what the mailbox says
+// about senders (*store.Store): the Worker reads it once per run.
+type SendersStore interface {
+	Familiarity(ctx context.Context) (*store.Familiarity, error)
+}
+
+// senders loads what the store says about senders (nil when the store
+// cannot tell or fails: triage then goes without).
+func (w *Worker) senders(ctx context.Context) Senders {
+	ss, ok := w.st.(SendersStore)
+	if !ok {
+		return nil
+	}
+	f, err := ss.Familiarity(ctx)
+	if err != nil {
+		w.log.Warn("triage: familiar senders", "err", err)
+		return nil
+	}
+	return f
 }
 
 // examples loads the user's latest overrides as model examples.

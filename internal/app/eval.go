@@ -238,6 +238,12 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
+	// The mailbox's own evidence about senders takes part as it does in
+	// the inbox (a labeled mailbox with read flags or sent mail has some).
+	senders, err := a.st.Familiarity(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
 	byID := labels.index()
 	found := make(map[string]bool, len(byID))
 	rep := &EvalReport{Threads: len(ids), Mode: tr.Model(),
@@ -251,7 +257,7 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 		if len(th.Messages) == 0 {
 			continue
 		}
-		in := triage.Input{Messages: th.Messages, Principal: a.Principal()}
+		in := triage.Input{Messages: th.Messages, Principal: a.Principal(), Senders: senders}
 		start := a.now()
 		out, terr := tr.Triage(ctx, in)
 		lat = append(lat, a.now().Sub(start))

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"mailsift/model"
+)
+
+// Familiarity is what the mailbox says about the people who write to the
+// principal: whom the principal wrote to and whose mail the principal
+// read. Triage takes a sender the user wrote to or reads as one whose
+// bulk mail is wanted (triage.Senders). Addresses are lower-cased.
+type Familiarity struct {
+	// WrittenTo counts the principal's messages addressed to each
+	// address (To, Cc, Bcc), over the newest addressbookSentScan of them.
+	WrittenTo map[string]int
+	// Read counts each sender's messages the principal has read (\Seen),
+	// not deleted, not marked $Junk and outside the Junk and Trash
+	// mailboxes: mail the user opened and kept.
+	Read map[string]int
+}
+
+// Familiar returns how many messages the principal wrote to email and
+// how many of email's messages the principal read. It implements
+// triage.Senders.
+func (f *Familiarity) Familiar(email string) (written, read int) {
+	if f == nil {
+		return 0, 0
+	}
+	e := strings.ToLower(strings.TrimSpace(email))
+	return f.WrittenTo[e], f.Read[e]
+}
+
+// Familiarity reads what the store says about senders: the principal's
+// sent mail and the read flags of everyone else's. Without a principal
+// (Options.Principal) nothing is written to anyone.
+func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
+	f := &Familiarity{WrittenTo: map[string]int{}, Read: map[string]int{}}
+	if s.principal != "" {
+		rows, err := s.r.QueryContext(ctx, `SELECT to_json, cc_json, bcc_json FROM messages
+			WHERE from_email = ? COLLATE NOCASE ORDER BY date DESC LIMIT ?`, s.principal, addressbookSentScan)
+		if err != nil {
+			return nil, fmt.Errorf("store: familiar senders: %w", err)
+		}
+		for rows.Next() {
+			var to, cc, bcc string
+			if err := rows.Scan(&to, &cc, &bcc); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: familiar senders: %w", err)
+			}
+			seen := map[string]bool{} // one message counts once per address
+			for _, js := range []string{to, cc, bcc} {
+				var as []model.Address
+				decodeInto(js, &as)
+				for _, a := range as {
+					if e := strings.ToLower(strings.TrimSpace(a.Email)); e != "" && e != s.principal && !seen[e] {
+						seen[e] = true
+						f.WrittenTo[e]++
+					}
+				}
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("store: familiar senders: %w", err)
+		}
+	}
+	// A message read in two folders counts once; mail in Junk or Trash,
+	// deleted or marked $Junk was looked at and thrown away, not kept.
+	rows, err := s.r.QueryContext(ctx, `SELECT lower(m.from_email), count(DISTINCT m.id) FROM messages m
+		WHERE m.from_email != '' AND EXISTS (
+			SELECT 1 FROM locations l LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
+			WHERE l.message = m.id AND l.seen = 1 AND l.deleted = 0 AND l.keywords NOT LIKE '%"$Junk"%'
+			AND COALESCE(mb.role, '') NOT IN ('junk', 'trash'))
+		GROUP BY lower(m.from_email)`)
+	if err != nil {
+		return nil, fmt.Errorf("store: familiar senders: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e string
+		var n int
+		if err := rows.Scan(&e, &n); err != nil {
+			return nil, fmt.Errorf("store: familiar senders: %w", err)
+		}
+		if e != s.principal {
+			f.Read[e] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: familiar senders: %w", err)
+	}
+	return f, nil
+}
