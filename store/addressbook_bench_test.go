@@ -83,3 +83,19 @@ func BenchmarkCorrespondents(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFamiliarity reads what a 100k-message store (10,000 sent
+// messages) says about senders, as the triage worker does once per run.
+func BenchmarkFamiliarity(b *testing.B) {
+	s := addressbookStore(b, 100000)
+	ctx := context.Background()
+	var f *Familiarity
+	for b.Loop() {
+		var err error
+		if f, err = s.Familiarity(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(f.WrittenTo)), "written-to")
+	b.ReportMetric(float64(len(f.Read)), "senders-read")
+}

@@ -69,24 +69,28 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	}
 	// A message read in two folders counts once; mail in Junk or Trash,
 	// deleted or marked $Junk was looked at and thrown away, not kept.
-	rows, err := s.r.QueryContext(ctx, `SELECT lower(m.from_email), count(DISTINCT m.id) FROM messages m
-		WHERE m.from_email != '' AND EXISTS (
-			SELECT 1 FROM locations l LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
-			WHERE l.message = m.id AND l.seen = 1 AND l.deleted = 0 AND l.keywords NOT LIKE '%"$Junk"%'
-			AND COALESCE(mb.role, '') NOT IN ('junk', 'trash'))
-		GROUP BY lower(m.from_email)`)
+	rows, err := s.r.QueryContext(ctx, `SELECT l.message, m.from_email FROM locations l
+		JOIN messages m ON m.id = l.message
+		LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
+		WHERE l.seen = 1 AND l.deleted = 0 AND l.keywords NOT LIKE '%"$Junk"%'
+		AND COALESCE(mb.role, '') NOT IN ('junk', 'trash') AND m.from_email != ''`)
 	if err != nil {
 		return nil, fmt.Errorf("store: familiar senders: %w", err)
 	}
 	defer rows.Close()
+	counted := map[int64]bool{}
 	for rows.Next() {
+		var id int64
 		var e string
-		var n int
-		if err := rows.Scan(&e, &n); err != nil {
+		if err := rows.Scan(&id, &e); err != nil {
 			return nil, fmt.Errorf("store: familiar senders: %w", err)
 		}
-		if e != s.principal {
-			f.Read[e] = n
+		if counted[id] {
+			continue
+		}
+		counted[id] = true
+		if e = strings.ToLower(e); e != s.principal {
+			f.Read[e]++
 		}
 	}
 	if err := rows.Err(); err != nil {
