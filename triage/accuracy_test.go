@@ -36,14 +36,15 @@ type accuracyGroup struct {
 // asserted as targets; where a target is not met the measured floor is
 // asserted instead, so that a regression fails (README, "Measuring
 // triage", has the figures):
-//   - easy-ham-2 spam false positives are 1.1 % (7 threads; target 0.5 %;
-//     floor 1.2 %: the group makes 622 to 627 threads from run to run);
-//   - hard-ham-1 spam false positives are 45.5 % (target 5 %; floor 46 %)
-//     and phishing false positives 1.63 % (target 1 %; floor 1.7 %).
+//   - easy-ham-2 spam false positives are 0.96 % (6 threads; target
+//     0.5 %; floor 1.0 %: the group makes 622 to 627 threads from run to
+//     run);
+//   - hard-ham-1 spam false positives are 44.7 % (110 threads; target
+//     5 %; floor 45 %).
 var accuracyGroups = []accuracyGroup{
 	{name: "spam-2", spam: true, minSpamRecall: 0.95},
-	{name: "easy-ham-2", maxSpamFP: 0.012, maxPhishFP: 0.01},
-	{name: "hard-ham-1", maxSpamFP: 0.46, maxPhishFP: 0.017},
+	{name: "easy-ham-2", maxSpamFP: 0.010, maxPhishFP: 0.01},
+	{name: "hard-ham-1", maxSpamFP: 0.45, maxPhishFP: 0.01},
 }
 
 // TestAccuracyHeldOut syncs each held-out SpamAssassin group into a

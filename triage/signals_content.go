@@ -33,8 +33,18 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if isListMail(m) {
 		lw = 0.5
 	}
+	links := findLinks(body, 50)
+	// A message linking to many different sites is a newsletter or a
+	// digest, whatever its headers say: a phishing message leads to one
+	// place (a copied brand template adds the brand's own links, not a
+	// dozen other sites'). One odd link among them weighs half, mismatch
+	// included.
+	mw := 2.5
+	if linkDense(a, links) {
+		lw, mw = lw/2, mw/2
+	}
 	var ipDone, mismatchDone bool
-	for _, l := range findLinks(body, 50) {
+	for _, l := range links {
 		an.links++
 		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
 			ipDone = true
@@ -50,7 +60,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			for _, d := range domainsIn(l.Text) {
 				if a.regDomain(d) != hreg {
 					mismatchDone = true
-					add(Signal{Kind: SigLinkMismatch, Reason: fmt.Sprintf("a link shows %s but goes to %s", d, l.Host), Message: i, Value: l.Host, Weight: 2.5})
+					add(Signal{Kind: SigLinkMismatch, Reason: fmt.Sprintf("a link shows %s but goes to %s", d, l.Host), Message: i, Value: l.Host, Weight: mw})
 					break
 				}
 			}
@@ -452,4 +462,20 @@ func (a *Analyzer) withoutInjection(body string) string {
 		}
 	}
 	return sb.String()
+}
+
+// denseLinkSites is how many different sites (registrable domains) a
+// message's links must reach for it to count as a newsletter or digest.
+const denseLinkSites = 10
+
+// linkDense reports whether links reach at least denseLinkSites
+// different registrable domains.
+func linkDense(a *Analyzer, links []link) bool {
+	sites := map[string]bool{}
+	for _, l := range links {
+		if r := a.regDomain(l.Host); r != "" {
+			sites[r] = true
+		}
+	}
+	return len(sites) >= denseLinkSites
 }
