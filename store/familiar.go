@@ -20,6 +20,30 @@ type Familiarity struct {
 	// not deleted, not marked $Junk and outside the Junk and Trash
 	// mailboxes: mail the user opened and kept.
 	Read map[string]int
+	// ReadLists counts the read messages (as Read) of each mailing list,
+	// by its List-Id identifier (see ListKey).
+	ReadLists map[string]int
+}
+
+// ListKey returns the identifier of a List-Id header value ("Name <id>"
+// → id), lower-cased: the key of Familiarity.ReadLists.
+func ListKey(v string) string {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexByte(v, '<'); i >= 0 {
+		if j := strings.IndexByte(v[i:], '>'); j > 0 {
+			v = v[i+1 : i+j]
+		}
+	}
+	return strings.ToLower(strings.TrimSpace(v))
+}
+
+// ListRead returns how many messages of the list with List-Id value (or
+// identifier) id the principal read. It implements triage.Senders.
+func (f *Familiarity) ListRead(id string) int {
+	if f == nil {
+		return 0
+	}
+	return f.ReadLists[ListKey(id)]
 }
 
 // Familiar returns how many messages the principal wrote to email and
@@ -37,7 +61,7 @@ func (f *Familiarity) Familiar(email string) (written, read int) {
 // sent mail and the read flags of everyone else's. Without a principal
 // (Options.Principal) nothing is written to anyone.
 func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
-	f := &Familiarity{WrittenTo: map[string]int{}, Read: map[string]int{}}
+	f := &Familiarity{WrittenTo: map[string]int{}, Read: map[string]int{}, ReadLists: map[string]int{}}
 	if s.principal != "" {
 		rows, err := s.r.QueryContext(ctx, `SELECT to_json, cc_json, bcc_json FROM messages
 			WHERE from_email = ? COLLATE NOCASE ORDER BY date DESC LIMIT ?`, s.principal, addressbookSentScan)
@@ -69,11 +93,11 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	}
 	// A message read in two folders counts once; mail in Junk or Trash,
 	// deleted or marked $Junk was looked at and thrown away, not kept.
-	rows, err := s.r.QueryContext(ctx, `SELECT l.message, m.from_email FROM locations l
+	rows, err := s.r.QueryContext(ctx, `SELECT l.message, m.from_email, COALESCE(json_extract(m.headers_json, '$."List-Id"[0]'), '') FROM locations l
 		JOIN messages m ON m.id = l.message
 		LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
 		WHERE l.seen = 1 AND l.deleted = 0 AND l.keywords NOT LIKE '%"$Junk"%'
-		AND COALESCE(mb.role, '') NOT IN ('junk', 'trash') AND m.from_email != ''`)
+		AND COALESCE(mb.role, '') NOT IN ('junk', 'trash')`)
 	if err != nil {
 		return nil, fmt.Errorf("store: familiar senders: %w", err)
 	}
@@ -81,16 +105,19 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	counted := map[int64]bool{}
 	for rows.Next() {
 		var id int64
-		var e string
-		if err := rows.Scan(&id, &e); err != nil {
+		var e, list string
+		if err := rows.Scan(&id, &e, &list); err != nil {
 			return nil, fmt.Errorf("store: familiar senders: %w", err)
 		}
 		if counted[id] {
 			continue
 		}
 		counted[id] = true
-		if e = strings.ToLower(e); e != s.principal {
+		if e = strings.ToLower(e); e != "" && e != s.principal {
 			f.Read[e]++
+		}
+		if k := ListKey(list); k != "" {
+			f.ReadLists[k]++
 		}
 	}
 	if err := rows.Err(); err != nil {

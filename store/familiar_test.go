@@ -25,6 +25,9 @@ func TestFamiliarity(t *testing.T) {
 	bob := model.Address{Name: "Bob", Email: "Bob@example.org"}
 	cc := func(as ...model.Address) msgOpt { return func(m *model.Message) { m.Cc = as } }
 	flagged := func(f func(*model.Flags)) msgOpt { return func(m *model.Message) { f(&m.Flags) } }
+	listed := func(id string) msgOpt {
+		return func(m *model.Message) { m.Headers = map[string][]string{"List-Id": {id}} }
+	}
 	copyOf := mkMsg("n2", "news 2", news, seen(), inMailbox("Archive"))
 	put(t, s,
 		mkMsg("w1", "hi", me, to(bob), cc(bob), at(0)), // one message, Bob twice: counts once
@@ -38,6 +41,10 @@ func TestFamiliarity(t *testing.T) {
 		mkMsg("n6", "news 6", news, seen(), flagged(func(f *model.Flags) { f.Keywords = []string{"$Junk"} })),
 		mkMsg("n7", "news 7", news, seen(), flagged(func(f *model.Flags) { f.Deleted = true })),
 		mkMsg("m1", "mine", me, seen()), // the principal's own read mail is not a sender to trust
+		mkMsg("l1", "post 1", from("Ann", "ann@example.net"), seen(), listed("Talk <talk.lists.example.org>")),
+		mkMsg("l2", "post 2", from("Ben", "ben@example.net"), seen(), listed("<TALK.lists.example.org>")),
+		mkMsg("l3", "post 3", from("Cy", "cy@example.net"), listed("Talk <talk.lists.example.org>")), // unread
+		mkMsg("l4", "post 4", from("Di", "di@example.net"), seen(), inMailbox("Junk"), listed("Talk <talk.lists.example.org>")),
 	)
 	f, err := s.Familiarity(ctx)
 	if err != nil {
@@ -58,8 +65,16 @@ func TestFamiliarity(t *testing.T) {
 			t.Errorf("Familiar(%s) = written %d, read %d; want %d, %d", tc.email, w, r, tc.written, tc.read)
 		}
 	}
+	for _, id := range []string{"talk.lists.example.org", "Talk list <talk.lists.EXAMPLE.org>"} {
+		if n := f.ListRead(id); n != 2 {
+			t.Errorf("ListRead(%q) = %d, want 2 (two read posts, one unread, one in Junk)", id, n)
+		}
+	}
+	if n := f.ListRead("other.lists.example.org"); n != 0 {
+		t.Errorf("ListRead(other) = %d", n)
+	}
 	var none *Familiarity
-	if w, r := none.Familiar("bob@example.org"); w != 0 || r != 0 {
+	if w, r := none.Familiar("bob@example.org"); w != 0 || r != 0 || none.ListRead("talk.lists.example.org") != 0 {
 		t.Error("a nil Familiarity must know nobody")
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"mailsift/model"
 	"mailsift/model/contract"
+	"mailsift/store"
 )
 
 // Correction is one thing the user told mailsift about a thread: a bucket
@@ -61,15 +62,7 @@ func CorrectionFor(msgs []*model.Message, principal model.Address) Correction {
 
 // listID returns the identifier of a List-Id header ("Name <id>" → id),
 // lower-case, or "".
-func listID(m *model.Message) string {
-	v := strings.TrimSpace(m.Header("List-Id"))
-	if i := strings.LastIndexByte(v, '<'); i >= 0 {
-		if j := strings.IndexByte(v[i:], '>'); j > 0 {
-			v = v[i+1 : i+j]
-		}
-	}
-	return strings.ToLower(strings.TrimSpace(v))
-}
+func listID(m *model.Message) string { return store.ListKey(m.Header("List-Id")) }
 
 // Learning thresholds: corrections of distinct threads of the same list
 // or sender that move its future mail, and of the same domain (a broader

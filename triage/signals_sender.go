@@ -253,8 +253,9 @@ func dedupe(s []string) []string {
 
 // familiarSignal marks the thread familiar when senders says the user
 // wrote to the latest outside sender, or read at least MinFamiliarRead of
-// their messages outside this thread (the thread's own read messages are
-// not earlier evidence).
+// their messages, or of the messages of the mailing list it came through,
+// outside this thread (the thread's own read messages are not earlier
+// evidence).
 func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add func(Signal)) {
 	from := msgs[an.latest].From.Email
 	if from == "" {
@@ -277,6 +278,21 @@ func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add f
 	case read >= MinFamiliarRead:
 		an.familiar = true
 		add(Signal{Kind: SigFamiliarSender, Reason: fmt.Sprintf("you have read %d earlier messages from %s", read, from), Message: an.latest})
+	default:
+		id := listID(msgs[an.latest])
+		if id == "" {
+			return
+		}
+		n := senders.ListRead(id)
+		for _, m := range msgs {
+			if m.Flags.Seen && listID(m) == id {
+				n--
+			}
+		}
+		if n >= MinFamiliarRead {
+			an.familiar = true
+			add(Signal{Kind: SigFamiliarSender, Reason: fmt.Sprintf("you have read %d earlier messages of the list %s", n, id), Message: an.latest})
+		}
 	}
 }
 

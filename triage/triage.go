@@ -50,12 +50,16 @@ type Input struct {
 // Senders is what the user's own mailbox says about the people who write
 // to them: a sender the user has written to, or whose earlier mail the
 // user read, is someone whose mail the user wants. Bulk mail from such a
-// sender lands in Low priority, not in quarantine, unless an independent
-// spam indicator says otherwise or the user marks it spam.
+// sender, or through a mailing list the user reads, lands in Low
+// priority, not in quarantine, unless an independent spam indicator says
+// otherwise or the user marks it spam.
 type Senders interface {
 	// Familiar returns how many messages the user wrote to email and how
 	// many of email's messages the user read (outside Junk and Trash).
 	Familiar(email string) (written, read int)
+	// ListRead returns how many messages of the mailing list with List-Id
+	// identifier id the user read (outside Junk and Trash).
+	ListRead(id string) int
 }
 
 // MinFamiliarRead is how many earlier messages of a sender the user must

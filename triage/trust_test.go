@@ -222,13 +222,16 @@ func hasSignal(sigs []Signal, k SignalKind) bool {
 	return false
 }
 
-// fakeSenders is a Senders over fixed counts.
+// fakeSenders is a Senders over fixed counts: written and read per
+// address, and read per list under "list:" and its identifier.
 type fakeSenders map[string][2]int
 
 func (f fakeSenders) Familiar(email string) (written, read int) {
 	c := f[strings.ToLower(email)]
 	return c[0], c[1]
 }
+
+func (f fakeSenders) ListRead(id string) int { return f["list:"+id][1] }
 
 // TestFamiliarSenderTempersLearnedScore checks the mailbox's evidence
 // about a sender: bulk mail the learned score alone calls spam is kept
@@ -286,5 +289,20 @@ func TestFamiliarSenderTempersLearnedScore(t *testing.T) {
 	backed.Headers = map[string][]string{"Received-SPF": {"fail (sender not permitted)"}}
 	if o := triage(&backed, fakeSenders{from: {3, 5}}); !o.Result.IsSpam {
 		t.Error("an SPF failure must still let the learned score count for a familiar sender")
+	}
+	// A list the user reads vouches for its posts, whoever writes them.
+	listed := base
+	listed.Headers = map[string][]string{"List-Id": {"Deals <deals.lists.mailer.example>"}}
+	for _, tc := range []struct {
+		read int
+		seen bool
+		want bool
+	}{{2, false, false}, {1, false, true}, {2, true, true}} {
+		m := listed
+		m.Flags.Seen = tc.seen
+		o := triage(&m, fakeSenders{"list:deals.lists.mailer.example": {0, tc.read}})
+		if o.Result.IsSpam != tc.want {
+			t.Errorf("list read %d times (this one read: %t): is_spam %t, want %t (%v)", tc.read, tc.seen, o.Result.IsSpam, tc.want, o.Signals)
+		}
 	}
 }
