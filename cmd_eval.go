@@ -25,11 +25,12 @@ import (
 // cmdEval triages a labeled mailbox into a temporary store and prints how
 // well the triage matches the labels.
 func cmdEval(ctx context.Context, g *globals, args []string) error {
-	fs := g.flagSet("eval", "--labels FILE [--json] [--offline] [--predictions FILE]")
+	fs := g.flagSet("eval", "--labels FILE [--json] [--offline] [--learn] [--predictions FILE]")
 	labelsPath := fs.String("labels", "", "labels `FILE` (JSON; see the README's \"Measuring triage\")")
 	jsonOut := fs.Bool("json", false, "print the figures as one JSON object on stdout")
 	offline := fs.Bool("offline", false, "use only the deterministic triage, never the model")
 	predPath := fs.String("predictions", "", "write one JSON line per thread with its triage to `FILE`")
+	learn := fs.Bool("learn", false, "replay the labels as your corrections: oldest thread first, each wrong one corrected before the next (in memory only)")
 	pos, err := g.parse(fs, args)
 	if err != nil {
 		return err
@@ -83,6 +84,7 @@ func cmdEval(ctx context.Context, g *globals, args []string) error {
 	bar := &triageBar{w: g.Stderr, tty: tty, start: time.Now()}
 	opts := app.EvalOptions{
 		Offline:    *offline,
+		Learn:      *learn,
 		OnProgress: func(done, total int) { bar.update(triage.Event{Done: done, Total: total}) },
 	}
 	if pred != nil {
@@ -179,6 +181,10 @@ func printEval(w io.Writer, r *app.EvalReport) error {
 			r.PromptEvalTokens/r.ModelThreads, fmtDur(r.PromptEvalDuration/time.Duration(r.ModelThreads)))
 	}
 	fmt.Fprintf(bw, "\nlatency per thread: p50 %s, p95 %s; total %s\n", fmtDur(r.LatencyP50), fmtDur(r.LatencyP95), fmtDur(r.Elapsed))
+	if r.Learn {
+		fmt.Fprintf(bw, "learning from corrections (oldest thread first, each wrong one corrected before the next): %d spam/not-spam marks, %d bucket moves\n",
+			r.CorrectionMarks, r.CorrectionMoves)
+	}
 
 	if r.BucketLabeled == 0 {
 		fmt.Fprintf(bw, "\nbuckets: no labeled thread has an expected bucket\n")

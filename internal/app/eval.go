@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/store"
 	"mailsift/triage"
@@ -189,6 +191,14 @@ type EvalReport struct {
 	PromptEvalTokens   int           `json:"prompt_eval_tokens"`
 	PromptEvalDuration time.Duration `json:"-"`
 
+	// Learn is true when the labels were replayed as the user's
+	// corrections (EvalOptions.Learn); CorrectionMarks and
+	// CorrectionMoves count the spam / not-spam marks and bucket moves
+	// made.
+	Learn           bool `json:"learn"`
+	CorrectionMarks int  `json:"correction_marks"`
+	CorrectionMoves int  `json:"correction_moves"`
+
 	// LatencyP50 and LatencyP95 are per-thread triage times (nearest
 	// rank); Elapsed is the whole run's triage time.
 	LatencyP50 time.Duration `json:"-"`
@@ -218,6 +228,14 @@ type EvalOptions struct {
 	OnPrediction func(Prediction) error
 	// OnProgress, when set, is called after each thread.
 	OnProgress func(done, total int)
+	// Learn replays the labels as the user's corrections: threads are
+	// triaged oldest first (by their latest message) with a learner of
+	// their own (the user's corrections file is neither read nor
+	// written), and each labeled thread triaged wrongly is corrected
+	// before the next one, as a user fixing mistakes as they appear
+	// would: a spam or not-spam mark when is_spam is wrong, a bucket move
+	// when the bucket is.
+	Learn bool
 }
 
 // missingShown is how many labeled ids not found the report lists.
@@ -229,6 +247,12 @@ const missingShown = 5
 // it triages the rest deterministically and says why in the report.
 func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*EvalReport, error) {
 	an := a.Analyzer()
+	var learner *triage.Learner
+	if opts.Learn {
+		learner = triage.NewLearner(nil)
+		an = triage.NewAnalyzer(nil)
+		an.SetLearner(learner)
+	}
 	tr, err := a.Triager(an, opts.Offline)
 	if err != nil {
 		return nil, err
@@ -238,6 +262,11 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
+	if opts.Learn {
+		if ids, err = a.oldestFirst(ctx, ids); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+	}
 	// The mailbox's own evidence about senders takes part as it does in
 	// the inbox (a labeled mailbox with read flags or sent mail has some).
 	senders, err := a.st.Familiarity(ctx)
@@ -246,7 +275,7 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 	}
 	byID := labels.index()
 	found := make(map[string]bool, len(byID))
-	rep := &EvalReport{Threads: len(ids), Mode: tr.Model(),
+	rep := &EvalReport{Threads: len(ids), Mode: tr.Model(), Learn: opts.Learn,
 		Rows: append(slices.Clone(contract.Categories), QuarantineColumn), Columns: append(slices.Clone(contract.Categories), QuarantineColumn)}
 	var lat []time.Duration
 	for i, id := range ids {
@@ -298,6 +327,9 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 			found[normalizeMessageID(root)] = true
 			rep.Labeled++
 			rep.score(lab, p)
+			if learner != nil {
+				rep.correct(learner, lab, p, th.Messages, a.Principal())
+			}
 		}
 		if opts.OnPrediction != nil {
 			if err := opts.OnPrediction(p); err != nil {
@@ -349,6 +381,50 @@ func (r *EvalReport) score(lab Label, p Prediction) {
 	if lab.IsPhishing != nil {
 		r.Phishing.Binary.add(*lab.IsPhishing, p.IsPhishing)
 	}
+}
+
+// correct adds to learner the correction a user would make of prediction
+// p of the thread msgs labeled lab: a spam or not-spam mark when is_spam
+// is wrong, a bucket move when a thread that is not spam landed in
+// another bucket. It counts them in r.
+func (r *EvalReport) correct(learner *triage.Learner, lab Label, p Prediction, msgs []*model.Message, principal model.Address) {
+	c := triage.CorrectionFor(msgs, principal)
+	if lab.IsSpam != nil && *lab.IsSpam != p.IsSpam {
+		c.Spam = lab.IsSpam
+		r.CorrectionMarks++
+	}
+	spam := lab.IsSpam != nil && *lab.IsSpam || lab.IsPhishing != nil && *lab.IsPhishing
+	if lab.Bucket != "" && !spam && lab.Bucket != p.Category {
+		c.Category = lab.Bucket
+		r.CorrectionMoves++
+	}
+	if c.Spam == nil && c.Category == "" {
+		return
+	}
+	c.ID = fmt.Sprintf("eval-%d", r.CorrectionMarks+r.CorrectionMoves)
+	c.At = msgs[len(msgs)-1].Date
+	learner.Set(append(learner.Corrections(), c))
+}
+
+// oldestFirst orders thread ids by their latest message, oldest first
+// (ids break ties), as mail arrives.
+func (a *App) oldestFirst(ctx context.Context, ids []int64) ([]int64, error) {
+	latest := make(map[int64]time.Time, len(ids))
+	for _, id := range ids {
+		s, err := a.st.ThreadSummaryByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		latest[id] = s.Latest
+	}
+	out := slices.Clone(ids)
+	slices.SortStableFunc(out, func(x, y int64) int {
+		if c := latest[x].Compare(latest[y]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	return out, nil
 }
 
 // Percentile returns the nearest-rank p-th percentile of ds (0 when empty).

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"mailsift/config"
 	"mailsift/model"
 	"mailsift/store"
+	"mailsift/triage"
 )
 
 func fmtPtr(f *float64) string {
@@ -253,5 +256,79 @@ func TestEvalStore(t *testing.T) {
 		if p.Source != "deterministic" || len(p.MessageIDs) != 1 || p.MessageIDs[0] != p.RootMessageID || p.Category == "" {
 			t.Errorf("prediction %+v", p)
 		}
+	}
+}
+
+// TestEvalLearn checks --learn: threads are triaged oldest first, each
+// wrong one is corrected before the next as a user would, two moves of
+// one sender's threads move the rest, and the user's own corrections file
+// is neither read nor written.
+func TestEvalLearn(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, filepath.Join(dir, "mailsift.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Stored newest first, so store order is not arrival order.
+	var msgs []*model.Message
+	for i := 4; i >= 1; i-- {
+		key := fmt.Sprint(i)
+		msgs = append(msgs, &model.Message{
+			Loc: model.Location{Account: "a", Mailbox: "INBOX", Key: key}, MessageID: "issue-" + key + "@news",
+			From: model.Address{Email: "news@example.net"}, To: []model.Address{{Email: "me@example.org"}},
+			Subject: "Weekly digest " + key, Text: "This week's articles, issue " + key + ".", HasBody: true, ContentHash: "h" + key,
+			Date: time.Date(2026, 11, i, 9, 0, 0, 0, time.UTC),
+		})
+	}
+	if err := st.PutMessages(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &config.Config{DataDir: dir}
+	cfg.Principal.Email = "me@example.org"
+	a := New(cfg, st, Options{})
+	// The user's own corrections say the opposite: --learn must not read them.
+	spam := true
+	for i := range 3 {
+		if _, err := a.Learning().record(triage.Correction{Thread: fmt.Sprintf("other-%d", i), Sender: "news@example.net", Domain: "example.net", Spam: &spam}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := os.ReadFile(filepath.Join(dir, triage.CorrectionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := ParseLabels([]byte(`{"default": {"bucket": "actionable", "is_spam": false}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(learn bool) (*EvalReport, []string) {
+		var order []string
+		rep, err := a.Eval(ctx, labels, EvalOptions{Offline: true, Learn: learn, OnPrediction: func(p Prediction) error {
+			order = append(order, p.RootMessageID)
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, order
+	}
+	cold, _ := run(false)
+	if acc := *cold.Accuracy; acc != 0 || cold.Learn || cold.CorrectionMoves != 0 || cold.Spam.FP != 4 {
+		t.Fatalf("without --learn: accuracy %.2f, learn %t, moves %d, spam false positives %d; want 0, false, 0, 4 (the user's own spam marks apply)",
+			acc, cold.Learn, cold.CorrectionMoves, cold.Spam.FP)
+	}
+	rep, order := run(true)
+	if want := "issue-1@news issue-2@news issue-3@news issue-4@news"; strings.Join(order, " ") != want {
+		t.Errorf("order %v, want oldest first: %s", order, want)
+	}
+	if rep.CorrectionMoves != 2 || rep.CorrectionMarks != 0 || *rep.Accuracy != 0.5 {
+		t.Errorf("moves %d, marks %d, accuracy %.2f; want 2 moves (then the sender's mail moves), 0 marks (the user's own spam marks are not used), 0.50",
+			rep.CorrectionMoves, rep.CorrectionMarks, *rep.Accuracy)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, triage.CorrectionsFile))
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the corrections file changed (%v)", err)
 	}
 }
