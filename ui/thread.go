@@ -633,10 +633,15 @@ func triageHeader(c *common, ts store.ThreadSummary, width int) string {
 		b.WriteString(wrap(c.st.warn.Render("Triage differs: "+termsafe.SanitizeLine(d))) + "\n")
 	}
 	// What the user's corrections changed (triage.Record: "learned: …"),
-	// and why the model was not asked ("model not asked: …").
+	// what the mailbox says of the sender ("familiar-sender: …": why its
+	// mail is not quarantined on its words alone), and why the model was
+	// not asked ("model not asked: …").
 	for _, s := range tr.Signals {
 		if l, ok := strings.CutPrefix(s, "learned: "); ok {
 			b.WriteString(wrap(c.st.label.Render("Learned: ")+termsafe.SanitizeLine(l)) + "\n")
+		}
+		if l, ok := strings.CutPrefix(s, "familiar-sender: "); ok {
+			b.WriteString(wrap(c.st.label.Render("Known sender: ")+termsafe.SanitizeLine(l)) + "\n")
 		}
 		if l, ok := strings.CutPrefix(s, "model not asked: "); ok {
 			b.WriteString(wrap(c.st.dim.Render("Model not asked: "+termsafe.SanitizeLine(l))) + "\n")
