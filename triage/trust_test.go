@@ -12,12 +12,7 @@ import (
 // once it greets the principal by first name, and still is when the name
 // is someone else's or when an independent indicator backs the score.
 func TestGreetingByNameTempersLearnedScore(t *testing.T) {
-	var receipt *model.Message
-	for key, msgs := range demoThreads(t) {
-		if strings.HasPrefix(key, "14-") {
-			receipt = msgs[0]
-		}
-	}
+	receipt := demoReceipt(t)
 	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
 	base := *receipt
 	base.Headers = map[string][]string{}
@@ -186,12 +181,7 @@ func TestBucketCuesInOtherLanguages(t *testing.T) {
 // of the message it returns, also when a list carries it, while a From
 // of MAILER-DAEMON alone (which spam forges) vouches for nothing.
 func TestMailSystemReportTempersLearnedScore(t *testing.T) {
-	var receipt *model.Message
-	for key, msgs := range demoThreads(t) {
-		if strings.HasPrefix(key, "14-") {
-			receipt = msgs[0]
-		}
-	}
+	receipt := demoReceipt(t)
 	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
 	forged := *receipt
 	forged.From = model.Address{Name: "Mail Delivery System", Email: "MAILER-DAEMON@mx.example.net"}
@@ -240,12 +230,7 @@ func (f fakeSenders) ListRead(id string) int { return f["list:"+id][1] }
 // message or when the reads are this thread's own, and an independent
 // indicator still condemns it.
 func TestFamiliarSenderTempersLearnedScore(t *testing.T) {
-	var receipt *model.Message
-	for key, msgs := range demoThreads(t) {
-		if strings.HasPrefix(key, "14-") {
-			receipt = msgs[0]
-		}
-	}
+	receipt := demoReceipt(t)
 	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
 	base := *receipt
 	base.Headers = map[string][]string{"List-Unsubscribe": {"<https://lists.mailer.example/u/1>"}}
@@ -305,4 +290,17 @@ func TestFamiliarSenderTempersLearnedScore(t *testing.T) {
 			t.Errorf("list read %d times (this one read: %t): is_spam %t, want %t (%v)", tc.read, tc.seen, o.Result.IsSpam, tc.want, o.Signals)
 		}
 	}
+}
+
+// demoReceipt returns the demo mailbox's receipt (thread 14): mail the
+// learned score alone calls spam once its authentication results are gone.
+func demoReceipt(t *testing.T) *model.Message {
+	t.Helper()
+	for key, msgs := range demoThreads(t) {
+		if strings.HasPrefix(key, "14-") {
+			return msgs[0]
+		}
+	}
+	t.Fatal("the demo has no thread 14 (the receipt)")
+	return nil
 }
