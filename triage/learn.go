@@ -110,7 +110,11 @@ type learned struct {
 // lookup finds what the user taught about mail like c: the first of list,
 // sender and domain with enough corrections (of distinct threads, the
 // thread's own included: the reason then explains its place too) decides.
-func (l *Learner) lookup(c Correction) learned {
+//
+// Buckets are not learned for a whole domain that is the principal's own:
+// everyone at the user's organisation shares it, and where the user put
+// one colleague's threads says nothing about another's.
+func (l *Learner) lookup(c Correction, ownDomain string) learned {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	var out learned
@@ -146,7 +150,7 @@ func (l *Learner) lookup(c Correction) learned {
 				}
 			}
 		}
-		if out.category == "" {
+		if out.category == "" && (k.what != "this domain" || k.value != ownDomain) {
 			if cat, n := topVote(votes, last); n >= k.min {
 				out.category = cat
 				out.categoryReason = fmt.Sprintf("you moved %d threads from %s to %s", n, k.what, cat)
@@ -193,7 +197,7 @@ func (l *Learner) apply(o *Outcome, msgs []*model.Message, principal model.Addre
 	if l == nil || o == nil || len(msgs) == 0 {
 		return
 	}
-	lr := l.lookup(CorrectionFor(msgs, principal))
+	lr := l.lookup(CorrectionFor(msgs, principal), regDomain(domainOf(principal.Email)))
 	r := &o.Result
 	if lr.spam != nil {
 		switch {

@@ -167,3 +167,32 @@ func TestCorrectionLog(t *testing.T) {
 		t.Errorf("file mode %v, %v; want 0600", fi.Mode(), err)
 	}
 }
+
+// TestLearnerNoBucketForOwnDomain checks that bucket moves of colleagues'
+// threads (the principal's own domain) are not learned for the whole
+// domain, while two moves of one colleague's threads still move theirs,
+// and spam marks still count per domain.
+func TestLearnerNoBucketForOwnDomain(t *testing.T) {
+	an := NewAnalyzer(nil)
+	l := NewLearner(nil)
+	an.SetLearner(l)
+	own := domainOf(demoPrincipal.Email)
+	mail := func(id, sender string) []*model.Message {
+		return []*model.Message{{MessageID: id, From: model.Address{Email: sender}, To: []model.Address{demoPrincipal},
+			Subject: "Notes " + id, Text: "Notes from the meeting are in the wiki.", HasBody: true}}
+	}
+	corr := func(id, sender, cat string) Correction {
+		c := CorrectionFor(mail(id, sender), demoPrincipal)
+		c.ID, c.Category = id, cat
+		return c
+	}
+	l.Set([]Correction{corr("d1", "ann@"+own, "low priority"), corr("d2", "ben@"+own, "low priority"), corr("d3", "cy@"+own, "low priority")})
+	if o := an.Deterministic(mail("d9", "dee@"+own), demoPrincipal); len(o.Learned) != 0 || o.Result.Category == "low priority" {
+		t.Errorf("three colleagues' moves taught the whole own domain: %s %q", o.Result.Category, o.Learned)
+	}
+	l.Set(append(l.Corrections(), corr("d4", "dee@"+own, "low priority"), corr("d5", "dee@"+own, "low priority")))
+	if o := an.Deterministic(mail("d9", "dee@"+own), demoPrincipal); o.Result.Category != "low priority" ||
+		!strings.Contains(strings.Join(o.Learned, "|"), "from this sender to low priority") {
+		t.Errorf("two moves of one colleague's threads: %s %q", o.Result.Category, o.Learned)
+	}
+}
