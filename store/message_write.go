@@ -113,6 +113,7 @@ func (w *writer) insertMessage(mid string, m *model.Message, p *putPrep) (id, th
 		}
 	}
 	w.dirty[thread] = true
+	w.grow(thread)
 	return id, thread, nil
 }
 

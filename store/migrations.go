@@ -200,6 +200,12 @@ CREATE UNIQUE INDEX messages_dedupe ON messages(message_id, content_hash);
 	agentSchema,
 	// pending_moves ids never repeat, so placeholders never collide (store/move_ids.go).
 	moveIDsSchema,
+	// Joins by subject look messages up by normalised subject and date
+	// (store/thread_subject.go), no longer threads.
+	`
+DROP INDEX threads_subject;
+CREATE INDEX messages_subject ON messages(norm_subject, date) WHERE norm_subject <> '';
+`,
 }
 
 // orphansSchema (migration 9): a message whose last location goes during

@@ -53,6 +53,9 @@ func (s *Store) PutMessages(ctx context.Context, msgs []*model.Message) error {
 				return fmt.Errorf("message %q at %s/%s/%s: %w", m.MessageID, m.Loc.Account, m.Loc.Mailbox, locKey(m.Loc), err)
 			}
 		}
+		if err := w.subjectJoins(); err != nil {
+			return fmt.Errorf("subject joins: %w", err)
+		}
 		return w.finish()
 	})
 	if err != nil {

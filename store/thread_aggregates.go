@@ -81,7 +81,7 @@ func (w *writer) writeNewThreads() error {
 		}
 		delete(w.dirty, id)
 	}
-	w.newThreads, w.newBySubject = nil, nil
+	w.newThreads = nil
 	return nil
 }
 

@@ -1,11 +1,7 @@
 package store
 
 import (
-	"cmp"
 	"database/sql"
-	"encoding/json"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +9,9 @@ import (
 	"mailsift/model"
 )
 
-// subjectWindow is how far apart in time a message without references may
-// be from a thread's latest activity and still join it by subject.
+// subjectWindow is how long after a message with the same normalised
+// subject a message without references may be sent and still join its
+// thread by subject (thread_subject.go).
 const subjectWindow = 60 * 24 * time.Hour
 
 // newThread is a thread created by the current batch, not yet written.
@@ -48,9 +45,9 @@ func messageRefs(mid string, m *model.Message) []string {
 // assignThread threads message id (currently in thread cur, 0 if none) by
 // JWZ grouping: messages linked by Message-ID through References and
 // In-Reply-To share a thread, in both directions, and a message linking
-// two threads merges them. A message with no references joins the most
-// recent thread with the same normalised subject active within
-// subjectWindow of its date.
+// two threads merges them. Joins by subject are made for the whole batch
+// by subjectJoins (thread_subject.go), once every message of the batch
+// is in its thread.
 func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error {
 	refs := messageRefs(mid, m)
 	if err := w.insertRefs(id, refs); err != nil {
@@ -69,6 +66,7 @@ func (w *writer) assignThread(id, cur int64, mid string, m *model.Message) error
 	w.b.row(id).thread = keep
 	w.b.addRefs(id, refs)
 	w.dirty[keep] = true
+	w.grow(keep)
 	return nil
 }
 
@@ -133,15 +131,6 @@ func (w *writer) pickThread(id, cur int64, mid string, refs []string, m *model.M
 	}
 	norm := NormalizeSubject(m.Subject)
 	date := unixOrZero(m.Date)
-	if len(cands) == 0 && len(refs) == 0 && norm != "" && date != 0 {
-		t, err := w.subjectThread(id, norm, date, m.From.Email)
-		if err != nil {
-			return 0, false, err
-		}
-		if t != 0 {
-			cands[t] = true
-		}
-	}
 	for t := range cands {
 		if keep == 0 || t < keep {
 			keep = t
@@ -226,95 +215,6 @@ func (w *writer) addThreads(cands map[int64]bool, q string, args ...any) error {
 	return rows.Err()
 }
 
-// subjectThread returns the thread message id, sent by sender and
-// without references, joins by subject (0: none): the most recent one
-// with normalised subject norm whose latest activity is within
-// subjectWindow of date, among the stored threads and those the batch
-// created, in which sender already takes part. Without that last
-// condition anyone could put a message, and later a reply draft, into a
-// private thread by copying its subject.
-func (w *writer) subjectThread(id int64, norm string, date int64, sender string) (int64, error) {
-	sender = addrKey(sender)
-	if sender == "" {
-		return 0, nil
-	}
-	win := int64(subjectWindow / time.Second)
-	type cand struct{ id, latest int64 }
-	var cands []cand
-	rows, err := w.query(`SELECT id, latest FROM threads WHERE norm_subject = ? AND latest BETWEEN ? AND ?`,
-		norm, date-win, date+win)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.id, &c.latest); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		cands = append(cands, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	// Threads created by this batch are not in the table yet.
-	for _, t := range w.newBySubject[norm] {
-		if nt := w.newThreads[t]; nt != nil && nt.latest >= date-win && nt.latest <= date+win {
-			cands = append(cands, cand{t, nt.latest})
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if a.latest != b.latest {
-			return cmp.Compare(b.latest, a.latest)
-		}
-		return cmp.Compare(b.id, a.id)
-	})
-	for _, c := range cands {
-		ok, err := w.participates(c.id, id, sender)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			return c.id, nil
-		}
-	}
-	return 0, nil
-}
-
-// participates reports whether address key sender (see addrKey) is in
-// the From, To or Cc of a message of thread other than message self.
-// Reply-To is not looked at: it is the sender's claim, not a party of
-// the conversation.
-func (w *writer) participates(thread, self int64, sender string) (bool, error) {
-	rows, err := w.query(`SELECT from_email, to_json, cc_json FROM messages WHERE thread_id = ? AND id <> ?`, thread, self)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var fromEmail, to, cc string
-		if err := rows.Scan(&fromEmail, &to, &cc); err != nil {
-			return false, err
-		}
-		if addrKey(fromEmail) == sender {
-			return true, nil
-		}
-		for _, list := range [2]string{to, cc} {
-			var as []model.Address
-			if err := json.Unmarshal([]byte(list), &as); err != nil {
-				return false, fmt.Errorf("thread %d recipients: %w", thread, err)
-			}
-			for _, a := range as {
-				if addrKey(a.Email) == sender {
-					return true, nil
-				}
-			}
-		}
-	}
-	return false, rows.Err()
-}
-
 // addrKey is an email address as threading compares them: trimmed and
 // lower-cased.
 func addrKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
@@ -335,7 +235,6 @@ func (w *writer) mergeThread(into, from int64) error {
 			w.slowThread(into)
 		}
 		delete(w.newThreads, from)
-		w.newBySubject[nf.norm] = slices.DeleteFunc(w.newBySubject[nf.norm], func(id int64) bool { return id == from })
 	} else {
 		if _, err := w.exec(`UPDATE OR IGNORE overrides SET thread_id = ? WHERE thread_id = ?`, into, from); err != nil {
 			return err
@@ -354,6 +253,10 @@ func (w *writer) mergeThread(into, from int64) error {
 	w.b.merge(into, from)
 	delete(w.dirty, from)
 	w.dirty[into] = true
+	if w.grown != nil {
+		delete(w.grown, from)
+		w.grown[into] = true
+	}
 	return nil
 }
 
@@ -382,10 +285,9 @@ func (w *writer) createThread(subject, norm string, latest int64) (int64, error)
 	id := w.nextThread
 	w.nextThread++
 	if w.newThreads == nil {
-		w.newThreads, w.newBySubject = map[int64]*newThread{}, map[string][]int64{}
+		w.newThreads = map[int64]*newThread{}
 	}
 	w.newThreads[id] = &newThread{subject: subject, norm: norm, latest: latest}
-	w.newBySubject[norm] = append(w.newBySubject[norm], id)
 	w.fresh[id] = true
 	return id, nil
 }

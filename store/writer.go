@@ -41,11 +41,13 @@ type writer struct {
 	ftsDel []ftsEntry
 	// newThreads holds the threads created by PutMessages, written by
 	// finish in one insert each with their aggregates (foreign keys are
-	// deferred to the commit meanwhile); newBySubject indexes them by
-	// normalised subject; nextThread is the id the next one gets.
-	newThreads   map[int64]*newThread
-	newBySubject map[string][]int64
-	nextThread   int64
+	// deferred to the commit meanwhile); nextThread is the id the next
+	// one gets.
+	newThreads map[int64]*newThread
+	nextThread int64
+	// grown holds the threads PutMessages added a message to, threaded a
+	// message again in, or merged: subjectJoins starts from them.
+	grown map[int64]bool
 }
 
 // newWriter starts a writer on transaction tx.
