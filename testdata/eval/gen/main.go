@@ -3,7 +3,12 @@
 // expected triage of every thread in labels.json, keyed by the thread's
 // root Message-ID. Run it from the repository root:
 //
-//	go run ./testdata/eval/gen
+//	go run ./testdata/eval/gen [DIR]
+//
+// DIR is the set's directory, holding threads.txt; it defaults to
+// testdata/eval. The Message-IDs of a set other than testdata/eval are
+// derived from its directory name as well as the thread keys, so that
+// two sets never share a Message-ID even when they share a key.
 //
 // threads.txt holds threads separated by "=== key lang bucket [spam]
 // [phish]" lines; within a thread, "---" starts the next message (a reply
@@ -67,6 +72,18 @@ type label struct {
 
 func main() {
 	dir := "testdata/eval"
+	if len(os.Args) > 2 {
+		fail(fmt.Errorf("usage: gen [DIR]"))
+	}
+	if len(os.Args) == 2 {
+		dir = os.Args[1]
+	}
+	// ns keeps the Message-IDs of another set apart from those of
+	// testdata/eval, whose ids stay as they always were.
+	ns := ""
+	if filepath.Clean(dir) != filepath.Clean("testdata/eval") {
+		ns = filepath.Base(filepath.Clean(dir)) + "/"
+	}
 	src, err := os.ReadFile(filepath.Join(dir, "threads.txt"))
 	if err != nil {
 		fail(err)
@@ -76,6 +93,14 @@ func main() {
 		fail(err)
 	}
 	cur := filepath.Join(dir, "maildir", "cur")
+	if err := os.MkdirAll(cur, 0o755); err != nil {
+		fail(err)
+	}
+	for _, sub := range []string{"new", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, "maildir", sub), 0o755); err != nil {
+			fail(err)
+		}
+	}
 	old, _ := filepath.Glob(filepath.Join(cur, "*"))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
@@ -94,7 +119,7 @@ func main() {
 		var ids []string
 		var prev time.Time
 		for j, m := range t.msgs {
-			id := messageID(t.key, j, header(m, "From"))
+			id := messageID(ns+t.key, j, header(m, "From"))
 			date, err := dateOf(i, m.when, prev)
 			if err != nil {
 				fail(fmt.Errorf("%s message %d: %w", t.key, j+1, err))
