@@ -41,20 +41,64 @@ func isCalendarNotice(subject string) bool {
 var foreignRequests = []string{
 	"bitte ", "bitten sie", "könnten sie", "können sie", "könntest du", "kannst du", "würden sie",
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
-	"por favor", "podría", "podrías", "puede ", "puedes ", "necesito que", "le agradecería",
+	"por favor", "podría", "podrías", "necesito que", "le agradecería",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+	// indirect questions: "we wanted to know whether…", "I'd like to know…"
+	"ich wollte fragen", "wir wollten fragen", "gerne wissen", "gern wissen", "möchte wissen", "möchten wissen",
+	"je voudrais savoir", "nous voudrions savoir", "j'aimerais savoir", "nous aimerions savoir", "je me demandais",
+	"nous nous demandions", "quería saber", "queríamos saber", "quisiera saber", "quisiéramos saber",
+	"me gustaría saber", "nos gustaría saber",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
-// the languages of foreignRequests.
+// the languages of foreignRequests. A Japanese cue in the past or thanked
+// for ("先日ご承認いただいた請求書", "ご確認いただきありがとうございます")
+// recalls an ask already met, and a sentence saying nothing is asked
+// (see notAsked) asks nothing.
 func hasForeignRequest(sentence string) bool {
 	low := strings.ToLower(sentence)
+	if _, ok := containsAnyOf(low, notAsked); ok {
+		return false
+	}
 	for _, r := range foreignRequests {
-		if strings.Contains(low, r) {
-			return true
+		for i := 0; ; {
+			j := strings.Index(low[i:], r)
+			if j < 0 {
+				break
+			}
+			i += j + len(r)
+			if _, done := hasAnyPrefix(low[i:], askMet); !done {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// askMet follow a Japanese request cue that recalls a request already met:
+// the past of いただく, thanks, "done" (済).
+var askMet = []string{"いただいた", "いただきました", "頂いた", "頂きました", "いただきありがとう", "頂きありがとう", "ありがとう", "済"}
+
+// notAsked are the ways a message says that no answer or action is
+// wanted ("please do not reply", "no action is required", "特にご対応いた
+// だくことはありません"): the polite words around them ask nothing.
+var notAsked = []string{
+	"do not reply", "don't reply", "do not respond", "no need to reply", "no need to respond", "no reply is needed",
+	"no action is required", "no action required", "no action is needed", "no action needed", "nothing you need to do",
+	"nicht antworten", "nicht auf diese", "kein handlungsbedarf", "keine aktion erforderlich", "nichts zu tun",
+	"ne pas répondre", "ne répondez pas", "aucune action", "rien à faire",
+	"no responda", "no contestes", "no conteste", "no se requiere", "no es necesario", "no hace falta",
+	"返信しないで", "返信不要", "返信は不要", "対応不要", "対応は不要", "ことはありません", "必要はありません", "必要ありません",
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes, returning it.
+func hasAnyPrefix(s string, prefixes []string) (string, bool) {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // isQuestion reports whether a sentence is a question: it ends with a
