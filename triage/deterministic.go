@@ -131,7 +131,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		}
 	}
 
-	direct := an.addressed && (an.questions > 0 || an.requests > 0)
+	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0)
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority

@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -170,7 +170,9 @@ var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you"
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",
 	// indirect questions
-	"i was wondering", "we were wondering", "would like to know", "'d like to know", "wanted to know"}
+	"i was wondering", "we were wondering", "would like to know", "'d like to know", "wanted to know",
+	// review and issue trackers
+	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer"}
 
 // isRequest says whether a lower-cased sentence asks something of the
 // reader ("please do not reply" does not: see notAsked).

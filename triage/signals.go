@@ -199,6 +199,11 @@ type analysis struct {
 	greeted      bool   // the latest message from others opens with the principal's first name
 	firstName    string // the principal's (see firstName)
 	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
+	// named: the latest message from others turns to the principal by
+	// name ("Alex, can you…") or tells them a review or task is theirs
+	// ("requested your review"): its asks are the principal's even when
+	// it is addressed to a group or a list, or Cc's them.
+	named bool
 	foreign      bool   // its text may hold cues in another language (see sentenceSignals)
 	links        int    // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no

@@ -208,6 +208,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if an.injection && a.phrases.containsInjection(raw) {
 			continue
 		}
+		if !an.named && vocative(raw, an.firstName) {
+			an.named = true
+		}
 		if k < 2 && has(greetHits) {
 			if g := greetingRe.FindStringIndex(raw); g != nil {
 				raw = strings.TrimSpace(raw[g[1]:])
@@ -289,6 +292,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if !q && !r {
 			continue
 		}
+		if r && !an.named && low != "" {
+			_, an.named = containsAnyOf(low[a0:b0], yoursToDo)
+		}
 		if q {
 			an.questions++
 		}
@@ -351,6 +357,44 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		}
 	}
 }
+
+// vocativeGreetings may precede a name that opens a sentence ("Hi Alex,").
+var vocativeGreetings = []string{"hi ", "hello ", "hey ", "dear ", "hallo ", "liebe ", "lieber ", "bonjour ", "salut ", "hola ", "querido ", "querida "}
+
+// vocative reports whether sentence opens by turning to first by name:
+// the name (after a greeting word, if any) followed by a comma, colon,
+// dash or exclamation mark, or by a Japanese honorific ("Alex, can
+// you…", "Alex: …", "Hola Alex:", "Alex さん"). A name inside a sentence
+// ("as Alex said") is not one.
+func vocative(sentence, first string) bool {
+	if first == "" || len(sentence) < len(first) {
+		return false
+	}
+	s := sentence
+	if p, ok := hasAnyPrefix(strings.ToLower(s[:min(len(s), 8)]), vocativeGreetings); ok {
+		s = strings.TrimLeft(s[len(p):], " ")
+	}
+	if len(s) < len(first) || !strings.EqualFold(s[:len(first)], first) {
+		return false
+	}
+	rest := strings.TrimLeft(s[len(first):], " ")
+	if rest == "" {
+		return true
+	}
+	if strings.HasPrefix(rest, "さん") || strings.HasPrefix(rest, "様") {
+		return true
+	}
+	switch rest[0] {
+	case ',', ':', ';', '!', '-':
+		return true
+	}
+	return strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–")
+}
+
+// yoursToDo in a request say that the task is the reader's, as review
+// and issue trackers write it ("requested your review", "assigned to you").
+var yoursToDo = []string{"requested your review", "requested a review from you", "requested review from you",
+	"added you as a reviewer", "assigned you", "assigned to you"}
 
 var (
 	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
