@@ -203,9 +203,9 @@ type analysis struct {
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when
 	// it is addressed to a group or a list, or Cc's them.
-	named bool
-	foreign      bool   // its text may hold cues in another language (see sentenceSignals)
-	links        int    // links found in the messages scanned
+	named   bool
+	foreign bool // its text may hold cues in another language (see sentenceSignals)
+	links   int  // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).
