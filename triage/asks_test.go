@@ -95,3 +95,52 @@ func TestAskedByNameInGroupMail(t *testing.T) {
 		}
 	}
 }
+
+// TestHourDeadline checks deadlines written as an hour of the day, which
+// fall within the day unless another day is named.
+func TestHourDeadline(t *testing.T) {
+	for _, tt := range []struct {
+		sentence, want string
+	}{
+		{"Can you send me a go/no-go by 14:00?", "by 14:00"},
+		{"Please confirm before 5 pm.", "before 5 pm"},
+		{"Wir brauchen bis 10 Uhr eine Antwort.", "bis 10 Uhr"},
+		{"Pouvez-vous nous répondre avant 14h ?", "avant 14h"},
+		{"¿Puede confirmarlo antes de las 12:30?", "antes de las 12:30"},
+		{"15時までにご判断ください。", "15時まで"},
+		{"Please confirm by 14:00 on Friday.", ""},
+		{"Bitte bis Freitag 10 Uhr melden.", ""},
+		{"Merci de répondre avant le 3 décembre à 14h.", ""},
+		{"The job ran until 03:00 last night.", "until 03:00"},
+		{"Version 2.14 is out.", ""},
+	} {
+		if got := hourDeadline(tt.sentence); got != tt.want {
+			t.Errorf("hourDeadline(%q) = %q, want %q", tt.sentence, got, tt.want)
+		}
+	}
+}
+
+// TestNearDeadlinesAndNeeds checks the bucket of short mails to the
+// principal whose deadline is an hour of the day, or whose ask is a need
+// stated with a deadline or of the reader.
+func TestNearDeadlinesAndNeeds(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, body, want string
+	}{
+		{"Release go/no-go", "The train leaves at 15:00. Can you give me a go or no-go by 14:00?", "urgent"},
+		{"Filialen", "Guten Morgen,\n\nwir brauchen bis 10 Uhr eine verbindliche Aussage zum Stand.", "urgent"},
+		{"Bericht", "Hallo,\n\nich brauche heute noch von dir die Zahlen für den Bericht.", "urgent"},
+		{"Rapport", "Bonjour Alex,\n\nj'ai besoin de ta part du chiffre exact pour le rapport.", "actionable"},
+		{"Informe", "Hola,\n\nnecesitamos antes de las 12 una respuesta sobre el pedido.", "urgent"},
+		{"Release notes", "We need more tests in general. The release went out at 14:00.", "informational"},
+		{"Planning", "Can you send me the plan by 14:00 on Friday?", "actionable"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Kim", Email: "kim@partner.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: tt.body, HasBody: true}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want || o.Result.IsSpam {
+			t.Errorf("%q: %s (spam %t), want %s; signals %v", tt.body, o.Result.Category, o.Result.IsSpam, tt.want, o.Signals)
+		}
+	}
+}

@@ -37,7 +37,7 @@ var triggerWords = [...]struct {
 		"por", "favor", "necesito", "heute", "morgen", "sofort", "umgehend", "dringend", "eilt",
 		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
 		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar", "fragen", "wissen", "savoir", "demandais",
-		"demandions", "saber"}},
+		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first

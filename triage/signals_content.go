@@ -268,6 +268,21 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				soon, soonText = true, w
 			}
 		}
+		if !soon {
+			// A deadline that is an hour of the day ("by 14:00", "bis 10
+			// Uhr", "avant 14h", "15時までに") falls within the day, unless
+			// the sentence names another day.
+			if h := hourDeadline(raw); h != "" {
+				soon, soonText = true, h
+				if due == nil {
+					due = &h
+					if !deadlineDone {
+						deadlineDone = true
+						add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", h), Message: i, Value: h})
+					}
+				}
+			}
+		}
 		if due == nil && foreign {
 			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
 				d := w
@@ -279,6 +294,15 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 					deadlineDone = true
 					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", strings.TrimSpace(w)), Message: i, Value: strings.TrimSpace(w)})
 				}
+			}
+		}
+		if !q && !r && (due != nil || has(reqHits) || foreign) {
+			// "We need a firm answer by 10", "ich brauche heute noch von
+			// dir …": a need stated with a deadline or of the reader asks.
+			sl := strings.ToLower(raw)
+			if _, ok := containsAnyOf(sl, needWords); ok {
+				_, from := containsAnyOf(sl, fromYou)
+				r = due != nil || from
 			}
 		}
 		if due == nil && soon && (q || r) {
@@ -357,6 +381,61 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		}
 	}
 }
+
+var (
+	// hourDeadlineRe finds a deadline written as an hour of the day, in
+	// English, German, French, Spanish and Japanese.
+	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
+		`|\b(?:bis|vor)\s+(?:spätestens\s+)?(?:um\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|mittag)` +
+		`|\b(?:avant|d['’]ici|jusqu['’]à)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
+		`|\b(?:antes de las?|hasta las?|para las?|a más tardar a las?)\s+\d{1,2}(?:[:.]\d\d)?|\bantes del mediodía` +
+		`|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?まで|正午まで`)
+	// otherDayRe finds a day named in a sentence: a weekday, next week, a
+	// date (in the five languages).
+	otherDayRe = regexp.MustCompile(`(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|next week|nächste[n]? woche|semaine prochaine|próxima semana|semana que viene)\b` +
+		`|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez|janv|févr|avr|mai|juin|juil|août|sept|déc|ene|abr|ago|dic)` +
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週`)
+)
+
+// hourDeadline returns the deadline of sentence written as an hour of the
+// day ("by 14:00", "bis 10 Uhr", "avant 14h", "antes de las 12", "15時ま
+// でに"), "" when there is none or the sentence names another day than
+// today (a weekday, a date, next week): such a deadline falls within the
+// day.
+func hourDeadline(sentence string) string {
+	if !strings.ContainsAny(sentence, "0123456789") && !strings.Contains(sentence, "正午") && !containsFoldASCII(sentence, "noon", "midday", "mittag", "midi", "mediod") {
+		return ""
+	}
+	h := hourDeadlineRe.FindString(sentence)
+	if h == "" || otherDayRe.MatchString(sentence) {
+		return ""
+	}
+	return normSpace(h)
+}
+
+// containsFoldASCII reports whether s holds one of the lower-case ASCII
+// words, ignoring ASCII case.
+func containsFoldASCII(s string, words ...string) bool {
+	low := ascii.LowerString(s)
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// needWords state a need of the writer ("I need", "wir brauchen", "j'ai
+// besoin", "necesitamos"); with a deadline or said of the reader (fromYou)
+// they ask the reader for it.
+var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need",
+	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
+	"j'ai besoin", "j’ai besoin", "nous avons besoin", "j'aurai besoin", "j’aurai besoin", "il me faut", "il nous faut",
+	"necesito", "necesitamos", "necesitaré", "necesitaremos", "me hace falta", "nos hace falta"}
+
+// fromYou name the reader as the one a need is to be met by.
+var fromYou = []string{"from you", "von dir", "von ihnen", "von euch", "de vous", "de toi", "de votre part", "de ta part",
+	"de usted", "de ti", "de su parte", "de tu parte"}
 
 // vocativeGreetings may precede a name that opens a sentence ("Hi Alex,").
 var vocativeGreetings = []string{"hi ", "hello ", "hey ", "dear ", "hallo ", "liebe ", "lieber ", "bonjour ", "salut ", "hola ", "querido ", "querida "}
