@@ -144,3 +144,30 @@ func TestNearDeadlinesAndNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestPaymentDiversionIsPhishing checks that a message asking that a
+// payment go to changed bank details is phishing, in the five languages,
+// and that bank words without a change are not.
+func TestPaymentDiversionIsPhishing(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body string
+		want bool
+	}{
+		{"Hello Alex,\n\nPlease note our bank details have changed. Kindly pay invoice 4471 to the account below.\n\nIBAN: DE00 1234", true},
+		{"Alex,\n\nthe supplier changed banks, please ask payables to send this month's payment to their new account today.", true},
+		{"Hallo Alex,\n\nbitte überweisen Sie die Rechnung auf unsere neue Bankverbindung unten.", true},
+		{"Bonjour Alex,\n\nmerci de régler la facture sur notre nouveau compte, voici nos nouvelles coordonnées bancaires.", true},
+		{"Hola Alex,\n\npor favor realice el pago a nuestra nueva cuenta bancaria indicada abajo.", true},
+		{"Alexさん\n\n振込先の変更がありましたので、今月分は新しい口座にお振込みください。", true},
+		{"Hello Alex,\n\nplease find invoice 4471 attached; payment to the account on the invoice within 30 days.", false},
+		{"Hi Alex,\n\nyou can open a new account for the test environment in the portal.", false},
+	} {
+		m := &model.Message{From: model.Address{Name: "Accounts", Email: "ar@vendor.example"}, To: []model.Address{p},
+			Subject: "Invoice 4471", Text: tt.body, HasBody: true}
+		o := Deterministic([]*model.Message{m}, p)
+		if o.Result.IsPhishing != tt.want {
+			t.Errorf("%q: phishing %t, want %t; signals %v", tt.body, o.Result.IsPhishing, tt.want, o.Signals)
+		}
+	}
+}

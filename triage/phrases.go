@@ -13,6 +13,7 @@ const (
 	pkInjection phraseKind = iota
 	pkCredential
 	pkPayment
+	pkDiversion
 	pkUrgency
 	pkMeeting
 	pkRequest
@@ -58,8 +59,23 @@ var phraseLists = [numPhraseKinds][]string{
 	pkPayment: {
 		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
 		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
-		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice", "change of bank details",
-		"new bank details", "updated bank details", "payment to the new account",
+		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice",
+	},
+	// Payment diversion: money asked to go to changed bank details, the
+	// move of invoice and CEO fraud (a real change is confirmed by phone
+	// on a known number, not announced by mail).
+	pkDiversion: {
+		"change of bank details", "new bank details", "updated bank details", "new banking details", "new bank account",
+		"bank details have changed", "bank details have been changed", "bank details has changed", "banking details have changed",
+		"bank account has changed", "bank account has been changed", "changed banks", "changed our bank", "changed their bank",
+		"payment to the new account", "to our new account", "to their new account", "to the new account", "into our new account",
+		"new account details", "updated remittance details", "new remittance details", "updated payment details",
+		"neue bankverbindung", "geänderte bankverbindung", "bankverbindung hat sich geändert", "bankverbindung geändert",
+		"neue kontoverbindung", "auf das neue konto", "auf unser neues konto",
+		"nouvelles coordonnées bancaires", "changement de coordonnées bancaires", "coordonnées bancaires ont changé",
+		"nouveau rib", "sur notre nouveau compte", "vers notre nouveau compte", "sur le nouveau compte",
+		"nuevos datos bancarios", "cambio de datos bancarios", "datos bancarios han cambiado", "nueva cuenta bancaria",
+		"a nuestra nueva cuenta", "a la nueva cuenta",
 	},
 	pkUrgency: {
 		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",

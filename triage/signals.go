@@ -28,6 +28,9 @@ const (
 	SigIPLink             SignalKind = "ip-link"
 	SigCredentialRequest  SignalKind = "credential-request"
 	SigPaymentRequest     SignalKind = "payment-request"
+	// SigPaymentDiversion: the message asks that money go to changed bank
+	// details ("our bank details have changed", "neue Bankverbindung").
+	SigPaymentDiversion SignalKind = "payment-diversion"
 	SigUrgency            SignalKind = "urgency"
 	SigSpamScore          SignalKind = "spam-score"
 	SigSpamPhrase         SignalKind = "spam-phrase"
@@ -70,19 +73,19 @@ func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
 var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
 var lureKinds = map[SignalKind]bool{
 	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
 }
 
 // Analyzer computes deterministic signals and the offline triage. It is

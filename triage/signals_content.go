@@ -113,6 +113,15 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if counts[pkPayment] > 0 {
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
 	}
+	div := first[pkDiversion]
+	if div == "" && !isASCII(own) {
+		div, _ = containsAnyOf(own, jaDiversion)
+	}
+	if div != "" {
+		// Asking that a payment go to changed bank details is the fraud
+		// itself: it weighs as much as phishing needs.
+		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks to pay to changed bank details (%q)", div), Message: i, Value: div, Weight: 3.5})
+	}
 	if counts[pkSpammy] > 0 {
 		// The messages of a thread quote each other: the thread's spam
 		// wording is that of its wordiest message, not the sum.
@@ -424,6 +433,10 @@ func containsFoldASCII(s string, words ...string) bool {
 	}
 	return false
 }
+
+// jaDiversion are pkDiversion in Japanese (matched as substrings: the
+// tokenizer does not split Japanese words).
+var jaDiversion = []string{"振込先の変更", "振込先が変更", "振込先を変更", "新しい振込先", "新しい口座", "口座が変更", "口座を変更", "口座の変更"}
 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline or said of the reader (fromYou)
