@@ -31,9 +31,9 @@ const (
 	// SigPaymentDiversion: the message asks that money go to changed bank
 	// details ("our bank details have changed", "neue Bankverbindung").
 	SigPaymentDiversion SignalKind = "payment-diversion"
-	SigUrgency            SignalKind = "urgency"
-	SigSpamScore          SignalKind = "spam-score"
-	SigSpamPhrase         SignalKind = "spam-phrase"
+	SigUrgency          SignalKind = "urgency"
+	SigSpamScore        SignalKind = "spam-score"
+	SigSpamPhrase       SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
 	SigSpamStructure    SignalKind = "spam-structure"
