@@ -171,3 +171,25 @@ func TestPaymentDiversionIsPhishing(t *testing.T) {
 		}
 	}
 }
+
+// TestPoliteAsks checks conditional and polite asks in the languages.
+func TestPoliteAsks(t *testing.T) {
+	for _, tt := range []struct {
+		sentence string
+		want     bool
+	}{
+		{"If you could approve it on your side, that would be great.", true},
+		{"I would like someone from your team to call me this week.", true},
+		{"We'd like one of you to join the review.", true},
+		{"I would like to thank the team for the launch.", false},
+		{"Ich möchte Sie bitten, den Vertrag zu prüfen.", true},
+		{"Si vous pouviez valider la demande aujourd'hui, ce serait parfait.", true},
+		{"Me gustaría que revisaras el presupuesto.", true},
+		{"Wenn Sie Fragen haben, stehe ich gern zur Verfügung.", false},
+	} {
+		low := ascii.LowerString(tt.sentence)
+		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {
+			t.Errorf("%q: ask %t, want %t", tt.sentence, got, tt.want)
+		}
+	}
+}

@@ -37,7 +37,8 @@ var triggerWords = [...]struct {
 		"por", "favor", "necesito", "heute", "morgen", "sofort", "umgehend", "dringend", "eilt",
 		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
 		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar", "fragen", "wissen", "savoir", "demandais",
-		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos"}},
+		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos",
+		"pouviez", "pouvais", "aimerais", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first
@@ -170,7 +171,11 @@ var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you"
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",
 	// indirect questions
-	"i was wondering", "we were wondering", "would like to know", "'d like to know", "wanted to know",
+	"i was wondering", "we were wondering", "would like to know", "i'd like to know", "we'd like to know", "wanted to know",
+	// polite and conditional asks: "if you could approve it…", "I would
+	// like someone from your team to call me"
+	"if you could", "would like you to", "would like someone", "would like somebody", "would like one of you",
+	"i'd like someone", "we'd like someone", "i'd like one of you", "we'd like one of you",
 	// review and issue trackers
 	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer"}
 

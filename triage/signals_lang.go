@@ -43,6 +43,10 @@ var foreignRequests = []string{
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
 	"por favor", "podría", "podrías", "necesito que", "le agradecería",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+	// polite and conditional asks: "if you could…", "I would like you to…"
+	"ich hätte gerne, dass", "ich hätte gern, dass", "ich möchte sie bitten", "ich möchte dich bitten",
+	"si vous pouviez", "si tu pouvais", "j'aimerais que", "j’aimerais que", "je souhaiterais que", "nous souhaiterions que",
+	"si pudiera", "si pudieras", "si pudieran", "me gustaría que", "nos gustaría que",
 	// indirect questions: "we wanted to know whether…", "I'd like to know…"
 	"ich wollte fragen", "wir wollten fragen", "gerne wissen", "gern wissen", "möchte wissen", "möchten wissen",
 	"je voudrais savoir", "nous voudrions savoir", "j'aimerais savoir", "nous aimerions savoir", "je me demandais",
