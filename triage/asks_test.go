@@ -193,3 +193,28 @@ func TestPoliteAsks(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskFallingDueInTheSubject checks that an automated reminder whose
+// subject says a task of the reader's falls due is actionable.
+func TestTaskFallingDueInTheSubject(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, want string
+	}{
+		{"Reminder: submit your timesheet for week 47", "actionable"},
+		{"Your annual compliance training is due in 3 days", "actionable"},
+		{"Erinnerung: Reisekostenabrechnung ist fällig", "actionable"},
+		{"Rappel : évaluation annuelle à compléter", "actionable"},
+		{"Recordatorio: su informe de gastos vence el viernes", "actionable"},
+		{"【リマインド】勤務表の提出について", "actionable"},
+		{"Payment received for invoice 8812", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Name: "HR Portal", Email: "no-reply@hr-portal.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: "Hi Alex,\n\nOpen the portal: https://hr-portal.example/tasks", HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want || o.Result.IsSpam {
+			t.Errorf("%q: %s (spam %t), want %s; signals %v", tt.subject, o.Result.Category, o.Result.IsSpam, tt.want, o.Signals)
+		}
+	}
+}

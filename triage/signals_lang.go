@@ -144,6 +144,11 @@ var subjectAsks = []string{
 	"please review", "action required", "please sign", "awaiting your", "your approval", "for approval",
 	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
+	// a task of the reader's falling due: "Reminder: submit your
+	// scorecard", "Your self-review is due in 5 days"
+	"submit your", "complete your", "is due", "are due", "due in ", "due today", "due tomorrow", "overdue",
+	"einreichen", "ausfüllen", "ist fällig", "sind fällig", "à soumettre", "à compléter", "à remplir", "à rendre",
+	"vence ", "vencimiento", "pendiente de entrega", "提出", "未提出", "期限切れ",
 }
 
 // foreignUrgent are words that press for urgency beyond the English
