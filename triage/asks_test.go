@@ -218,3 +218,26 @@ func TestTaskFallingDueInTheSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonsReplyToBulkMailIsNotBulk checks that a person's reply to a
+// robot or list message is judged as the conversation it is, while a
+// thread whose latest message is list mail stays bulk.
+func TestPersonsReplyToBulkMailIsNotBulk(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	robot := &model.Message{From: model.Address{Name: "CI", Email: "ci@git.northwind.example"}, To: []model.Address{p},
+		Subject: "Pipeline failed for release/1.4", Text: "Pipeline #812 has failed.\n\nFailed jobs: e2e", HasBody: true,
+		Headers: map[string][]string{"List-Id": {"<payments.git.northwind.example>"}, "Auto-Submitted": {"auto-generated"}}}
+	reply := &model.Message{From: model.Address{Name: "Lucia", Email: "lucia@northwind.example"}, To: []model.Address{p},
+		Subject: "Re: Pipeline failed for release/1.4", Text: "Alex, this is your change. I need a go/no-go from you by 14:00.", HasBody: true}
+	if o := Deterministic([]*model.Message{robot, reply}, p); o.Result.Category != "urgent" {
+		t.Errorf("a person's reply to a pipeline notice: %s, want urgent; signals %v", o.Result.Category, o.Signals)
+	}
+	list := func(from, body string) *model.Message {
+		return &model.Message{From: model.Address{Name: from, Email: from + "@northwind.example"},
+			To: []model.Address{{Email: "infra@lists.northwind.example"}}, Subject: "[infra] ARM runners", Text: body, HasBody: true,
+			Headers: map[string][]string{"List-Id": {"<infra.lists.northwind.example>"}}}
+	}
+	if o := Deterministic([]*model.Message{list("tom", "Anyone tried the ARM runners?"), list("kim", "Yes, works well. Can you share the config?")}, p); o.Result.Category != "low priority" {
+		t.Errorf("a list discussion not addressed to the principal: %s, want low priority; signals %v", o.Result.Category, o.Signals)
+	}
+}
