@@ -241,3 +241,33 @@ func TestPersonsReplyToBulkMailIsNotBulk(t *testing.T) {
 		t.Errorf("a list discussion not addressed to the principal: %s, want low priority; signals %v", o.Result.Category, o.Signals)
 	}
 }
+
+// TestBrokenSinceToday checks the calm way to write an incident: something
+// has not worked since earlier the same day.
+func TestBrokenSinceToday(t *testing.T) {
+	for _, tt := range []struct {
+		sentence string
+		want     bool
+	}{
+		{"Since about 16:20 roughly 40% of card payments are declined.", true},
+		{"Since this morning the VPN in Lyon is down.", true},
+		{"Seit heute 6 Uhr können unsere Filialen keine Kartenzahlungen mehr abwickeln.", true},
+		{"Depuis ce matin, nos clientes ne reçoivent plus les SMS.", true},
+		{"La oficina está sin conexión desde las 8:45.", true},
+		{"今朝から社内Wikiにつながらない状態です。", true},
+		{"Since 2019 we have used the token bucket.", false},
+		{"Since this morning the dashboards show the new colours.", false},
+		{"Payments have been declined since Monday.", false},
+	} {
+		if got := brokenSinceToday(tt.sentence) != ""; got != tt.want {
+			t.Errorf("brokenSinceToday(%q) = %t, want %t", tt.sentence, got, tt.want)
+		}
+	}
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	m := &model.Message{From: model.Address{Name: "Kofi", Email: "kofi@northwind.example"}, To: []model.Address{p},
+		Subject: "card payments in NL", HasBody: true,
+		Text: "Since about 16:20 roughly 40% of card payments are declined.\n\nI can switch to the backup acquirer. Please say yes or no."}
+	if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "urgent" {
+		t.Errorf("a disruption since earlier today with an ask: %s, want urgent; signals %v", o.Result.Category, o.Signals)
+	}
+}

@@ -173,7 +173,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	if f := strings.Fields(sender); len(f) > 0 {
 		sender = f[0]
 	}
-	var deadlineDone, soonDone bool
+	var deadlineDone, soonDone, sinceDone bool
 	// Requests and deadlines sit near the top of a message.
 	if len(own) > 1500 {
 		own = own[:1500]
@@ -322,6 +322,13 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			soonDone = true
 			an.soonDeadline = true
 		}
+		if an.urgency == 0 && !sinceDone {
+			if w := brokenSinceToday(raw); w != "" {
+				sinceDone = true
+				an.urgency++
+				add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("something has not worked since earlier today (%q)", w), Message: i, Value: w})
+			}
+		}
 		if !q && !r {
 			continue
 		}
@@ -437,6 +444,44 @@ func containsFoldASCII(s string, words ...string) bool {
 // jaDiversion are pkDiversion in Japanese (matched as substrings: the
 // tokenizer does not split Japanese words).
 var jaDiversion = []string{"振込先の変更", "振込先が変更", "振込先を変更", "新しい振込先", "新しい口座", "口座が変更", "口座を変更", "口座の変更"}
+
+var (
+	// sinceTodayRe finds when something started earlier the same day: an
+	// hour ("since about 16:20", "seit 6 Uhr", "depuis 8h", "desde las
+	// 8:45", "9時から"), this morning, last night.
+	sinceTodayRe = regexp.MustCompile(`(?i)\bsince\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?(?:\d{1,2}:\d\d|\d{1,2}\s*[ap]\.?m\b|this morning|last night|earlier today)` +
+		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|heute (?:morgen|früh|nacht)|gestern abend)` +
+		`|\bdepuis\s+(?:environ\s+)?(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|ce matin|cette nuit|hier soir)` +
+		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
+		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から`)
+	// brokenWords say that something does not work (in the five languages).
+	brokenWords = []string{"declined", "failing", "failed", "fails", " down", "not working", "unavailable", "no longer", "cannot", "can't",
+		"stopped", "outage", "errors", "offline", "unreachable",
+		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
+		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
+		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",
+		"停止", "障害", "できない", "できません", "エラー", "つながらない", "落ちて"}
+)
+
+// brokenSinceToday returns the words of sentence saying that something
+// has not worked since earlier the same day ("since about 16:20 40% of
+// card payments are declined", "seit heute 6 Uhr können … keine
+// Kartenzahlungen mehr …", "depuis ce matin … ne reçoivent plus"), "" when
+// it does not say so: a disruption in progress, the calm way to write an
+// incident.
+func brokenSinceToday(sentence string) string {
+	if !strings.Contains(sentence, "から") && !containsFoldASCII(sentence, "since", "seit", "depuis", "desde") {
+		return ""
+	}
+	w := sinceTodayRe.FindString(sentence)
+	if w == "" {
+		return ""
+	}
+	if _, ok := containsAnyOf(strings.ToLower(sentence), brokenWords); !ok {
+		return ""
+	}
+	return normSpace(w)
+}
 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline or said of the reader (fromYou)
