@@ -271,3 +271,24 @@ func TestBrokenSinceToday(t *testing.T) {
 		t.Errorf("a disruption since earlier today with an ask: %s, want urgent; signals %v", o.Result.Category, o.Signals)
 	}
 }
+
+// TestTodayAloneIsNoUrgency checks that "today" presses only as the time
+// of an ask: a question beside a remark about today is actionable.
+func TestTodayAloneIsNoUrgency(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body, want string
+	}{
+		{"Hi Alex,\n\nSorry to bother you, Priya is out today. Should I keep the token bucket or switch to a sliding window?", "actionable"},
+		{"Hi Alex,\n\nCan you send me the numbers today?", "urgent"},
+		{"Hi Alex,\n\nOur auditors are here today; we need the complete export before we close the books.", "urgent"},
+		{"Hola Alex:\n\nHoy estoy fuera de la oficina. ¿Prefieres la opción A o la B?", "actionable"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Yuki", Email: "yuki@northwind.example"}, To: []model.Address{p},
+			Subject: "question", Text: tt.body, HasBody: true}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

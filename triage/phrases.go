@@ -81,7 +81,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",
 		"within 24 hours", "within 48 hours", "within hours", "final notice", "final warning", "last chance",
 		"expires today", "time sensitive", "time critical", "critical", "emergency", "deadline today", "eod today",
-		"end of day today", "today", "tonight", "before noon", "outage", "down for", "production is down",
+		"end of day today", "before noon", "outage", "down for", "production is down",
 	},
 	pkMeeting: {
 		"meeting", "meet", "call", "calendar", "invite", "invitation", "reschedule", "schedule", "agenda",

@@ -306,12 +306,13 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			}
 		}
 		if !q && !r && (due != nil || has(reqHits) || foreign) {
-			// "We need a firm answer by 10", "ich brauche heute noch von
-			// dir …": a need stated with a deadline or of the reader asks.
+			// "We need a firm answer by 10", "we need the export today",
+			// "ich brauche … von dir": a need stated with a deadline, for
+			// today, or of the reader asks.
 			sl := strings.ToLower(raw)
 			if _, ok := containsAnyOf(sl, needWords); ok {
 				_, from := containsAnyOf(sl, fromYou)
-				r = due != nil || from
+				r = due != nil || soon || from
 			}
 		}
 		if due == nil && soon && (q || r) {
@@ -484,8 +485,8 @@ func brokenSinceToday(sentence string) string {
 }
 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
-// besoin", "necesitamos"); with a deadline or said of the reader (fromYou)
-// they ask the reader for it.
+// besoin", "necesitamos"); with a deadline, for today or said of the
+// reader (fromYou) they ask the reader for it.
 var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need",
 	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
 	"j'ai besoin", "j’ai besoin", "nous avons besoin", "j'aurai besoin", "j’aurai besoin", "il me faut", "il nous faut",
