@@ -292,3 +292,33 @@ func TestTodayAloneIsNoUrgency(t *testing.T) {
 		}
 	}
 }
+
+// TestListFailureNoticeNamesWhoseItIs checks that a failure notice through
+// a list (a repository's notifications) asks the principal for action only
+// when it names them, while a failure notice sent to them alone always does.
+func TestListFailureNoticeNamesWhoseItIs(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	mk := func(body string, list bool) *model.Message {
+		m := &model.Message{From: model.Address{Name: "CI", Email: "ci@ci.example"}, Subject: "Run failed: tests - main (5d0e9b1)",
+			Text: body, HasBody: true, Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+		if list {
+			m.Headers["List-Id"] = []string{"<gateway.ci.example>"}
+		}
+		return m
+	}
+	for _, tt := range []struct {
+		body string
+		list bool
+		want string
+	}{
+		{"Run failed for tests (main)\n\nTriggered by: alex-morgan\nFailed job: lint", true, "actionable"},
+		{"Pipeline failed.\n\nCommit author: Alex Morgan", true, "actionable"},
+		{"Run failed for tests (feature/retry)\n\nTriggered by: henrik-aas\nFailed job: unit", true, "low priority"},
+		{"Renewal of your domain failed: the card was declined.", false, "actionable"},
+	} {
+		o := Deterministic([]*model.Message{mk(tt.body, tt.list)}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q (list %t): %s, want %s; signals %v", tt.body, tt.list, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -135,9 +135,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
-	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject):
+	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject) &&
+		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
-		// a renewal, a service) asks for action, list mail or not.
+		// a renewal, a service) asks for action; through a list (a
+		// repository's notifications go to everyone watching it) only
+		// when it names the principal (the author of the failing commit,
+		// who triggered the run).
 		r.Category = contract.CategoryActionable
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
@@ -170,6 +174,33 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		o.Decided = ""
 	}
 	return o, an
+}
+
+// mentions reports whether text names p: the address, the display name,
+// or the address's local part as user names write it ("alex.morgan",
+// "alex-morgan", "alex_morgan", "alexmorgan"), ignoring case.
+func mentions(text string, p model.Address) bool {
+	if len(text) > maxAnalyzed {
+		text = text[:maxAnalyzed]
+	}
+	low := strings.ToLower(text)
+	var names []string
+	if n := strings.ToLower(strings.TrimSpace(p.Name)); strings.Contains(n, " ") {
+		names = append(names, n)
+	}
+	if at := strings.IndexByte(p.Email, '@'); at > 0 {
+		local := strings.ToLower(p.Email[:at])
+		names = append(names, strings.ToLower(p.Email), local)
+		for _, sep := range []string{"-", "_", ""} {
+			names = append(names, strings.NewReplacer(".", sep, "-", sep, "_", sep).Replace(local))
+		}
+	}
+	for _, n := range names {
+		if len(n) >= 4 && strings.Contains(low, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // decisive says why the signals decide a thread with high confidence, so
