@@ -322,3 +322,26 @@ func TestListFailureNoticeNamesWhoseItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestIsLowPriority checks that an automated digest of updates is
+// read later, unless it asks the principal something.
+func TestDigestIsLowPriority(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, body, want string
+	}{
+		{"[JIRA] Daily digest: 17 updates in PAY", "17 issues were updated yesterday.", "low priority"},
+		{"Wöchentliche Zusammenfassung Ihres Teams", "12 Aufgaben wurden erledigt.", "low priority"},
+		{"Récapitulatif hebdomadaire de vos projets", "5 tâches terminées cette semaine.", "low priority"},
+		{"Resumen semanal de actividad", "Se cerraron 8 incidencias.", "low priority"},
+		{"Weekly summary", "Please approve the two pending requests.", "actionable"},
+		{"Build report for main", "All 214 tests passed.", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Tracker", Email: "tracker@tracker.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -145,6 +145,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		r.Category = contract.CategoryActionable
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
+	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):
+		// A digest of updates (a tracker's daily digest, a weekly
+		// summary) is read later, like list mail.
+		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
 		r.Category = contract.CategoryUrgent
 	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
@@ -235,7 +239,8 @@ func decisive(r *contract.Result, an *analysis, msgs []*model.Message) string {
 		return "a notification that something passed or recovered"
 	case an.bulk && r.Category == contract.CategoryLowPriority && !ask:
 		return "bulk mail that asks you nothing"
-	case an.automated && !an.bulk && !ask && !failureNotice(subject) && r.Category == contract.CategoryInformational:
+	case an.automated && !an.bulk && !ask && !failureNotice(subject) &&
+		(r.Category == contract.CategoryInformational || r.Category == contract.CategoryLowPriority):
 		return "an automated notification with no question, request or failure"
 	}
 	return ""

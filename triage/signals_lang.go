@@ -170,3 +170,15 @@ func failureNotice(subject string) bool {
 	_, resolved := containsAnyOf(low, resolvedWords)
 	return failed && !resolved
 }
+
+// digestWords in an automated message's subject say it gathers updates
+// for reading later (lower-case substrings).
+var digestWords = []string{"digest", "daily summary", "weekly summary", "daily update", "weekly update", "activity summary",
+	"zusammenfassung", "tägliche übersicht", "wöchentliche übersicht", "récapitulatif", "résumé quotidien", "résumé hebdomadaire",
+	"resumen diario", "resumen semanal", "ダイジェスト", "まとめ"}
+
+// isDigest reports whether subject names a digest of updates.
+func isDigest(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), digestWords)
+	return ok
+}
