@@ -345,3 +345,29 @@ func TestDigestIsLowPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnOrganisationAnnouncement checks that an announcement of the
+// principal's own organisation to a list is informational, while list
+// discussions, digests, "passed" notices and other domains' lists are low
+// priority.
+func TestOwnOrganisationAnnouncement(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		from, subject, body, want string
+	}{
+		{"platform-announce@lists.northwind.example", "[platform-announce] Postgres 16 now default", "From today new clusters run Postgres 16.", "informational"},
+		{"incidents@northwind.example", "Postmortem published: INC-2291", "The postmortem has been reviewed and published.", "informational"},
+		{"comms@northwind.example", "Neue Büros in Lyon ab Januar", "Die Agentur zieht am 11. Januar um.", "informational"},
+		{"kim@northwind.example", "Re: [infra] ARM runners", "We moved two repos last month.", "low priority"},
+		{"ci@git.northwind.example", "Pipeline #88190 has passed for main", "Pipeline has passed!", "low priority"},
+		{"tracker@northwind.example", "Your weekly digest: 23 issues updated", "23 issues were updated.", "low priority"},
+		{"news@shop.example", "Our winter collection is here", "Discover the new collection.", "low priority"},
+	} {
+		m := &model.Message{From: model.Address{Email: tt.from}, To: []model.Address{{Email: "engineering@northwind.example"}},
+			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: map[string][]string{"List-Id": {"<list.northwind.example>"}}}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -143,6 +143,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		// when it names the principal (the author of the failing commit,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
+	case an.bulk && an.internal && an.questions+an.requests == 0 && len(msgs) == 1 && !isReplySubject(msgs[0].Subject) &&
+		!passedNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
+		// An announcement of the principal's own organisation to a list
+		// (a platform change, a published postmortem) is worth knowing;
+		// its discussions, digests and the robots' "passed" notices are
+		// read later.
+		r.Category = contract.CategoryInformational
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
 	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):

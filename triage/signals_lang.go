@@ -182,3 +182,25 @@ func isDigest(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), digestWords)
 	return ok
 }
+
+// isReplySubject reports whether subject is a reply's or a forward's
+// ("Re:", "AW:", "RE :", "Fwd:", "WG:", "TR:", "RV:").
+func isReplySubject(subject string) bool {
+	s := strings.ToLower(strings.TrimSpace(subject))
+	for _, p := range []string{"re", "aw", "sv", "antw", "fwd", "fw", "wg", "tr", "rv", "rif"} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			rest = strings.TrimLeft(rest, " ")
+			if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// passedNotice reports whether subject says that something passed or
+// recovered (see resolvedWords) and nothing failed.
+func passedNotice(subject string) bool {
+	_, passed := containsAnyOf(strings.ToLower(subject), resolvedWords)
+	return passed && !failureNotice(subject)
+}
