@@ -2,6 +2,7 @@ package triage
 
 import (
 	"testing"
+	"time"
 
 	"mailsift/model"
 	"mailsift/triage/internal/ascii"
@@ -368,6 +369,34 @@ func TestOwnOrganisationAnnouncement(t *testing.T) {
 		o := Deterministic([]*model.Message{m}, p)
 		if string(o.Result.Category) != tt.want {
 			t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestClosingWithinADay checks that something closing, ending or expiring
+// on the weekday the message was sent or the next one is urgent with an
+// ask, and only actionable when it is further away.
+func TestClosingWithinADay(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	thu := time.Date(2026, 11, 19, 16, 5, 0, 0, time.UTC) // a Thursday
+	mon := time.Date(2026, 11, 16, 16, 5, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		body string
+		sent time.Time
+		want string
+	}{
+		{"Hi Alex,\n\nThe cancellation window closes this Friday, 20 November. If we do not hear from you by then, the contract renews.", thu, "urgent"},
+		{"Hi Alex,\n\nThe cancellation window closes this Friday, 27 November. If we do not hear from you by then, the contract renews.", thu, "actionable"},
+		{"Hi Alex,\n\nThe cancellation window closes this Friday. If we do not hear from you by then, the contract renews.", mon, "actionable"},
+		{"Hallo Alex,\n\ndie Angebotsfrist endet Freitag. Bitte geben Sie uns bis dahin Bescheid.", thu, "urgent"},
+		{"Hola Alex:\n\nla oferta vence el viernes. Por favor, confírmenos si la acepta.", thu, "urgent"},
+		{"Bonjour Alex,\n\nl'inscription se termine vendredi. Merci de confirmer votre participation.", thu, "urgent"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Nora", Email: "nora@vendor.example"}, To: []model.Address{p},
+			Subject: "Your contract", Text: tt.body, HasBody: true, Date: tt.sent}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q sent %s: %s, want %s; signals %v", tt.body, tt.sent.Weekday(), o.Result.Category, tt.want, o.Signals)
 		}
 	}
 }

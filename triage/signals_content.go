@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -277,6 +279,22 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				soon, soonText = true, w
 			}
 		}
+		if due == nil {
+			// "The window closes this Friday", "the offer ends Monday":
+			// after it the option is gone. On the weekday the message was
+			// sent or the next one, it is as near as tomorrow.
+			if mm := closesRe.FindStringSubmatch(raw); mm != nil {
+				d := normSpace(mm[1])
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+				}
+				if !soon && withinADay(d, m.Date) {
+					soon, soonText = true, d
+				}
+			}
+		}
 		if !soon {
 			// A deadline that is an hour of the day ("by 14:00", "bis 10
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
@@ -482,6 +500,50 @@ func brokenSinceToday(sentence string) string {
 		return ""
 	}
 	return normSpace(w)
+}
+
+// closesRe finds a deadline written as something closing, ending or
+// expiring on a weekday ("the window closes this Friday", "l'offre se
+// termine vendredi", "la oferta vence el viernes", "Frist endet Freitag").
+var closesRe = regexp.MustCompile(`(?i)\b(?:closes|ends|expires|runs out|endet|läuft|se termine|expire|se cierra|cierra|termina|vence)\s+(?:on\s+|am\s+|el\s+|le\s+)?((?:this\s+|ce\s+|este\s+|diesen\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b(?:,?\s+\d{1,2}\b\.?)?)`)
+
+// weekdayNames are the weekdays in English, German, French and Spanish.
+var weekdayNames = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+	"sonntag": time.Sunday, "montag": time.Monday, "dienstag": time.Tuesday, "mittwoch": time.Wednesday,
+	"donnerstag": time.Thursday, "freitag": time.Friday, "samstag": time.Saturday,
+	"dimanche": time.Sunday, "lundi": time.Monday, "mardi": time.Tuesday, "mercredi": time.Wednesday,
+	"jeudi": time.Thursday, "vendredi": time.Friday, "samedi": time.Saturday,
+	"domingo": time.Sunday, "lunes": time.Monday, "martes": time.Tuesday, "miércoles": time.Wednesday,
+	"jueves": time.Thursday, "viernes": time.Friday, "sábado": time.Saturday,
+}
+
+// withinADay reports whether a deadline as closesRe writes it ("Friday",
+// "this Friday", "Friday, 20") names the weekday the message was sent on,
+// or the next one (and that day of the month, when it is written).
+func withinADay(due string, sent time.Time) bool {
+	if sent.IsZero() {
+		return false
+	}
+	f := strings.Fields(strings.ToLower(due))
+	if len(f) == 0 {
+		return false
+	}
+	w := f[0]
+	if (w == "this" || w == "ce" || w == "este" || w == "diesen") && len(f) > 1 {
+		w = f[1]
+	}
+	d, ok := weekdayNames[strings.Trim(w, ",.")]
+	if !ok {
+		return false
+	}
+	next := sent.AddDate(0, 0, 1)
+	day := -1
+	if n, err := strconv.Atoi(strings.Trim(f[len(f)-1], ",.")); err == nil {
+		day = n
+	}
+	return d == sent.Weekday() && (day < 0 || day == sent.Day()) || d == next.Weekday() && (day < 0 || day == next.Day())
 }
 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
