@@ -400,3 +400,26 @@ func TestClosingWithinADay(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiresWithinTwoDaysInTheSubject checks that a subject saying
+// something expires within two days makes mail to the principal urgent.
+func TestExpiresWithinTwoDaysInTheSubject(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, want string
+	}{
+		{"Certificate for api.example.com expires in 2 days", "urgent"},
+		{"Ihr Zertifikat läuft in 2 Tagen ab", "urgent"},
+		{"Votre certificat expire dans 1 jour", "urgent"},
+		{"Su dominio caduca en 2 días", "urgent"},
+		{"Certificate for api.example.com expires in 30 days", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Monitor", Email: "certwatch@monitor.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: "Host: api.example.com:443\nIssuer: Example CA", HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -389,7 +389,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
 		}
 	}
-	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj)
+	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj) || expiresInDaysRe.MatchString(subj)
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
@@ -599,6 +599,10 @@ var yoursToDo = []string{"requested your review", "requested a review from you",
 var (
 	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
 	minutesRe = regexp.MustCompile(`(?i)\b(?:in|within)\s+\d{1,3}\s*(?:min|mins|minutes|h|hrs?|hours?)\b`)
+	// expiresInDaysRe finds in a subject something expiring within two
+	// days ("Certificate expires in 2 days", "Zertifikat läuft in 2 Tagen
+	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
+	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b`)
 	// priorityRe finds an incident or alert's top priority in a subject:
 	// P0/P1, SEV0/SEV1, [CRITICAL].
 	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)
