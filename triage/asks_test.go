@@ -423,3 +423,29 @@ func TestExpiresWithinTwoDaysInTheSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotesAndAccessRequestsAwaitADecision checks that a quote or an
+// access request sent to the principal, or a decision said to be theirs,
+// is actionable.
+func TestQuotesAndAccessRequestsAwaitADecision(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, body, want string
+	}{
+		{"Angebot Wartungsvertrag 2027", "Guten Tag,\n\nanbei unser Angebot für den Wartungsvertrag. Es gilt bis zum 15. Dezember.", "actionable"},
+		{"Devis n° 2291 – migration", "Bonjour Alex,\n\nveuillez trouver ci-joint notre devis pour la migration.", "actionable"},
+		{"Presupuesto renovación de licencias", "Hola,\n\nadjunto el presupuesto para 2027.", "actionable"},
+		{"Quotation for the rack upgrade", "Hello,\n\nattached is our quotation for the rack upgrade.", "actionable"},
+		{"Access request: staging cluster", "Hi Alex,\n\nI'm joining the payments team on Monday.", "actionable"},
+		{"Préproduction", "Bonjour Alex,\n\nd'après la procédure, c'est à toi de valider la demande dans l'outil.", "actionable"},
+		{"Rollout", "Hi Alex,\n\nper the runbook it is up to you to sign off the rollout.", "actionable"},
+		{"Notes from the offsite", "Hello,\n\nthe notes from last week are in the wiki.", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Thomas", Email: "t@partner.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: tt.body, HasBody: true}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want || o.Result.IsSpam {
+			t.Errorf("%q: %s (spam %t), want %s; signals %v", tt.subject, o.Result.Category, o.Result.IsSpam, tt.want, o.Signals)
+		}
+	}
+}

@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -38,7 +38,7 @@ var triggerWords = [...]struct {
 		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
 		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar", "fragen", "wissen", "savoir", "demandais",
 		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos",
-		"pouviez", "pouvais", "aimerais", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran"}},
+		"pouviez", "pouvais", "aimerais", "toi", "vous", "liegt", "toca", "corresponde", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first
@@ -176,6 +176,8 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	// like someone from your team to call me"
 	"if you could", "would like you to", "would like someone", "would like somebody", "would like one of you",
 	"i'd like someone", "we'd like someone", "i'd like one of you", "we'd like one of you",
+	// the decision is the reader's
+	"up to you to",
 	// an answer awaited: "if we do not hear from you by then"
 	"hear from you",
 	// review and issue trackers

@@ -43,6 +43,9 @@ var foreignRequests = []string{
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
 	"por favor", "podría", "podrías", "necesito que", "le agradecería",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+	// the decision is the reader's: "c'est à toi de valider la demande"
+	"c'est à toi de", "c'est à vous de", "c’est à toi de", "c’est à vous de", "liegt bei dir", "liegt bei ihnen",
+	"te toca", "le toca", "le corresponde a usted",
 	// polite and conditional asks: "if you could…", "I would like you to…"
 	"ich hätte gerne, dass", "ich hätte gern, dass", "ich möchte sie bitten", "ich möchte dich bitten",
 	"si vous pouviez", "si tu pouvais", "j'aimerais que", "j’aimerais que", "je souhaiterais que", "nous souhaiterions que",
@@ -149,6 +152,10 @@ var subjectAsks = []string{
 	"submit your", "complete your", "is due", "are due", "due in ", "due today", "due tomorrow", "overdue",
 	"einreichen", "ausfüllen", "ist fällig", "sind fällig", "à soumettre", "à compléter", "à remplir", "à rendre",
 	"vence ", "vencimiento", "pendiente de entrega", "提出", "未提出", "期限切れ",
+	// a quote or an access request waits for the reader's decision
+	"quotation", "quote for", "our quote", "angebot", "devis", "presupuesto", "cotización", "見積",
+	"access request", "request for access", "zugriffsanfrage", "zugangsanfrage", "berechtigungsanfrage",
+	"demande d'accès", "demande d’accès", "solicitud de acceso", "アクセス申請", "権限申請",
 }
 
 // foreignUrgent are words that press for urgency beyond the English
