@@ -382,7 +382,9 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		return
 	}
 	low := strings.ToLower(subj)
-	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests == 0 {
+	// The subject's ask counts when the text asks nothing itself (a text
+	// that asks already has its action item).
+	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests+an.questions == 0 {
 		an.requests++
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
 		if len(an.items) < 5 {
