@@ -112,7 +112,8 @@ func TestHourDeadline(t *testing.T) {
 		{"Please confirm by 14:00 on Friday.", ""},
 		{"Bitte bis Freitag 10 Uhr melden.", ""},
 		{"Merci de répondre avant le 3 décembre à 14h.", ""},
-		{"The job ran until 03:00 last night.", "until 03:00"},
+		{"The job ran until 03:00 last night.", ""},
+		{"The backup finished by 03:00 yesterday.", ""},
 		{"Version 2.14 is out.", ""},
 	} {
 		if got := hourDeadline(tt.sentence); got != tt.want {
@@ -152,20 +153,22 @@ func TestNearDeadlinesAndNeeds(t *testing.T) {
 func TestPaymentDiversionIsPhishing(t *testing.T) {
 	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
 	for _, tt := range []struct {
-		body string
-		want bool
+		subject, body string
+		want          bool
 	}{
-		{"Hello Alex,\n\nPlease note our bank details have changed. Kindly pay invoice 4471 to the account below.\n\nIBAN: DE00 1234", true},
-		{"Alex,\n\nthe supplier changed banks, please ask payables to send this month's payment to their new account today.", true},
-		{"Hallo Alex,\n\nbitte überweisen Sie die Rechnung auf unsere neue Bankverbindung unten.", true},
-		{"Bonjour Alex,\n\nmerci de régler la facture sur notre nouveau compte, voici nos nouvelles coordonnées bancaires.", true},
-		{"Hola Alex,\n\npor favor realice el pago a nuestra nueva cuenta bancaria indicada abajo.", true},
-		{"Alexさん\n\n振込先の変更がありましたので、今月分は新しい口座にお振込みください。", true},
-		{"Hello Alex,\n\nplease find invoice 4471 attached; payment to the account on the invoice within 30 days.", false},
-		{"Hi Alex,\n\nyou can open a new account for the test environment in the portal.", false},
+		{"Invoice 4471", "Hello Alex,\n\nPlease note our bank details have changed. Kindly pay invoice 4471 to the account below.\n\nIBAN: DE00 1234", true},
+		{"Invoice 4471", "Alex,\n\nthe supplier changed banks, please ask payables to send this month's payment to their new account today.", true},
+		{"Invoice 4471", "Hallo Alex,\n\nbitte überweisen Sie die Rechnung auf unsere neue Bankverbindung unten.", true},
+		{"Invoice 4471", "Bonjour Alex,\n\nmerci de régler la facture sur notre nouveau compte, voici nos nouvelles coordonnées bancaires.", true},
+		{"Invoice 4471", "Hola Alex,\n\npor favor realice el pago a nuestra nueva cuenta bancaria indicada abajo.", true},
+		{"Invoice 4471", "Alexさん\n\n振込先の変更がありましたので、今月分は新しい口座にお振込みください。", true},
+		{"Invoice 4471", "Hello Alex,\n\nplease find invoice 4471 attached; payment to the account on the invoice within 30 days.", false},
+		{"Accounts", "Hi Alex,\n\nyou can open a new account for the test environment in the portal.", false},
+		{"Accounts", "Hi Alex,\n\nplease move your files to the new account before Friday.", false},
+		{"Club news", "Hi Alex,\n\nI opened a new bank account for the club, the treasurer has the details.", false},
 	} {
 		m := &model.Message{From: model.Address{Name: "Accounts", Email: "ar@vendor.example"}, To: []model.Address{p},
-			Subject: "Invoice 4471", Text: tt.body, HasBody: true}
+			Subject: tt.subject, Text: tt.body, HasBody: true}
 		o := Deterministic([]*model.Message{m}, p)
 		if o.Result.IsPhishing != tt.want {
 			t.Errorf("%q: phishing %t, want %t; signals %v", tt.body, o.Result.IsPhishing, tt.want, o.Signals)

@@ -119,6 +119,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if div == "" && !isASCII(own) {
 		div, _ = containsAnyOf(own, jaDiversion)
 	}
+	if div != "" && !mentionsPayment(m.Subject, own) {
+		div = "" // a new bank account, no payment asked
+	}
 	if div != "" {
 		// Asking that a payment go to changed bank details is the fraud
 		// itself: it weighs as much as phishing needs.
@@ -422,23 +425,24 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 var (
 	// hourDeadlineRe finds a deadline written as an hour of the day, in
 	// English, German, French, Spanish and Japanese.
-	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
+	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
 		`|\b(?:bis|vor)\s+(?:spätestens\s+)?(?:um\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|mittag)` +
-		`|\b(?:avant|d['’]ici|jusqu['’]à)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
-		`|\b(?:antes de las?|hasta las?|para las?|a más tardar a las?)\s+\d{1,2}(?:[:.]\d\d)?|\bantes del mediodía` +
+		`|\b(?:avant|d['’]ici)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
+		`|\b(?:antes de las?|para las?|a más tardar a las?)\s+\d{1,2}(?:[:.]\d\d)?|\bantes del mediodía` +
 		`|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?まで|正午まで`)
 	// otherDayRe finds a day named in a sentence: a weekday, next week, a
-	// date (in the five languages).
-	otherDayRe = regexp.MustCompile(`(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|next week|nächste[n]? woche|semaine prochaine|próxima semana|semana que viene)\b` +
+	// date, yesterday (in the five languages).
+	otherDayRe = regexp.MustCompile(`(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|next week|nächste[n]? woche|semaine prochaine|próxima semana|semana que viene|yesterday|last night|gestern|hier|ayer|anoche)\b` +
 		`|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez|janv|févr|avr|mai|juin|juil|août|sept|déc|ene|abr|ago|dic)` +
-		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週`)
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
 )
 
 // hourDeadline returns the deadline of sentence written as an hour of the
 // day ("by 14:00", "bis 10 Uhr", "avant 14h", "antes de las 12", "15時ま
 // でに"), "" when there is none or the sentence names another day than
-// today (a weekday, a date, next week): such a deadline falls within the
-// day.
+// today (a weekday, a date, next week, yesterday): such a deadline falls
+// within the day. "Until" is left out: it as often tells how long
+// something lasted.
 func hourDeadline(sentence string) string {
 	if !strings.ContainsAny(sentence, "0123456789") && !strings.Contains(sentence, "正午") && !containsFoldASCII(sentence, "noon", "midday", "mittag", "midi", "mediod") {
 		return ""
@@ -546,6 +550,17 @@ func withinADay(due string, sent time.Time) bool {
 		day = n
 	}
 	return d == sent.Weekday() && (day < 0 || day == sent.Day()) || d == next.Weekday() && (day < 0 || day == next.Day())
+}
+
+// paymentWords name a payment (lower-case substrings, five languages).
+var paymentWords = []string{"pay", "invoice", "remittance", "transfer", "iban", "zahl", "rechnung", "überweis",
+	"paiement", "payer", "régler", "facture", "virement", "pago", "pagar", "factura", "transferencia",
+	"支払", "振込", "振り込", "請求"}
+
+// mentionsPayment reports whether subject or text speaks of a payment.
+func mentionsPayment(subject, text string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject+"\n"+text), paymentWords)
+	return ok
 }
 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
