@@ -452,3 +452,34 @@ func TestQuotesAndAccessRequestsAwaitADecision(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusNoticeIsInformational checks that a provider's automatic
+// notice of an incident or maintenance sent through a list is
+// informational, and a newsletter about incidents stays low priority.
+func TestStatusNoticeIsInformational(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject string
+		auto    bool
+		want    string
+	}{
+		{"[Resolved] Increased error rates in eu-west-1", true, "informational"},
+		{"Scheduled maintenance: database cluster, 2 Dec 02:00 UTC", true, "informational"},
+		{"Störung behoben: Anmeldung", true, "informational"},
+		{"Incidencia en la API de pagos", true, "informational"},
+		{"【障害】管理画面にログインできない事象について", true, "informational"},
+		{"Five lessons from our incident reviews", false, "low priority"},
+		{"Pipeline #88190 has passed for main", true, "low priority"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Status", Email: "status@provider.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: "Details on the status page.", HasBody: true,
+			Headers: map[string][]string{"List-Unsubscribe": {"<https://status.provider.example/unsubscribe>"}}}
+		if tt.auto {
+			m.Headers["Auto-Submitted"] = []string{"auto-generated"}
+		}
+		o := Deterministic([]*model.Message{m}, p)
+		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

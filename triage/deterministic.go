@@ -150,6 +150,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address)
 		// its discussions, digests and the robots' "passed" notices are
 		// read later.
 		r.Category = contract.CategoryInformational
+	case an.bulk && !direct && autoSubmitted(msgs[an.latest]) && statusNotice(msgs[an.latest].Subject):
+		// A provider's automatic notice of an incident or maintenance (a
+		// status page's mailing, resolved or not) is worth knowing; a
+		// newsletter that talks about incidents is not one.
+		r.Category = contract.CategoryInformational
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
 	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):

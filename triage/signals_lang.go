@@ -211,3 +211,15 @@ func passedNotice(subject string) bool {
 	_, passed := containsAnyOf(strings.ToLower(subject), resolvedWords)
 	return passed && !failureNotice(subject)
 }
+
+// statusWords in a subject name a service incident or maintenance, as
+// status pages write them (lower-case substrings).
+var statusWords = []string{"incident", "outage", "degraded", "service disruption", "error rate", "increased latency", "maintenance",
+	"störung", "wartung", "panne", "perturbation", "incidencia", "interrupción", "mantenimiento", "障害", "メンテナンス"}
+
+// statusNotice reports whether subject names a service incident or
+// maintenance.
+func statusNotice(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), statusWords)
+	return ok
+}

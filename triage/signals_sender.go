@@ -138,7 +138,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			add(Signal{Kind: SigBulk, Reason: "sent to a mailing list or in bulk (List-Id/List-Unsubscribe/Precedence)", Message: i})
 		}
 		an.bulk = true
-	case m.Header("Auto-Submitted") != "" && !strings.EqualFold(m.Header("Auto-Submitted"), "no"):
+	case autoSubmitted(m):
 		if !an.automated {
 			add(Signal{Kind: SigAutomated, Reason: "sent automatically (Auto-Submitted)", Message: i})
 		}
@@ -236,4 +236,11 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// autoSubmitted reports whether m says it was sent automatically
+// (Auto-Submitted other than "no", RFC 3834).
+func autoSubmitted(m *model.Message) bool {
+	v := strings.TrimSpace(m.Header("Auto-Submitted"))
+	return v != "" && !strings.EqualFold(v, "no")
 }
