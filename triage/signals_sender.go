@@ -127,13 +127,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			}
 		}
 	}
-	// Bulk and automated mail: what the latest message from others is. A
-	// person's reply to a list or robot message (a release manager
+	// Bulk and automated mail. Bulk is what the latest message from others
+	// is: a person's reply to a list or robot message (a release manager
 	// answering a failed-pipeline notice) is a conversation, not bulk.
 	prec := strings.ToLower(m.Header("Precedence"))
 	switch {
-	case i != an.latest:
 	case m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || prec == "bulk" || prec == "list" || prec == "junk":
+		if i != an.latest {
+			break
+		}
 		if !an.bulk {
 			add(Signal{Kind: SigBulk, Reason: "sent to a mailing list or in bulk (List-Id/List-Unsubscribe/Precedence)", Message: i})
 		}
