@@ -116,7 +116,7 @@ func TestHourDeadline(t *testing.T) {
 		{"The backup finished by 03:00 yesterday.", ""},
 		{"Version 2.14 is out.", ""},
 	} {
-		if got := hourDeadline(tt.sentence); got != tt.want {
+		if got := hourDeadline(tt.sentence, ascii.LowerString(tt.sentence)); got != tt.want {
 			t.Errorf("hourDeadline(%q) = %q, want %q", tt.sentence, got, tt.want)
 		}
 	}
@@ -263,7 +263,7 @@ func TestBrokenSinceToday(t *testing.T) {
 		{"Since this morning the dashboards show the new colours.", false},
 		{"Payments have been declined since Monday.", false},
 	} {
-		if got := brokenSinceToday(tt.sentence) != ""; got != tt.want {
+		if got := brokenSinceToday(tt.sentence, ascii.LowerString(tt.sentence)) != ""; got != tt.want {
 			t.Errorf("brokenSinceToday(%q) = %t, want %t", tt.sentence, got, tt.want)
 		}
 	}

@@ -186,9 +186,15 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 // isRequest says whether a lower-cased sentence asks something of the
 // reader ("please do not reply" does not: see notAsked).
 func isRequest(low string) bool {
-	if _, ok := containsAnyOf(low, notAsked); ok {
+	if !asks(low) {
 		return false
 	}
+	_, not := containsAnyOf(low, notAsked)
+	return !not
+}
+
+// asks is isRequest without the notAsked exception.
+func asks(low string) bool {
 	t := low
 	for _, c := range []string{"so", "and", "also", "but"} {
 		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {

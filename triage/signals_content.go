@@ -214,7 +214,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// them: a non-ASCII byte, or one of their ASCII trigger words.
 	foreign = foreign || !isASCII(own)
 	an.foreign = foreign
-	var low string // own, ASCII lower-cased, when a request needs it
+	low := ascii.LowerString(own) // offsets are those of own
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
@@ -240,9 +240,6 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		q := isQuestion(raw)
 		r := false
 		if has(reqHits) {
-			if low == "" {
-				low = ascii.LowerString(own) // once: offsets are the same
-			}
 			r = isRequest(low[a0:b0])
 		}
 		var rawLow string // raw lower-cased, for the other languages' cues
@@ -286,7 +283,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "The window closes this Friday", "the offer ends Monday":
 			// after it the option is gone. On the weekday the message was
 			// sent or the next one, it is as near as tomorrow.
-			if mm := closesRe.FindStringSubmatch(raw); mm != nil {
+			if mm := closingDeadline(raw, low[a0:b0]); mm != nil {
 				d := normSpace(mm[1])
 				due = &d
 				if !deadlineDone {
@@ -302,7 +299,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// A deadline that is an hour of the day ("by 14:00", "bis 10
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
 			// the sentence names another day.
-			if h := hourDeadline(raw); h != "" {
+			if h := hourDeadline(raw, low[a0:b0]); h != "" {
 				soon, soonText = true, h
 				if due == nil {
 					due = &h
@@ -330,7 +327,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "We need a firm answer by 10", "we need the export today",
 			// "ich brauche … von dir": a need stated with a deadline, for
 			// today, or of the reader asks.
-			sl := strings.ToLower(raw)
+			sl := low[a0:b0]
 			if _, ok := containsAnyOf(sl, needWords); ok {
 				_, from := containsAnyOf(sl, fromYou)
 				r = due != nil || soon || from
@@ -345,7 +342,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.soonDeadline = true
 		}
 		if an.urgency == 0 && !sinceDone {
-			if w := brokenSinceToday(raw); w != "" {
+			if w := brokenSinceToday(raw, low[a0:b0]); w != "" {
 				sinceDone = true
 				an.urgency++
 				add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("something has not worked since earlier today (%q)", w), Message: i, Value: w})
@@ -354,7 +351,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if !q && !r {
 			continue
 		}
-		if r && !an.named && low != "" {
+		if r && !an.named {
 			_, an.named = containsAnyOf(low[a0:b0], yoursToDo)
 		}
 		if q {
@@ -443,8 +440,15 @@ var (
 // today (a weekday, a date, next week, yesterday): such a deadline falls
 // within the day. "Until" is left out: it as often tells how long
 // something lasted.
-func hourDeadline(sentence string) string {
-	if !strings.ContainsAny(sentence, "0123456789") && !strings.Contains(sentence, "正午") && !containsFoldASCII(sentence, "noon", "midday", "mittag", "midi", "mediod") {
+// The regular expression runs only on a sentence holding one of its
+// markers (low is the sentence ASCII lower-cased).
+func hourDeadline(sentence, low string) string {
+	if !strings.ContainsAny(low, "0123456789") && !strings.Contains(low, "noon") && !strings.Contains(low, "midday") &&
+		!strings.Contains(low, "mittag") && !strings.Contains(low, "midi") && !strings.Contains(low, "mediod") &&
+		!strings.Contains(low, "正午") {
+		return ""
+	}
+	if _, ok := containsAnyOf(low, hourMarkers); !ok {
 		return ""
 	}
 	h := hourDeadlineRe.FindString(sentence)
@@ -454,17 +458,8 @@ func hourDeadline(sentence string) string {
 	return normSpace(h)
 }
 
-// containsFoldASCII reports whether s holds one of the lower-case ASCII
-// words, ignoring ASCII case.
-func containsFoldASCII(s string, words ...string) bool {
-	low := ascii.LowerString(s)
-	for _, w := range words {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
+// hourMarkers are the words hourDeadlineRe needs (lower-case).
+var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}
 
 // jaDiversion are pkDiversion in Japanese (matched as substrings: the
 // tokenizer does not split Japanese words).
@@ -494,24 +489,35 @@ var (
 // Kartenzahlungen mehr …", "depuis ce matin … ne reçoivent plus"), "" when
 // it does not say so: a disruption in progress, the calm way to write an
 // incident.
-func brokenSinceToday(sentence string) string {
-	if !strings.Contains(sentence, "から") && !containsFoldASCII(sentence, "since", "seit", "depuis", "desde") {
-		return ""
-	}
-	w := sinceTodayRe.FindString(sentence)
-	if w == "" {
+func brokenSinceToday(sentence, low string) string {
+	if _, ok := containsAnyOf(low, sinceMarkers); !ok {
 		return ""
 	}
 	if _, ok := containsAnyOf(strings.ToLower(sentence), brokenWords); !ok {
 		return ""
 	}
-	return normSpace(w)
+	return normSpace(sinceTodayRe.FindString(sentence))
 }
+
+// sinceMarkers are the words sinceTodayRe needs (lower-case).
+var sinceMarkers = []string{"since", "seit", "depuis", "desde", "から"}
 
 // closesRe finds a deadline written as something closing, ending or
 // expiring on a weekday ("the window closes this Friday", "l'offre se
 // termine vendredi", "la oferta vence el viernes", "Frist endet Freitag").
 var closesRe = regexp.MustCompile(`(?i)\b(?:closes|ends|expires|runs out|endet|läuft|se termine|expire|se cierra|cierra|termina|vence)\s+(?:on\s+|am\s+|el\s+|le\s+)?((?:this\s+|ce\s+|este\s+|diesen\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b(?:,?\s+\d{1,2}\b\.?)?)`)
+
+// closingDeadline is closesRe's match in sentence (low is the sentence
+// ASCII lower-cased: the expression runs only where one of its verbs is).
+func closingDeadline(sentence, low string) []string {
+	if _, ok := containsAnyOf(low, closingVerbs); !ok {
+		return nil
+	}
+	return closesRe.FindStringSubmatch(sentence)
+}
+
+// closingVerbs are the verbs closesRe needs (lower-case).
+var closingVerbs = []string{"closes", "ends", "expire", "runs out", "endet", "läuft", "termine", "cierra", "vence"}
 
 // weekdayNames are the weekdays in English, German, French and Spanish.
 var weekdayNames = map[string]time.Weekday{
@@ -588,8 +594,11 @@ func vocative(sentence, first string) bool {
 		return false
 	}
 	s := sentence
-	if p, ok := hasAnyPrefix(strings.ToLower(s[:min(len(s), 8)]), vocativeGreetings); ok {
-		s = strings.TrimLeft(s[len(p):], " ")
+	for _, g := range vocativeGreetings {
+		if len(s) > len(g) && strings.EqualFold(s[:len(g)], g) {
+			s = strings.TrimLeft(s[len(g):], " ")
+			break
+		}
 	}
 	if len(s) < len(first) || !strings.EqualFold(s[:len(first)], first) {
 		return false
