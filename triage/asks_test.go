@@ -186,6 +186,8 @@ func TestPoliteAsks(t *testing.T) {
 		{"I would like someone from your team to call me this week.", true},
 		{"We'd like one of you to join the review.", true},
 		{"I would like to thank the team for the launch.", false},
+		{"If we do not hear from you by Friday, the plan renews.", true},
+		{"Great to hear from you after all these years.", false},
 		{"Ich möchte Sie bitten, den Vertrag zu prüfen.", true},
 		{"Si vous pouviez valider la demande aujourd'hui, ce serait parfait.", true},
 		{"Me gustaría que revisaras el presupuesto.", true},
@@ -212,6 +214,7 @@ func TestTaskFallingDueInTheSubject(t *testing.T) {
 		{"Recordatorio: su informe de gastos vence el viernes", "actionable"},
 		{"【リマインド】勤務表の提出について", "actionable"},
 		{"Payment received for invoice 8812", "informational"},
+		{"Your parcel is due to arrive on Monday", "informational"},
 	} {
 		m := &model.Message{From: model.Address{Name: "HR Portal", Email: "no-reply@hr-portal.example"}, To: []model.Address{p},
 			Subject: tt.subject, Text: "Hi Alex,\n\nOpen the portal: https://hr-portal.example/tasks", HasBody: true,

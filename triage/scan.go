@@ -178,8 +178,10 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"i'd like someone", "we'd like someone", "i'd like one of you", "we'd like one of you",
 	// the decision is the reader's
 	"up to you to",
-	// an answer awaited: "if we do not hear from you by then"
-	"hear from you",
+	// an answer awaited: "if we do not hear from you by then" (not "great
+	// to hear from you")
+	"not hear from you", "n't hear from you", "unless we hear from you", "unless i hear from you", "hear from you by",
+	"hear from you before",
 	// review and issue trackers
 	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer"}
 

@@ -149,7 +149,8 @@ var subjectAsks = []string{
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
 	// a task of the reader's falling due: "Reminder: submit your
 	// scorecard", "Your self-review is due in 5 days"
-	"submit your", "complete your", "is due", "are due", "due in ", "due today", "due tomorrow", "overdue",
+	"submit your", "complete your", "is due on", "is due by", "is due in ", "are due on", "are due by", "are due in ",
+	"due today", "due tomorrow", "overdue",
 	"einreichen", "ausfüllen", "ist fällig", "sind fällig", "à soumettre", "à compléter", "à remplir", "à rendre",
 	"vence ", "vencimiento", "pendiente de entrega", "提出", "未提出", "期限切れ",
 	// a quote or an access request waits for the reader's decision
