@@ -391,7 +391,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
 		}
 	}
-	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj) || expiresInDaysRe.MatchString(subj)
+	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj) || expiresWithinTwoDays(low)
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
@@ -517,7 +517,7 @@ func closingDeadline(sentence, low string) []string {
 }
 
 // closingVerbs are the verbs closesRe needs (lower-case).
-var closingVerbs = []string{"closes", "ends", "expire", "runs out", "endet", "läuft", "termine", "cierra", "vence"}
+var closingVerbs = []string{"closes", " ends", "expire", "runs out", "endet", "läuft", "termine", "cierra", "vence"}
 
 // weekdayNames are the weekdays in English, German, French and Spanish.
 var weekdayNames = map[string]time.Weekday{
@@ -629,10 +629,21 @@ var (
 	// days ("Certificate expires in 2 days", "Zertifikat läuft in 2 Tagen
 	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
 	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b`)
+	// expiryWords are the words expiresInDaysRe needs (lower-case).
+	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence"}
 	// priorityRe finds an incident or alert's top priority in a subject:
 	// P0/P1, SEV0/SEV1, [CRITICAL].
 	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)
 )
+
+// expiresWithinTwoDays reports whether a lower-cased subject says that
+// something expires within two days (see expiresInDaysRe).
+func expiresWithinTwoDays(low string) bool {
+	if _, ok := containsAnyOf(low, expiryWords); !ok {
+		return false
+	}
+	return expiresInDaysRe.MatchString(low)
+}
 
 var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
 
