@@ -132,15 +132,35 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		}
 	}
 
-	direct := an.addressed && (an.questions > 0 || an.requests > 0)
+	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0)
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
-	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject):
+	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject) &&
+		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
-		// a renewal, a service) asks for action, list mail or not.
+		// a renewal, a service) asks for action; through a list (a
+		// repository's notifications go to everyone watching it) only
+		// when it names the principal (the author of the failing commit,
+		// who triggered the run).
 		r.Category = contract.CategoryActionable
+	case an.bulk && an.internal && an.questions+an.requests == 0 && len(msgs) == 1 && !isReplySubject(msgs[0].Subject) &&
+		!passedNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
+		// An announcement of the principal's own organisation to a list
+		// (a platform change, a published postmortem) is worth knowing;
+		// its discussions, digests and the robots' "passed" notices are
+		// read later.
+		r.Category = contract.CategoryInformational
+	case an.bulk && !direct && autoSubmitted(msgs[an.latest]) && statusNotice(msgs[an.latest].Subject):
+		// A provider's automatic notice of an incident or maintenance (a
+		// status page's mailing, resolved or not) is worth knowing; a
+		// newsletter that talks about incidents is not one.
+		r.Category = contract.CategoryInformational
 	case an.bulk && !direct:
+		r.Category = contract.CategoryLowPriority
+	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):
+		// A digest of updates (a tracker's daily digest, a weekly
+		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
 		r.Category = contract.CategoryUrgent
@@ -171,6 +191,33 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		o.Decided = ""
 	}
 	return o, an
+}
+
+// mentions reports whether text names p: the address, the display name,
+// or the address's local part as user names write it ("alex.morgan",
+// "alex-morgan", "alex_morgan", "alexmorgan"), ignoring case.
+func mentions(text string, p model.Address) bool {
+	if len(text) > maxAnalyzed {
+		text = text[:maxAnalyzed]
+	}
+	low := strings.ToLower(text)
+	var names []string
+	if n := strings.ToLower(strings.TrimSpace(p.Name)); strings.Contains(n, " ") {
+		names = append(names, n)
+	}
+	if at := strings.IndexByte(p.Email, '@'); at > 0 {
+		local := strings.ToLower(p.Email[:at])
+		names = append(names, strings.ToLower(p.Email), local)
+		for _, sep := range []string{"-", "_", ""} {
+			names = append(names, strings.NewReplacer(".", sep, "-", sep, "_", sep).Replace(local))
+		}
+	}
+	for _, n := range names {
+		if len(n) >= 4 && strings.Contains(low, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // decisive says why the signals decide a thread with high confidence, so
@@ -205,7 +252,8 @@ func decisive(r *contract.Result, an *analysis, msgs []*model.Message) string {
 		return "a notification that something passed or recovered"
 	case an.bulk && r.Category == contract.CategoryLowPriority && !ask:
 		return "bulk mail that asks you nothing"
-	case an.automated && !an.bulk && !ask && !failureNotice(subject) && r.Category == contract.CategoryInformational:
+	case an.automated && !an.bulk && !ask && !failureNotice(subject) &&
+		(r.Category == contract.CategoryInformational || r.Category == contract.CategoryLowPriority):
 		return "an automated notification with no question, request or failure"
 	}
 	return ""

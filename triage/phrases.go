@@ -13,6 +13,7 @@ const (
 	pkInjection phraseKind = iota
 	pkCredential
 	pkPayment
+	pkDiversion
 	pkUrgency
 	pkMeeting
 	pkRequest
@@ -58,14 +59,29 @@ var phraseLists = [numPhraseKinds][]string{
 	pkPayment: {
 		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
 		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
-		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice", "change of bank details",
-		"new bank details", "updated bank details", "payment to the new account",
+		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice",
+	},
+	// Payment diversion: money asked to go to changed bank details, the
+	// move of invoice and CEO fraud (a real change is confirmed by phone
+	// on a known number, not announced by mail).
+	pkDiversion: {
+		"change of bank details", "new bank details", "updated bank details", "new banking details", "new bank account",
+		"bank details have changed", "bank details have been changed", "bank details has changed", "banking details have changed",
+		"bank account has changed", "bank account has been changed", "changed banks", "changed our bank", "changed their bank",
+		"payment to the new account", "payments to the new account", "paid to our new account", "paid into our new account",
+		"to their new bank", "to our new bank", "updated remittance details", "new remittance details", "updated payment details",
+		"neue bankverbindung", "geänderte bankverbindung", "bankverbindung hat sich geändert", "bankverbindung geändert",
+		"neue kontoverbindung", "auf das neue konto", "auf unser neues konto",
+		"nouvelles coordonnées bancaires", "changement de coordonnées bancaires", "coordonnées bancaires ont changé",
+		"nouveau rib", "sur notre nouveau compte", "vers notre nouveau compte", "sur le nouveau compte",
+		"nuevos datos bancarios", "cambio de datos bancarios", "datos bancarios han cambiado", "nueva cuenta bancaria",
+		"a nuestra nueva cuenta", "a la nueva cuenta",
 	},
 	pkUrgency: {
 		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",
 		"within 24 hours", "within 48 hours", "within hours", "final notice", "final warning", "last chance",
 		"expires today", "time sensitive", "time critical", "critical", "emergency", "deadline today", "eod today",
-		"end of day today", "today", "tonight", "before noon", "outage", "down for", "production is down",
+		"end of day today", "before noon", "outage", "down for", "production is down",
 	},
 	pkMeeting: {
 		"meeting", "meet", "call", "calendar", "invite", "invitation", "reschedule", "schedule", "agenda",

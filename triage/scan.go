@@ -27,16 +27,18 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
 	// text holding none of them, and no non-ASCII byte, is not searched
 	// for those cues.
 	{trigForeign, []string{"bitte", "bitten", "sie", "kannst", "merci", "pouvez", "pourriez", "peux", "veuillez", "prie",
-		"por", "favor", "puede", "puedes", "necesito", "heute", "morgen", "sofort", "umgehend", "dringend", "eilt",
+		"por", "favor", "necesito", "heute", "morgen", "sofort", "umgehend", "dringend", "eilt",
 		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
-		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar"}},
+		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar", "fragen", "wissen", "savoir", "demandais",
+		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos",
+		"pouviez", "pouvais", "aimerais", "toi", "vous", "liegt", "toca", "corresponde", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first
@@ -167,10 +169,34 @@ var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you"
 	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure"}
 
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
-	"waiting for your", "await your"}
+	"waiting for your", "await your",
+	// indirect questions
+	"i was wondering", "we were wondering", "would like to know", "i'd like to know", "we'd like to know", "wanted to know",
+	// polite and conditional asks: "if you could approve it…", "I would
+	// like someone from your team to call me"
+	"if you could", "would like you to", "would like someone", "would like somebody", "would like one of you",
+	"i'd like someone", "we'd like someone", "i'd like one of you", "we'd like one of you",
+	// the decision is the reader's
+	"up to you to",
+	// an answer awaited: "if we do not hear from you by then" (not "great
+	// to hear from you")
+	"not hear from you", "n't hear from you", "unless we hear from you", "unless i hear from you", "hear from you by",
+	"hear from you before",
+	// review and issue trackers
+	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer"}
 
-// isRequest says whether a lower-cased sentence asks something of the reader.
+// isRequest says whether a lower-cased sentence asks something of the
+// reader ("please do not reply" does not: see notAsked).
 func isRequest(low string) bool {
+	if !asks(low) {
+		return false
+	}
+	_, not := containsAnyOf(low, notAsked)
+	return !not
+}
+
+// asks is isRequest without the notAsked exception.
+func asks(low string) bool {
 	t := low
 	for _, c := range []string{"so", "and", "also", "but"} {
 		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {

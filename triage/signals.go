@@ -28,9 +28,12 @@ const (
 	SigIPLink             SignalKind = "ip-link"
 	SigCredentialRequest  SignalKind = "credential-request"
 	SigPaymentRequest     SignalKind = "payment-request"
-	SigUrgency            SignalKind = "urgency"
-	SigSpamScore          SignalKind = "spam-score"
-	SigSpamPhrase         SignalKind = "spam-phrase"
+	// SigPaymentDiversion: the message asks that money go to changed bank
+	// details ("our bank details have changed", "neue Bankverbindung").
+	SigPaymentDiversion SignalKind = "payment-diversion"
+	SigUrgency          SignalKind = "urgency"
+	SigSpamScore        SignalKind = "spam-score"
+	SigSpamPhrase       SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
 	SigSpamStructure    SignalKind = "spam-structure"
@@ -71,19 +74,19 @@ func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
 var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
 var lureKinds = map[SignalKind]bool{
 	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
 }
 
 // Analyzer computes deterministic signals and the offline triage. It is
@@ -200,8 +203,13 @@ type analysis struct {
 	greeted      bool   // the latest message from others opens with the principal's first name
 	firstName    string // the principal's (see firstName)
 	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
-	foreign      bool   // its text may hold cues in another language (see sentenceSignals)
-	links        int    // links found in the messages scanned
+	// named: the latest message from others turns to the principal by
+	// name ("Alex, can you…") or tells them a review or task is theirs
+	// ("requested your review"): its asks are the principal's even when
+	// it is addressed to a group or a list, or Cc's them.
+	named   bool
+	foreign bool // its text may hold cues in another language (see sentenceSignals)
+	links   int  // links found in the messages scanned
 	// authAligned: a DMARC or DKIM pass for the sender's own domain, and no
 	// authentication failure: the learned score alone does not make it spam
 	// (the 2002 training corpus knows no modern receipts or shipping mail).

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -123,6 +125,18 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if counts[pkPayment] > 0 {
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
 	}
+	div := first[pkDiversion]
+	if div == "" && !isASCII(own) {
+		div, _ = containsAnyOf(own, jaDiversion)
+	}
+	if div != "" && !mentionsPayment(m.Subject, own) {
+		div = "" // a new bank account, no payment asked
+	}
+	if div != "" {
+		// Asking that a payment go to changed bank details is the fraud
+		// itself: it weighs as much as phishing needs.
+		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks to pay to changed bank details (%q)", div), Message: i, Value: div, Weight: 3.5})
+	}
 	if counts[pkSpammy] > 0 {
 		// The messages of a thread quote each other: the thread's spam
 		// wording is that of its wordiest message, not the sum.
@@ -174,7 +188,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	if f := strings.Fields(sender); len(f) > 0 {
 		sender = f[0]
 	}
-	var deadlineDone, soonDone bool
+	var deadlineDone, soonDone, sinceDone bool
 	// Requests and deadlines sit near the top of a message.
 	if len(own) > 1500 {
 		own = own[:1500]
@@ -210,13 +224,16 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// them: a non-ASCII byte, or one of their ASCII trigger words.
 	foreign = foreign || !isASCII(own)
 	an.foreign = foreign
-	var low string // own, ASCII lower-cased, when a request needs it
+	low := ascii.LowerString(own) // offsets are those of own
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
 		raw := own[a0:b0]
 		if an.injection && a.phrases.containsInjection(raw) {
 			continue
+		}
+		if !an.named && vocative(raw, an.firstName) {
+			an.named = true
 		}
 		if k < 2 && has(greetHits) {
 			if g := greetingRe.FindStringIndex(raw); g != nil {
@@ -233,9 +250,6 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		q := isQuestion(raw)
 		r := false
 		if has(reqHits) {
-			if low == "" {
-				low = ascii.LowerString(own) // once: offsets are the same
-			}
 			r = isRequest(low[a0:b0])
 		}
 		var rawLow string // raw lower-cased, for the other languages' cues
@@ -275,6 +289,37 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				soon, soonText = true, w
 			}
 		}
+		if due == nil {
+			// "The window closes this Friday", "the offer ends Monday":
+			// after it the option is gone. On the weekday the message was
+			// sent or the next one, it is as near as tomorrow.
+			if mm := closingDeadline(raw, low[a0:b0]); mm != nil {
+				d := normSpace(mm[1])
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", d), Message: i, Value: d})
+				}
+				if !soon && withinADay(d, m.Date) {
+					soon, soonText = true, d
+				}
+			}
+		}
+		if !soon {
+			// A deadline that is an hour of the day ("by 14:00", "bis 10
+			// Uhr", "avant 14h", "15時までに") falls within the day, unless
+			// the sentence names another day.
+			if h := hourDeadline(raw, low[a0:b0]); h != "" {
+				soon, soonText = true, h
+				if due == nil {
+					due = &h
+					if !deadlineDone {
+						deadlineDone = true
+						add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", h), Message: i, Value: h})
+					}
+				}
+			}
+		}
 		if due == nil && foreign {
 			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
 				d := w
@@ -288,6 +333,16 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
+		if !q && !r && (due != nil || has(reqHits) || foreign) {
+			// "We need a firm answer by 10", "we need the export today",
+			// "ich brauche … von dir": a need stated with a deadline, for
+			// today, or of the reader asks.
+			sl := low[a0:b0]
+			if _, ok := containsAnyOf(sl, needWords); ok {
+				_, from := containsAnyOf(sl, fromYou)
+				r = due != nil || soon || from
+			}
+		}
 		if due == nil && soon && (q || r) {
 			d := normSpace(soonText)
 			due = &d
@@ -296,8 +351,18 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			soonDone = true
 			an.soonDeadline = true
 		}
+		if an.urgency == 0 && !sinceDone {
+			if w := brokenSinceToday(raw, low[a0:b0]); w != "" {
+				sinceDone = true
+				an.urgency++
+				add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("something has not worked since earlier today (%q)", w), Message: i, Value: w})
+			}
+		}
 		if !q && !r {
 			continue
+		}
+		if r && !an.named {
+			_, an.named = containsAnyOf(low[a0:b0], yoursToDo)
 		}
 		if q {
 			an.questions++
@@ -327,14 +392,16 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		return
 	}
 	low := strings.ToLower(subj)
-	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests == 0 {
+	// The subject's ask counts when the text asks nothing itself (a text
+	// that asks already has its action item).
+	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests+an.questions == 0 {
 		an.requests++
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
 		if len(an.items) < 5 {
 			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
 		}
 	}
-	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj)
+	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj) || expiresWithinTwoDays(low)
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
@@ -363,12 +430,230 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 }
 
 var (
+	// hourDeadlineRe finds a deadline written as an hour of the day, in
+	// English, German, French, Spanish and Japanese.
+	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
+		`|\b(?:bis|vor)\s+(?:spätestens\s+)?(?:um\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|mittag)` +
+		`|\b(?:avant|d['’]ici)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
+		`|\b(?:antes de las?|para las?|a más tardar a las?)\s+\d{1,2}(?:[:.]\d\d)?|\bantes del mediodía` +
+		`|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?まで|正午まで`)
+	// otherDayRe finds a day named in a sentence: a weekday, next week, a
+	// date, yesterday (in the five languages).
+	otherDayRe = regexp.MustCompile(`(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|next week|nächste[n]? woche|semaine prochaine|próxima semana|semana que viene|yesterday|last night|gestern|hier|ayer|anoche)\b` +
+		`|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez|janv|févr|avr|mai|juin|juil|août|sept|déc|ene|abr|ago|dic)` +
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
+)
+
+// hourDeadline returns the deadline of sentence written as an hour of the
+// day ("by 14:00", "bis 10 Uhr", "avant 14h", "antes de las 12", "15時ま
+// でに"), "" when there is none or the sentence names another day than
+// today (a weekday, a date, next week, yesterday): such a deadline falls
+// within the day. "Until" is left out: it as often tells how long
+// something lasted.
+// The regular expression runs only on a sentence holding one of its
+// markers (low is the sentence ASCII lower-cased).
+func hourDeadline(sentence, low string) string {
+	if !strings.ContainsAny(low, "0123456789") && !strings.Contains(low, "noon") && !strings.Contains(low, "midday") &&
+		!strings.Contains(low, "mittag") && !strings.Contains(low, "midi") && !strings.Contains(low, "mediod") &&
+		!strings.Contains(low, "正午") {
+		return ""
+	}
+	if _, ok := containsAnyOf(low, hourMarkers); !ok {
+		return ""
+	}
+	h := hourDeadlineRe.FindString(sentence)
+	if h == "" || otherDayRe.MatchString(sentence) {
+		return ""
+	}
+	return normSpace(h)
+}
+
+// hourMarkers are the words hourDeadlineRe needs (lower-case).
+var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}
+
+// jaDiversion are pkDiversion in Japanese (matched as substrings: the
+// tokenizer does not split Japanese words).
+var jaDiversion = []string{"振込先の変更", "振込先が変更", "振込先を変更", "新しい振込先", "新しい口座", "口座が変更", "口座を変更", "口座の変更"}
+
+var (
+	// sinceTodayRe finds when something started earlier the same day: an
+	// hour ("since about 16:20", "seit 6 Uhr", "depuis 8h", "desde las
+	// 8:45", "9時から"), this morning, last night.
+	sinceTodayRe = regexp.MustCompile(`(?i)\bsince\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?(?:\d{1,2}:\d\d|\d{1,2}\s*[ap]\.?m\b|this morning|last night|earlier today)` +
+		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|heute (?:morgen|früh|nacht)|gestern abend)` +
+		`|\bdepuis\s+(?:environ\s+)?(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|ce matin|cette nuit|hier soir)` +
+		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
+		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から`)
+	// brokenWords say that something does not work (in the five languages).
+	brokenWords = []string{"declined", "failing", "failed", "fails", " down", "not working", "unavailable", "no longer", "cannot", "can't",
+		"stopped", "outage", "errors", "offline", "unreachable",
+		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
+		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
+		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",
+		"停止", "障害", "できない", "できません", "エラー", "つながらない", "落ちて"}
+)
+
+// brokenSinceToday returns the words of sentence saying that something
+// has not worked since earlier the same day ("since about 16:20 40% of
+// card payments are declined", "seit heute 6 Uhr können … keine
+// Kartenzahlungen mehr …", "depuis ce matin … ne reçoivent plus"), "" when
+// it does not say so: a disruption in progress, the calm way to write an
+// incident.
+func brokenSinceToday(sentence, low string) string {
+	if _, ok := containsAnyOf(low, sinceMarkers); !ok {
+		return ""
+	}
+	if _, ok := containsAnyOf(strings.ToLower(sentence), brokenWords); !ok {
+		return ""
+	}
+	return normSpace(sinceTodayRe.FindString(sentence))
+}
+
+// sinceMarkers are the words sinceTodayRe needs (lower-case).
+var sinceMarkers = []string{"since", "seit", "depuis", "desde", "から"}
+
+// closesRe finds a deadline written as something closing, ending or
+// expiring on a weekday ("the window closes this Friday", "l'offre se
+// termine vendredi", "la oferta vence el viernes", "Frist endet Freitag").
+var closesRe = regexp.MustCompile(`(?i)\b(?:closes|ends|expires|runs out|endet|läuft|se termine|expire|se cierra|cierra|termina|vence)\s+(?:on\s+|am\s+|el\s+|le\s+)?((?:this\s+|ce\s+|este\s+|diesen\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b(?:,?\s+\d{1,2}\b\.?)?)`)
+
+// closingDeadline is closesRe's match in sentence (low is the sentence
+// ASCII lower-cased: the expression runs only where one of its verbs is).
+func closingDeadline(sentence, low string) []string {
+	if _, ok := containsAnyOf(low, closingVerbs); !ok {
+		return nil
+	}
+	return closesRe.FindStringSubmatch(sentence)
+}
+
+// closingVerbs are the verbs closesRe needs (lower-case).
+var closingVerbs = []string{"closes", " ends", "expire", "runs out", "endet", "läuft", "termine", "cierra", "vence"}
+
+// weekdayNames are the weekdays in English, German, French and Spanish.
+var weekdayNames = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+	"sonntag": time.Sunday, "montag": time.Monday, "dienstag": time.Tuesday, "mittwoch": time.Wednesday,
+	"donnerstag": time.Thursday, "freitag": time.Friday, "samstag": time.Saturday,
+	"dimanche": time.Sunday, "lundi": time.Monday, "mardi": time.Tuesday, "mercredi": time.Wednesday,
+	"jeudi": time.Thursday, "vendredi": time.Friday, "samedi": time.Saturday,
+	"domingo": time.Sunday, "lunes": time.Monday, "martes": time.Tuesday, "miércoles": time.Wednesday,
+	"jueves": time.Thursday, "viernes": time.Friday, "sábado": time.Saturday,
+}
+
+// withinADay reports whether a deadline as closesRe writes it ("Friday",
+// "this Friday", "Friday, 20") names the weekday the message was sent on,
+// or the next one (and that day of the month, when it is written).
+func withinADay(due string, sent time.Time) bool {
+	if sent.IsZero() {
+		return false
+	}
+	f := strings.Fields(strings.ToLower(due))
+	if len(f) == 0 {
+		return false
+	}
+	w := f[0]
+	if (w == "this" || w == "ce" || w == "este" || w == "diesen") && len(f) > 1 {
+		w = f[1]
+	}
+	d, ok := weekdayNames[strings.Trim(w, ",.")]
+	if !ok {
+		return false
+	}
+	next := sent.AddDate(0, 0, 1)
+	day := -1
+	if n, err := strconv.Atoi(strings.Trim(f[len(f)-1], ",.")); err == nil {
+		day = n
+	}
+	return d == sent.Weekday() && (day < 0 || day == sent.Day()) || d == next.Weekday() && (day < 0 || day == next.Day())
+}
+
+// paymentWords name a payment (lower-case substrings, five languages).
+var paymentWords = []string{"pay", "invoice", "remittance", "transfer", "iban", "zahl", "rechnung", "überweis",
+	"paiement", "payer", "régler", "facture", "virement", "pago", "pagar", "factura", "transferencia",
+	"支払", "振込", "振り込", "請求"}
+
+// mentionsPayment reports whether subject or text speaks of a payment.
+func mentionsPayment(subject, text string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject+"\n"+text), paymentWords)
+	return ok
+}
+
+// needWords state a need of the writer ("I need", "wir brauchen", "j'ai
+// besoin", "necesitamos"); with a deadline, for today or said of the
+// reader (fromYou) they ask the reader for it.
+var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need",
+	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
+	"j'ai besoin", "j’ai besoin", "nous avons besoin", "j'aurai besoin", "j’aurai besoin", "il me faut", "il nous faut",
+	"necesito", "necesitamos", "necesitaré", "necesitaremos", "me hace falta", "nos hace falta"}
+
+// fromYou name the reader as the one a need is to be met by.
+var fromYou = []string{"from you", "von dir", "von ihnen", "von euch", "de vous", "de toi", "de votre part", "de ta part",
+	"de usted", "de ti", "de su parte", "de tu parte"}
+
+// vocativeGreetings may precede a name that opens a sentence ("Hi Alex,").
+var vocativeGreetings = []string{"hi ", "hello ", "hey ", "dear ", "hallo ", "liebe ", "lieber ", "bonjour ", "salut ", "hola ", "querido ", "querida "}
+
+// vocative reports whether sentence opens by turning to first by name:
+// the name (after a greeting word, if any) followed by a comma, colon,
+// dash or exclamation mark, or by a Japanese honorific ("Alex, can
+// you…", "Alex: …", "Hola Alex:", "Alex さん"). A name inside a sentence
+// ("as Alex said") is not one.
+func vocative(sentence, first string) bool {
+	if first == "" || len(sentence) < len(first) {
+		return false
+	}
+	s := sentence
+	for _, g := range vocativeGreetings {
+		if len(s) > len(g) && strings.EqualFold(s[:len(g)], g) {
+			s = strings.TrimLeft(s[len(g):], " ")
+			break
+		}
+	}
+	if len(s) < len(first) || !strings.EqualFold(s[:len(first)], first) {
+		return false
+	}
+	rest := strings.TrimLeft(s[len(first):], " ")
+	if rest == "" {
+		return true
+	}
+	if strings.HasPrefix(rest, "さん") || strings.HasPrefix(rest, "様") {
+		return true
+	}
+	switch rest[0] {
+	case ',', ':', ';', '!', '-':
+		return true
+	}
+	return strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–")
+}
+
+// yoursToDo in a request say that the task is the reader's, as review
+// and issue trackers write it ("requested your review", "assigned to you").
+var yoursToDo = []string{"requested your review", "requested a review from you", "requested review from you",
+	"added you as a reviewer", "assigned you", "assigned to you"}
+
+var (
 	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
 	minutesRe = regexp.MustCompile(`(?i)\b(?:in|within)\s+\d{1,3}\s*(?:min|mins|minutes|h|hrs?|hours?)\b`)
+	// expiresInDaysRe finds in a subject something expiring within two
+	// days ("Certificate expires in 2 days", "Zertifikat läuft in 2 Tagen
+	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
+	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b`)
+	// expiryWords are the words expiresInDaysRe needs (lower-case).
+	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence"}
 	// priorityRe finds an incident or alert's top priority in a subject:
 	// P0/P1, SEV0/SEV1, [CRITICAL].
 	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)
 )
+
+// expiresWithinTwoDays reports whether a lower-cased subject says that
+// something expires within two days (see expiresInDaysRe).
+func expiresWithinTwoDays(low string) bool {
+	if _, ok := containsAnyOf(low, expiryWords); !ok {
+		return false
+	}
+	return expiresInDaysRe.MatchString(low)
+}
 
 var requestPrefixRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|but),?\s+)?(?:please|kindly|pls|can you|could you|would you mind|would you|will you|i need you to|we need you to|i'd like you to)\s+(?:please\s+)?`)
 

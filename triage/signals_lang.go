@@ -41,20 +41,71 @@ func isCalendarNotice(subject string) bool {
 var foreignRequests = []string{
 	"bitte ", "bitten sie", "könnten sie", "können sie", "könntest du", "kannst du", "würden sie",
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
-	"por favor", "podría", "podrías", "puede ", "puedes ", "necesito que", "le agradecería",
+	"por favor", "podría", "podrías", "necesito que", "le agradecería",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+	// the decision is the reader's: "c'est à toi de valider la demande"
+	"c'est à toi de", "c'est à vous de", "c’est à toi de", "c’est à vous de", "liegt bei dir", "liegt bei ihnen",
+	"te toca", "le toca", "le corresponde a usted",
+	// polite and conditional asks: "if you could…", "I would like you to…"
+	"ich hätte gerne, dass", "ich hätte gern, dass", "ich möchte sie bitten", "ich möchte dich bitten",
+	"si vous pouviez", "si tu pouvais", "j'aimerais que", "j’aimerais que", "je souhaiterais que", "nous souhaiterions que",
+	"si pudiera", "si pudieras", "si pudieran", "me gustaría que", "nos gustaría que",
+	// indirect questions: "we wanted to know whether…", "I'd like to know…"
+	"ich wollte fragen", "wir wollten fragen", "gerne wissen", "gern wissen", "möchte wissen", "möchten wissen",
+	"je voudrais savoir", "nous voudrions savoir", "j'aimerais savoir", "nous aimerions savoir", "je me demandais",
+	"nous nous demandions", "quería saber", "queríamos saber", "quisiera saber", "quisiéramos saber",
+	"me gustaría saber", "nos gustaría saber",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
-// the languages of foreignRequests.
+// the languages of foreignRequests. A Japanese cue in the past or thanked
+// for ("先日ご承認いただいた請求書", "ご確認いただきありがとうございます")
+// recalls an ask already met, and a sentence saying nothing is asked
+// (see notAsked) asks nothing.
 func hasForeignRequest(sentence string) bool {
 	low := strings.ToLower(sentence)
+	if _, ok := containsAnyOf(low, notAsked); ok {
+		return false
+	}
 	for _, r := range foreignRequests {
-		if strings.Contains(low, r) {
-			return true
+		for i := 0; ; {
+			j := strings.Index(low[i:], r)
+			if j < 0 {
+				break
+			}
+			i += j + len(r)
+			if _, done := hasAnyPrefix(low[i:], askMet); !done {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// askMet follow a Japanese request cue that recalls a request already met:
+// the past of いただく, thanks, "done" (済).
+var askMet = []string{"いただいた", "いただきました", "頂いた", "頂きました", "いただきありがとう", "頂きありがとう", "ありがとう", "済"}
+
+// notAsked are the ways a message says that no answer or action is
+// wanted ("please do not reply", "no action is required", "特にご対応いた
+// だくことはありません"): the polite words around them ask nothing.
+var notAsked = []string{
+	"do not reply", "don't reply", "do not respond", "no need to reply", "no need to respond", "no reply is needed",
+	"no action is required", "no action required", "no action is needed", "no action needed", "nothing you need to do",
+	"nicht antworten", "nicht auf diese", "kein handlungsbedarf", "keine aktion erforderlich", "nichts zu tun",
+	"ne pas répondre", "ne répondez pas", "aucune action", "rien à faire",
+	"no responda", "no contestes", "no conteste", "no se requiere", "no es necesario", "no hace falta",
+	"返信しないで", "返信不要", "返信は不要", "対応不要", "対応は不要", "ことはありません", "必要はありません", "必要ありません",
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes, returning it.
+func hasAnyPrefix(s string, prefixes []string) (string, bool) {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // isQuestion reports whether a sentence is a question: it ends with a
@@ -96,6 +147,16 @@ var subjectAsks = []string{
 	"please review", "action required", "please sign", "awaiting your", "your approval", "for approval",
 	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
+	// a task of the reader's falling due: "Reminder: submit your
+	// scorecard", "Your self-review is due in 5 days"
+	"submit your", "complete your", "is due on", "is due by", "is due in ", "are due on", "are due by", "are due in ",
+	"due today", "due tomorrow", "overdue",
+	"einreichen", "ausfüllen", "ist fällig", "sind fällig", "à soumettre", "à compléter", "à remplir", "à rendre",
+	"vence ", "vencimiento", "pendiente de entrega", "提出", "未提出", "期限切れ",
+	// a quote or an access request waits for the reader's decision
+	"quotation", "quote for", "our quote", "angebot", "devis", "presupuesto", "cotización", "見積",
+	"access request", "request for access", "zugriffsanfrage", "zugangsanfrage", "berechtigungsanfrage",
+	"demande d'accès", "demande d’accès", "solicitud de acceso", "アクセス申請", "権限申請",
 }
 
 // foreignUrgent are words that press for urgency beyond the English
@@ -116,4 +177,50 @@ func failureNotice(subject string) bool {
 	_, failed := containsAnyOf(low, failureWords)
 	_, resolved := containsAnyOf(low, resolvedWords)
 	return failed && !resolved
+}
+
+// digestWords in an automated message's subject say it gathers updates
+// for reading later (lower-case substrings).
+var digestWords = []string{"digest", "daily summary", "weekly summary", "daily update", "weekly update", "activity summary",
+	"zusammenfassung", "tägliche übersicht", "wöchentliche übersicht", "récapitulatif", "résumé quotidien", "résumé hebdomadaire",
+	"resumen diario", "resumen semanal", "ダイジェスト", "まとめ"}
+
+// isDigest reports whether subject names a digest of updates.
+func isDigest(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), digestWords)
+	return ok
+}
+
+// isReplySubject reports whether subject is a reply's or a forward's
+// ("Re:", "AW:", "RE :", "Fwd:", "WG:", "TR:", "RV:").
+func isReplySubject(subject string) bool {
+	s := strings.ToLower(strings.TrimSpace(subject))
+	for _, p := range []string{"re", "aw", "sv", "antw", "fwd", "fw", "wg", "tr", "rv", "rif"} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			rest = strings.TrimLeft(rest, " ")
+			if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// passedNotice reports whether subject says that something passed or
+// recovered (see resolvedWords) and nothing failed.
+func passedNotice(subject string) bool {
+	_, passed := containsAnyOf(strings.ToLower(subject), resolvedWords)
+	return passed && !failureNotice(subject)
+}
+
+// statusWords in a subject name a service incident or maintenance, as
+// status pages write them (lower-case substrings).
+var statusWords = []string{"incident", "outage", "degraded", "service disruption", "error rate", "increased latency", "maintenance",
+	"störung", "wartung", "panne", "perturbation", "incidencia", "interrupción", "mantenimiento", "障害", "メンテナンス"}
+
+// statusNotice reports whether subject names a service incident or
+// maintenance.
+func statusNotice(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), statusWords)
+	return ok
 }

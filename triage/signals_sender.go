@@ -127,15 +127,20 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			}
 		}
 	}
-	// Bulk and automated mail.
+	// Bulk and automated mail. Bulk is what the latest message from others
+	// is: a person's reply to a list or robot message (a release manager
+	// answering a failed-pipeline notice) is a conversation, not bulk.
 	prec := strings.ToLower(m.Header("Precedence"))
 	switch {
 	case m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || prec == "bulk" || prec == "list" || prec == "junk":
+		if i != an.latest {
+			break
+		}
 		if !an.bulk {
 			add(Signal{Kind: SigBulk, Reason: "sent to a mailing list or in bulk (List-Id/List-Unsubscribe/Precedence)", Message: i})
 		}
 		an.bulk = true
-	case m.Header("Auto-Submitted") != "" && !strings.EqualFold(m.Header("Auto-Submitted"), "no"):
+	case autoSubmitted(m):
 		if !an.automated {
 			add(Signal{Kind: SigAutomated, Reason: "sent automatically (Auto-Submitted)", Message: i})
 		}
@@ -304,4 +309,11 @@ func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add f
 // generated automatically, or the user wrote to or reads its sender.
 func (an *analysis) vouched() bool {
 	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar
+}
+
+// autoSubmitted reports whether m says it was sent automatically
+// (Auto-Submitted other than "no", RFC 3834).
+func autoSubmitted(m *model.Message) bool {
+	v := strings.TrimSpace(m.Header("Auto-Submitted"))
+	return v != "" && !strings.EqualFold(v, "no")
 }
