@@ -209,9 +209,38 @@ func asks(low string) bool {
 			return true
 		}
 	}
-	for _, w := range requestInside {
-		if i := strings.Index(low, w); i >= 0 && (i == 0 || !isWordByte(low[i-1])) {
-			return true
+	return requestInsideMarks.at(low)
+}
+
+// requestInsideMarks indexes requestInside by first byte.
+var requestInsideMarks = newWordMarks(requestInside)
+
+// wordMarks finds any of a set of lower-case phrases at the start of a
+// word (after a byte isWordByte rejects) in one pass over a text, instead
+// of one search per phrase.
+type wordMarks struct {
+	byFirst [256][]string
+}
+
+func newWordMarks(marks []string) *wordMarks {
+	w := &wordMarks{}
+	for _, m := range marks {
+		w.byFirst[m[0]] = append(w.byFirst[m[0]], m)
+	}
+	return w
+}
+
+// at reports whether one of the phrases starts a word of low.
+func (w *wordMarks) at(low string) bool {
+	for i := 0; i < len(low); i++ {
+		ms := w.byFirst[low[i]]
+		if len(ms) == 0 || i > 0 && isWordByte(low[i-1]) {
+			continue
+		}
+		for _, m := range ms {
+			if strings.HasPrefix(low[i:], m) {
+				return true
+			}
 		}
 	}
 	return false

@@ -59,6 +59,10 @@ var (
 		`までに|本日中|今日中|明日|本日|今日|至急|期限|締め切り|締切`)
 )
 
+// dueStarts removes "from today/tomorrow" (本日から, 今日から, 明日から): a
+// start, not a deadline.
+var dueStarts = strings.NewReplacer("本日から", "", "今日から", "", "明日から", "")
+
 // scoreSentence scores one sentence (white space already collapsed).
 func scoreSentence(s string) sentenceScore {
 	var sc sentenceScore
@@ -67,12 +71,21 @@ func scoreSentence(s string) sentenceScore {
 	// よろしくお願いします closes Japanese mail as "best regards" does:
 	// it asks nothing.
 	plain := strings.ReplaceAll(strings.ReplaceAll(s, "よろしくお願い", ""), "宜しくお願い", "")
-	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || isRequest(low) || askRe.MatchString(plain) || imperativeRe.MatchString(s) {
+	lowU := strings.ToLower(s) // the gates' marks are lower-case in every language
+	lowPlain := lowU
+	if plain != s {
+		lowPlain = strings.ToLower(plain)
+	}
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || isRequest(low) || askGate.MatchString(plain, lowPlain) || imperativeRe.MatchString(s) {
 		sc.ask = 1
 	}
 	// 本日から is "from today", a start and not a deadline.
-	due := strings.NewReplacer("本日から", "", "今日から", "", "明日から", "").Replace(s)
-	if deadlineRe.MatchString(s) || soonRe.MatchString(s) || dueRe.MatchString(due) {
+	due, lowDue := s, lowU
+	if strings.Contains(s, "から") {
+		due = dueStarts.Replace(s)
+		lowDue = strings.ToLower(due)
+	}
+	if deadlineGate.MatchString(s, lowU) || soonGate.MatchString(s, lowU) || dueGate.MatchString(due, lowDue) {
 		sc.deadline = 1
 	}
 	return sc

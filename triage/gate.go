@@ -1,0 +1,88 @@
+package triage
+
+import (
+	"regexp"
+	"strings"
+)
+
+// gatedRe is a case-insensitive regular expression with the words (marks)
+// one of which every match contains, lower-cased: a text holding none of
+// them cannot match, and the expression is not run on it. Go's regexp
+// runs an unanchored alternation through its NFA, which costs far more
+// than looking for a few words; most sentences hold none of the marks.
+// A mark that begins with an ASCII letter counts only at the start of a
+// word (after a byte that is not a letter, digit or underscore), as the
+// expressions' \b demands; other marks (Japanese) count anywhere.
+type gatedRe struct {
+	re      *regexp.Regexp
+	byFirst [256][]string // marks by their first byte
+}
+
+// gated returns re gated by marks (lower-case).
+func gated(re *regexp.Regexp, marks ...string) *gatedRe {
+	g := &gatedRe{re: re}
+	for _, m := range marks {
+		g.byFirst[m[0]] = append(g.byFirst[m[0]], m)
+	}
+	return g
+}
+
+// MatchString reports whether g.re matches s; low is strings.ToLower(s).
+func (g *gatedRe) MatchString(s, low string) bool {
+	return g.marked(low) && g.re.MatchString(s)
+}
+
+// marked reports whether low holds one of the marks where it counts.
+func (g *gatedRe) marked(low string) bool {
+	for i := 0; i < len(low); i++ {
+		c := low[i]
+		ms := g.byFirst[c]
+		if len(ms) == 0 || c < 0x80 && i > 0 && isASCIIWord(low[i-1]) {
+			continue
+		}
+		for _, m := range ms {
+			if strings.HasPrefix(low[i:], m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Marks of the summary's expressions (see summary.go): every alternative
+// of each expression contains one of them.
+var (
+	askGate = gated(askRe,
+		// English
+		"need", "require", "expect", "would you", "can you", "could you", "would like you to",
+		// German
+		"bitte", "kannst", "könnt", "können", "würde", "wären", "brauche", "benötige",
+		// French
+		"merci de", "s'il ", "svp", "veuillez", "pourr", "pouv", "peux", "besoin", "faut",
+		// Spanish
+		"por favor", "pued", "podr", "agradecer", "necesit",
+		// Japanese
+		"ください", "下さい", "お願い", "おねがい", "いただけ", "頂け", "ほしい", "欲しい", "ませんか", "でしょうか",
+	)
+	dueGate = gated(dueRe,
+		// English
+		"close", "end", "expire", "within ", "in the next", "due ", "deadline", "this week",
+		// German
+		"bis ", "heute", "morgen", "spätestens", "umgehend", "sofort", "frist",
+		// French
+		"avant ", "d'ici ", "aujourd'hui", "demain", "au plus tard", "immédiatement",
+		// Spanish
+		"antes de", "para el ", "hasta el ", "hoy", "mañana", "cuanto antes", "fecha límite",
+		// Japanese
+		"までに", "本日中", "今日中", "明日", "本日", "今日", "至急", "期限", "締め切り", "締切",
+	)
+	deadlineGate = gated(deadlineRe, "by", "before", "until", "till", "due", "no later than", "deadline", "avant")
+	soonGate     = gated(soonRe, "eod", "asap", "end of", "today", "tonight", "this morning", "this afternoon",
+		"within", "right away", "immediately", "tomorrow")
+)
+
+// isASCIIWord reports whether c is a word byte of regexp's \b: an ASCII
+// letter, digit or underscore.
+func isASCIIWord(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
