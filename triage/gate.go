@@ -76,7 +76,9 @@ var (
 		// Japanese
 		"までに", "本日中", "今日中", "明日", "本日", "今日", "至急", "期限", "締め切り", "締切",
 	)
-	deadlineGate = gated(deadlineRe, "by", "before", "until", "till", "due", "no later than", "deadline", "avant")
+	// deadlineRe wants white space after its words; sentences are scored
+	// with their white space collapsed to single spaces (normSpace).
+	deadlineGate = gated(deadlineRe, "by ", "before ", "until ", "till ", "due ", "no later than ", "deadline", "avant ")
 	soonGate     = gated(soonRe, "eod", "asap", "end of", "today", "tonight", "this morning", "this afternoon",
 		"within", "right away", "immediately", "tomorrow")
 )
