@@ -36,7 +36,9 @@ const (
 	SigSpamPhrase       SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
-	SigSpamStructure    SignalKind = "spam-structure"
+	SigSpamStructure SignalKind = "spam-structure"
+	// SigOutreach: a stranger's unsolicited sales pitch (see coldOutreach).
+	SigOutreach         SignalKind = "cold-outreach"
 	SigBulk             SignalKind = "bulk"
 	SigAutomated        SignalKind = "automated"
 	SigCalendar         SignalKind = "calendar"
@@ -239,6 +241,9 @@ type analysis struct {
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
 	firstLine   string
+	// outreach: the latest message is a stranger's unsolicited pitch
+	// (see coldOutreach): spam whatever its learned score.
+	outreach outreach
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -380,6 +385,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
 			}
 		}
+	}
+	if an.outreach = coldOutreach(msgs, an, principal); an.outreach.reason != "" {
+		add(Signal{Kind: SigOutreach, Reason: "unsolicited outreach: " + an.outreach.reason, Message: an.latest})
 	}
 	// Legitimate bulk mail: list mail (List-Unsubscribe, List-Id) whose
 	// sender's own domain passed DKIM or DMARC or runs the list, with no independent spam

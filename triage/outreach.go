@@ -1,0 +1,330 @@
+package triage
+
+// Unsolicited commercial outreach: the cold pitch a stranger writes to one
+// person (an SEO or web-design offer, a lead list, a business loan, a
+// "15-minute call", a paid award, a follow-up to mail never sent). The
+// 2002 spam model does not know it: it is written like business mail, to
+// one recipient, without list headers. It is told by what it says
+// combined with who sends it: one sales word is never enough (vendors the
+// user works with, recruiters and customers use them too).
+
+import (
+	"strings"
+
+	"mailsift/model"
+)
+
+// outreachCue is one kind of evidence of a cold pitch.
+type outreachCue int
+
+const (
+	// ocOpener: a stranger introduces themselves or says they looked at
+	// the reader's business ("I came across your website", 突然のご連絡失礼).
+	ocOpener outreachCue = iota
+	// ocOffer: what cold outreach sells (ranking on Google, a redesign,
+	// an attendee list, qualified leads, business funding, unlisted shares).
+	ocOffer
+	// ocAsk: its call to action ("would you be interested", "can I send
+	// you", "a quick 15-minute call", "reply YES").
+	ocAsk
+	// ocOptOut: an opt-out line in mail that is not list mail ("if you're
+	// not interested, just reply no", "keine weiteren E-Mails").
+	ocOptOut
+	// ocFollowUp: a claim to follow up earlier mail ("just following up on
+	// my last email", "je me permets de vous relancer").
+	ocFollowUp
+	// ocPrize: the reader is said to have been selected, to have won or
+	// been nominated.
+	ocPrize
+	// ocFee: a fee to pay to receive it (a listing fee, shipping costs).
+	ocFee
+	numOutreachCues
+)
+
+// outreachPhrases are the cues in English, German, French, Spanish and
+// Japanese, lower case. A phrase starting or ending with a letter or digit
+// matches whole words only; Japanese phrases match anywhere.
+var outreachPhrases = [numOutreachCues][]string{
+	ocOpener: {
+		"i came across", "came across your website", "i was checking your website", "i was looking at your website",
+		"i was browsing your website", "i visited your website", "i noticed your website", "i noticed that your website",
+		"i found your website", "i found your company", "i found your contact", "hope this email finds you well",
+		"hope this finds you well", "i'm reaching out", "i am reaching out", "i wanted to reach out", "reaching out to see",
+		"my name is", "i'm writing to introduce", "allow me to introduce", "let me introduce", "quick question about",
+		"quick question",
+		// German
+		"auf ihre website gestoßen", "auf ihre webseite gestoßen", "auf ihre website gestossen", "auf ihre webseite gestossen",
+		"auf ihre website aufmerksam", "auf ihr unternehmen aufmerksam", "ihre website angesehen", "ihre webseite angesehen",
+		"mein name ist", "mich kurz vorstellen", "ich hoffe, diese e-mail erreicht sie", "kurze frage zu",
+		// French
+		"je me permets de vous contacter", "je me permets de vous écrire", "je suis tombé sur votre site",
+		"en visitant votre site", "j'ai visité votre site", "j'ai consulté votre site", "je m'appelle",
+		"permettez-moi de me présenter", "je vous contacte car", "petite question",
+		// Spanish
+		"me pongo en contacto", "me permito contactarle", "me permito escribirle", "he visto su página web",
+		"he visitado su sitio web", "revisando su sitio web", "encontré su sitio web", "mi nombre es", "le escribo porque",
+		"le contacto porque", "una pregunta rápida",
+		// Japanese
+		"突然のご連絡失礼", "突然のメール失礼", "突然のご連絡を失礼", "突然のご連絡申し訳", "突然のメールにて失礼",
+		"初めてご連絡", "はじめてご連絡", "ホームページを拝見", "ウェブサイトを拝見", "サイトを拝見",
+	},
+	ocOffer: {
+		// search ranking, web design, marketing
+		"first page of google", "page 1 of google", "ranking on google", "rank higher", "search engine optimization",
+		"seo services", "seo audit", "free audit", "website audit", "website redesign", "redesign your website",
+		"we build websites", "we design websites", "we build modern websites", "modern websites", "free mockup",
+		"web design services", "web development services", "app development services", "digital marketing services",
+		"our packages", "backlinks", "guest post", "domain authority",
+		"search rankings", "google rankings", "organic traffic", "website traffic", "not ranking", "website design",
+		"mobile-friendly", "outdated website",
+		// leads and contact lists
+		"attendee list", "attendees list", "delegate list", "contact list", "verified contacts", "verified emails",
+		"b2b leads", "qualified leads", "lead generation", "book more meetings", "counts and pricing",
+		"list of attendees", "attendee data", "contact database",
+		// money
+		"pre-approved", "preapproved", "business funding", "business loan", "working capital", "merchant cash advance",
+		"no collateral", "no credit check", "funding of up to", "guaranteed returns", "guaranteed profit", "pre-ipo",
+		"line of credit", "get funded", "approved for up to", "qualify for up to", "personal loan",
+		// outsourcing
+		"offshore development", "dedicated developers", "hire developers", "staff augmentation",
+		"at a fraction of the cost", "at a very low cost",
+		"outsource your", "outsourcing services",
+		// growth promises
+		"increase your revenue", "grow your business", "boost your sales", "more customers", "more leads",
+		"we help companies", "we've helped", "we have helped", "companies like yours", "businesses like yours",
+		"teams like yours",
+		// German
+		"erste seite bei google", "erste seite von google", "suchmaschinenoptimierung", "seo-optimierung",
+		"ihre website überarbeiten", "kostenlose analyse", "unverbindliches angebot", "mehr kunden",
+		"neukunden gewinnen", "leadgenerierung", "teilnehmerliste", "adressliste", "verifizierte kontakte",
+		"firmenkredit", "unternehmenskredit", "ohne schufa", "ohne sicherheiten", "vorab genehmigt",
+		"garantierte rendite",
+		"kredit bis zu", "finanzierung bis zu", "sofortkredit", "privatkredit", "wir helfen unternehmen",
+		"unternehmen wie ihres", "unternehmen wie ihrem", "teilnehmerdaten",
+		// French
+		"première page de google", "référencement naturel", "refonte de votre site", "création de site",
+		"audit gratuit", "maquette gratuite", "plus de clients", "génération de leads", "prospects qualifiés",
+		"liste des participants", "fichier de prospects", "financement pour votre entreprise", "prêt professionnel",
+		"pré-approuvé", "rendement garanti",
+		"prêt personnel", "financement jusqu'à", "prêt jusqu'à", "nous aidons les entreprises",
+		"entreprises comme la vôtre",
+		// Spanish
+		"primera página de google", "posicionamiento web", "posicionamiento seo", "rediseño de su sitio",
+		"auditoría gratuita", "maqueta gratuita", "más clientes", "generación de leads", "clientes potenciales",
+		"lista de asistentes", "financiación para su empresa", "préstamo para su negocio", "sin aval", "preaprobado",
+		"rentabilidad garantizada",
+		"préstamo personal", "préstamo de hasta", "financiación de hasta", "crédito rápido", "ayudamos a empresas",
+		"empresas como la suya", "base de datos de contactos",
+		// Japanese
+		"seo対策", "検索上位", "上位表示", "ホームページ制作", "ホームページのリニューアル", "無料診断", "集客",
+		"新規顧客の獲得", "営業リスト", "リード獲得", "ファクタリング", "資金調達", "未公開株", "上場前", "値上がり",
+		"特別価格でご案内", "選ばれた方だけ",
+		"参加者リスト", "売上アップ", "即日融資",
+	},
+	ocAsk: {
+		"would you be interested", "are you interested", "if you are interested", "if you're interested",
+		"let me know if you're interested", "let me know if you are interested", "let me know and i will send",
+		"can i send you", "shall i send you", "may i send you", "would it make sense", "are you open to",
+		"open to a quick", "worth a quick", "quick call", "15-minute call", "15 minute call", "10-minute call",
+		"15 minutes", "hop on a call", "jump on a call", "book a call", "free consultation", "reply yes",
+		"reply with yes", "who is the right person", "who would be the right person",
+		"interested in learning more", "open to exploring", "send you more details", "would love to chat",
+		"grab 15 minutes", "find a time to chat",
+		// German
+		"hätten sie interesse", "haben sie interesse", "bei interesse", "falls interesse besteht",
+		"wenn sie interesse haben", "kurzes telefonat", "15 minuten", "darf ich ihnen", "soll ich ihnen",
+		"antworten sie einfach", "kostenloses erstgespräch",
+		"kurzen austausch", "kurzes gespräch",
+		// French
+		"seriez-vous intéressé", "êtes-vous intéressé", "si cela vous intéresse", "si vous êtes intéressé",
+		"un court appel", "15 minutes", "puis-je vous envoyer", "répondez simplement", "répondez oui",
+		"un court échange", "un rendez-vous téléphonique",
+		// Spanish
+		"le interesaría", "le interesa", "si está interesado", "estaría interesado", "una llamada rápida",
+		"una breve llamada", "15 minutos", "puedo enviarle", "responda sí", "simplemente responda",
+		"agendar una llamada", "una breve reunión",
+		// Japanese
+		"ご興味がございましたら", "ご興味があれば", "ご興味をお持ち", "お申し込みは", "本メールへの返信",
+		"このメールにご返信", "オンライン面談", "資料をお送り",
+		"無料相談", "お時間をいただけ",
+	},
+	ocOptOut: {
+		"if you're not interested", "if you are not interested", "if this isn't relevant", "if this is not relevant",
+		"not the right person", "reply stop", "reply \"stop\"", "reply no", "reply \"no\"", "i won't reach out again",
+		"i will not contact you again", "remove you from my list",
+		"prefer not to hear from me", "i'll stop emailing", "i won't follow up", "reply unsubscribe",
+		// German
+		"wenn sie kein interesse haben", "falls kein interesse", "kein interesse besteht", "keine weiteren e-mails",
+		"nicht mehr kontaktieren", "mit stop antworten",
+		// French
+		"si vous n'êtes pas intéressé", "si cela ne vous intéresse pas", "ne plus être contacté", "répondez stop",
+		// Spanish
+		"si no le interesa", "si no está interesado", "no volver a contactarle", "responda stop", "responda baja",
+		// Japanese
+		"ご不要の場合", "不要な場合", "今後のご案内が不要", "配信停止",
+	},
+	ocFollowUp: {
+		"just following up", "following up on my last", "following up on my previous", "following up on my email",
+		"my previous email", "my last email", "bumping this", "circling back", "top of your inbox",
+		"haven't heard back", "have not heard back",
+		"following up on my", "follow up on my", "did you see my", "did you get my", "any thoughts on my",
+		// German
+		"nochmal nachhaken", "noch einmal nachhaken", "kurz nachhaken", "meine letzte e-mail", "meine letzte nachricht",
+		"meine vorherige e-mail", "haben sie meine e-mail", "meine e-mail von letzter woche",
+		// French
+		"je me permets de vous relancer", "mon dernier e-mail", "mon précédent e-mail", "mon dernier message",
+		"mon précédent message", "mon dernier mail", "suite à mon précédent", "suite à mon dernier",
+		// Spanish
+		"le escribo de nuevo", "dando seguimiento", "hacer seguimiento", "mi último correo", "mi correo anterior",
+		"mi mensaje anterior", "siguiendo con mi", "tuvo oportunidad de ver mi",
+		// Japanese
+		"先日お送りした", "以前お送りした", "先日ご連絡", "再度のご連絡", "先日のメール", "前回のメール",
+	},
+	ocPrize: {
+		"you have been selected", "you've been selected", "you have been chosen", "you have been nominated",
+		"you've been nominated", "you have won", "selected as a winner", "selected as one of", "nominated as one of",
+		"invite you to speak", "invited to speak", "selected to speak", "selected to be featured",
+		// German
+		"sie wurden ausgewählt", "als gewinner", "sie haben gewonnen", "sie wurden nominiert",
+		// French
+		"vous avez été sélectionné", "vous avez gagné", "vous avez été nominé", "vous avez été choisi",
+		// Spanish
+		"ha sido seleccionado", "ha sido seleccionada", "ha ganado", "ha sido nominado", "ha sido nominada",
+		// Japanese
+		"当選", "ノミネート", "選ばれました",
+	},
+	ocFee: {
+		"listing fee", "processing fee", "registration fee", "handling fee", "shipping fee", "release fee",
+		"clearance fee", "pay only", "only pay", "just pay", "publication fee", "participation fee",
+		// German
+		"versandkosten", "bearbeitungsgebühr", "zahlen sie nur", "teilnahmegebühr", "veröffentlichungsgebühr",
+		// French
+		"frais de port", "frais de dossier", "frais d'inscription", "frais de traitement", "payez seulement", "frais de participation", "frais de publication",
+		// Spanish
+		"gastos de envío", "cuota de inscripción", "gastos de gestión", "solo pague", "solo tiene que pagar", "cuota de participación",
+		// Japanese
+		"手数料", "送料", "掲載料", "登録料", "参加費",
+	},
+}
+
+// freeMailDomains are providers anyone can write from: a business pitch
+// from one is a stranger's.
+var freeMailDomains = []string{
+	"gmail.com", "googlemail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com", "aol.com", "icloud.com",
+	"gmx.de", "gmx.net", "web.de", "t-online.de", "yahoo.fr", "orange.fr", "laposte.net", "hotmail.fr",
+	"yahoo.es", "hotmail.es", "yahoo.co.jp", "proton.me", "protonmail.com", "mail.ru", "yandex.ru",
+}
+
+// outreach is what made a message cold outreach: the cues found and a
+// reason for the user ("" when it is not).
+type outreach struct {
+	found  [numOutreachCues]string // the first phrase of each cue
+	reason string
+}
+
+// coldOutreach reports whether the latest message from others (msgs[an.latest])
+// is an unsolicited pitch. It only looks at mail from a stranger (the
+// principal has not written in the thread, to the sender or read them,
+// and the sender is outside the principal's domain) to the principal
+// alone, outside lists and automated mail. Then it takes an offer with a
+// stranger's opener, a call to action, an opt-out line, a follow-up
+// claim or a free-mail sender; a prize or nomination with a fee to pay;
+// or a claim to follow up earlier mail that the thread does not hold
+// with a call to action or an opt-out line.
+func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) outreach {
+	var o outreach
+	if an.latest < 0 || an.replied || an.familiar || an.internal || an.automated || an.bulk {
+		return o
+	}
+	m := msgs[an.latest]
+	if isListMail(m) || len(m.To)+len(m.Cc) > 1 {
+		return o
+	}
+	if len(m.To)+len(m.Cc) == 1 && principal.Email != "" && !addrIn(m.To, principal.Email) && !addrIn(m.Cc, principal.Email) {
+		return o // to someone else: a forward or a Bcc of a group
+	}
+	body := m.Body()
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	text := outreachText(m.Subject + "\n" + ownText(body))
+	for c := range o.found {
+		o.found[c] = findCue(text, outreachPhrases[c])
+	}
+	has := func(c outreachCue) bool { return o.found[c] != "" }
+	// Phantom follow-up: no earlier message of the sender in the thread.
+	phantom := true
+	for _, x := range msgs[:an.latest] {
+		if sameAddr(x.From.Email, m.From.Email) {
+			phantom = false
+		}
+	}
+	free := freeMail(domainOf(m.From.Email))
+	switch {
+	case has(ocOffer) && (has(ocOpener) || has(ocAsk) || has(ocOptOut) || has(ocFollowUp) || free):
+		o.reason = "a stranger's sales pitch (" + quoteCues(&o, ocOffer, ocOpener, ocAsk, ocOptOut, ocFollowUp) + ")"
+	case has(ocPrize) && has(ocFee):
+		o.reason = "a prize or an award that costs a fee (" + quoteCues(&o, ocPrize, ocFee) + ")"
+	case has(ocFollowUp) && phantom && (has(ocAsk) || has(ocOptOut)):
+		o.reason = "follows up mail the thread does not hold (" + quoteCues(&o, ocFollowUp, ocAsk, ocOptOut) + ")"
+	}
+	return o
+}
+
+// quoteCues lists the phrases found for cues, quoted, comma separated.
+func quoteCues(o *outreach, cues ...outreachCue) string {
+	var b strings.Builder
+	for _, c := range cues {
+		if o.found[c] == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`"` + o.found[c] + `"`)
+	}
+	return b.String()
+}
+
+// outreachText is s lower-cased with runs of white space made one space
+// and typographic apostrophes made straight.
+func outreachText(s string) string {
+	s = strings.ToLower(normSpace(s))
+	return strings.ReplaceAll(s, "’", "'")
+}
+
+// findCue returns the first phrase of list found in text ("" none). A
+// phrase starting (ending) with an ASCII letter or digit must start (end)
+// a word.
+func findCue(text string, list []string) string {
+	for _, p := range list {
+		for i := 0; ; {
+			j := strings.Index(text[i:], p)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(p)
+			if (!asciiAlnum(p[0]) || j == 0 || !isWordByte(text[j-1])) &&
+				(!asciiAlnum(p[len(p)-1]) || end == len(text) || !isWordByte(text[end])) {
+				return p
+			}
+			i = j + 1
+		}
+	}
+	return ""
+}
+
+func asciiAlnum(c byte) bool {
+	return ('a' <= c && c <= 'z') || ('0' <= c && c <= '9')
+}
+
+// freeMail reports whether domain is a free-mail provider's.
+func freeMail(domain string) bool {
+	for _, d := range freeMailDomains {
+		if domain == d {
+			return true
+		}
+	}
+	return false
+}

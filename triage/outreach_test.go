@@ -1,0 +1,115 @@
+package triage
+
+import (
+	"slices"
+	"testing"
+
+	"mailsift/model"
+)
+
+// TestColdOutreach checks that a stranger's unsolicited pitch is spam in
+// the five languages (an offer with an opener, a call to action, an
+// opt-out line or a free-mail sender; a prize or an award that costs a
+// fee; a follow-up to mail the thread does not hold), and that the same
+// words are not enough from someone the user corresponds with, from a
+// recruiter or a customer, in a newsletter or in mail to a group.
+func TestColdOutreach(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	stranger := model.Address{Name: "Chris Doyle", Email: "chris@growthworks.example"}
+	for _, tt := range []struct {
+		name, subject, body string
+		from                model.Address
+		want                bool
+	}{
+		// English
+		{"seo pitch", "Your site", "Hello,\n\nI was looking at your website and it is not ranking for your main keywords. Our SEO services put clients on the first page of Google. Would you be interested in a free audit?\n\nBest, Chris", stranger, true},
+		{"web design from free mail", "Redesign", "Hi,\n\nYour homepage looks dated on phones. We design websites that convert, website redesign in two weeks.\n\nRegards", model.Address{Email: "webpro.designs77@gmail.com"}, true},
+		{"lead list", "Conference contacts", "Hi,\n\nWe have the list of attendees of the Cloud Summit with verified contacts (email, phone, title). Let me know if you are interested and I'll share samples.\n\nSara", stranger, true},
+		{"business loan", "Funding for Northwind", "Hello,\n\nGood news: your company may qualify for up to $500,000 in working capital, no collateral. Reply YES and an advisor will call you.", stranger, true},
+		{"15-minute call", "Quick question", "Hi Alex,\n\nI'm reaching out because we help companies like yours cut cloud costs by 30%. Are you open to a quick 15-minute call next week?\n\nIf you're not interested, just reply no.", stranger, true},
+		{"phantom follow-up", "Re: our chat", "Hi Alex,\n\nJust following up on my last email. Would it make sense to find 15 minutes this week?\n\nThanks, Chris", stranger, true},
+		{"paid award", "Nomination", "Dear Alex Morgan,\n\nYou have been nominated as one of the 100 most innovative CTOs. To secure your profile in the yearbook a publication fee of EUR 890 applies.", stranger, true},
+		// German
+		{"de seo", "Ihre Website", "Guten Tag,\n\nich bin auf Ihre Website gestoßen: Sie erscheinen nicht auf der ersten Seite bei Google. Mit unserer Suchmaschinenoptimierung gewinnen Sie mehr Kunden. Hätten Sie Interesse an einem kurzen Telefonat?", stranger, true},
+		{"de kredit", "Finanzierung", "Sehr geehrte Damen und Herren,\n\nIhr Unternehmen erhält einen Firmenkredit bis 200.000 EUR ohne Sicherheiten. Wenn Sie kein Interesse haben, antworten Sie einfach mit Nein.", stranger, true},
+		{"de gewinn", "Glückwunsch", "Hallo,\n\nSie wurden als Gewinner unserer Verlosung gezogen! Für die Zustellung fällt nur eine Bearbeitungsgebühr von 4,95 EUR an.", stranger, true},
+		// French
+		{"fr référencement", "Votre site", "Bonjour,\n\nje me permets de vous contacter car votre site n'apparaît pas en première page de Google. Notre offre de référencement naturel vous apporte plus de clients. Seriez-vous intéressé par un audit gratuit ?", stranger, true},
+		{"fr relance", "Relance", "Bonjour,\n\nje me permets de vous relancer suite à mon précédent message. Seriez-vous disponible pour un court échange cette semaine ?\n\nSi cela ne vous intéresse pas, dites-le-moi.", stranger, true},
+		// Spanish
+		{"es posicionamiento", "Su web", "Hola,\n\nhe visto su página web y no aparece en la primera página de Google. Con nuestro posicionamiento web conseguirá más clientes. ¿Le interesaría una auditoría gratuita?", stranger, true},
+		{"es préstamo", "Financiación", "Estimado cliente:\n\nsu empresa tiene un préstamo preaprobado de hasta 100.000 € sin aval. Si está interesado, responda sí a este correo.", stranger, true},
+		{"es premio", "Premio", "Enhorabuena,\n\nha sido seleccionado como ganador de nuestro sorteo. Solo tiene que pagar los gastos de envío de 3,50 €.", stranger, true},
+		// Japanese
+		{"ja seo", "ホームページについて", "突然のご連絡失礼いたします。\n\n貴社のホームページを拝見しました。弊社のSEO対策で検索上位を実現します。ご興味がございましたらご返信ください。", stranger, true},
+		{"ja 融資", "資金調達のご案内", "初めてご連絡いたします。\n\n最短即日の資金調達をご支援しております。ご興味があれば本メールへの返信でお知らせください。", stranger, true},
+		{"ja award", "ノミネートのお知らせ", "おめでとうございます。貴社はアワードにノミネートされました。掲載料は30万円です。", stranger, true},
+
+		// Not outreach: one cue alone.
+		{"vendor note", "Renewal", "Hi Alex,\n\nYour contract renews next month. Would you be interested in adding the analytics module?", stranger, false},
+		{"recruiter", "Staff engineer role", "Hi Alex,\n\nI came across your profile and I'm reaching out about a Staff Engineer role at a fintech in Berlin. Would you be interested in a quick call?\n\nBest, Maria (Talent Partners)", stranger, false},
+		{"customer call", "Export issue", "Hi Alex,\n\nmy name is Dana, I run operations at Acme. The export to our payroll fails since Monday. Could we do a quick call of 15 minutes today?", stranger, false},
+		{"de kunde", "Rückfrage", "Hallo Herr Morgan,\n\nmein Name ist Weber, wir nutzen Ihre Plattform. Hätten Sie Interesse an einem kurzen Telefonat zu unserem Vertrag?", stranger, false},
+		{"fr client", "Question", "Bonjour,\n\nje m'appelle Claire, nous sommes clients chez vous. Puis-je vous envoyer les journaux de l'incident d'hier ?", stranger, false},
+		{"es cliente", "Consulta", "Hola Alex:\n\nmi nombre es Lucía, de Grupo Sur. ¿Podemos tener una llamada rápida sobre la factura de octubre?", stranger, false},
+		{"ja 顧客", "お問い合わせ", "初めてご連絡いたします。\n\n御社のサービスを利用しております。請求書について15分ほどお時間をいただけますでしょうか。", stranger, false},
+		{"prize without fee", "You've been selected", "Hi Alex,\n\nyou have been selected for the beta of our new dashboard. No action needed.", stranger, false},
+		{"colleague", "Marketing idea", "Alex,\n\nI think lead generation is where we should spend next quarter. Would you be interested in a quick call?", model.Address{Name: "Priya", Email: "priya@northwind.example"}, false},
+	} {
+		m := &model.Message{From: tt.from, To: []model.Address{p}, Subject: tt.subject, Text: tt.body, HasBody: true}
+		o := Deterministic([]*model.Message{m}, p)
+		got := slices.ContainsFunc(o.Signals, func(s Signal) bool { return s.Kind == SigOutreach })
+		if got != tt.want {
+			t.Errorf("%s: outreach %t, want %t; signals %v", tt.name, got, tt.want, o.Signals)
+		}
+		if tt.want && !o.Result.IsSpam {
+			t.Errorf("%s: outreach but not spam", tt.name)
+		}
+	}
+}
+
+// TestColdOutreachNeedsAStranger checks that a pitch is not outreach from
+// a sender the user corresponds with (an account manager the user wrote
+// to or whose mail they read, a thread the user wrote in), through a
+// list (a newsletter with an unsubscribe link), or to a group.
+func TestColdOutreachNeedsAStranger(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	am := model.Address{Name: "Jordan Lee", Email: "jordan.lee@cloudvendor.example"}
+	pitch := "Hi Alex,\n\nwe help companies like yours cut their cloud bill. Are you open to a quick call next week?\n\nJordan"
+	newMsg := func() *model.Message {
+		return &model.Message{From: am, To: []model.Address{p}, Subject: "Cost review", Text: pitch, HasBody: true}
+	}
+	a := NewAnalyzer(nil)
+	has := func(o *Outcome) bool {
+		return slices.ContainsFunc(o.Signals, func(s Signal) bool { return s.Kind == SigOutreach })
+	}
+	triage := func(msgs []*model.Message, s Senders) *Outcome {
+		o, _ := NewOffline(a).Triage(t.Context(), Input{Messages: msgs, Principal: p, Senders: s})
+		return o
+	}
+	if o := triage([]*model.Message{newMsg()}, nil); !has(o) || !o.Result.IsSpam {
+		t.Fatalf("the pitch from a stranger is not outreach spam; the test no longer shows the rule (%v)", o.Signals)
+	}
+	from := am.Email
+	if o := triage([]*model.Message{newMsg()}, fakeSenders{from: {3, 0}}); has(o) || o.Result.IsSpam {
+		t.Errorf("account manager the user wrote to: outreach %t, spam %t", has(o), o.Result.IsSpam)
+	}
+	if o := triage([]*model.Message{newMsg()}, fakeSenders{from: {0, 4}}); has(o) || o.Result.IsSpam {
+		t.Errorf("account manager the user reads: outreach %t, spam %t", has(o), o.Result.IsSpam)
+	}
+	mine := &model.Message{From: p, To: []model.Address{am}, Subject: "Cost review", Text: "Jordan, can you send me your offer?", HasBody: true}
+	if o := triage([]*model.Message{mine, newMsg()}, nil); has(o) || o.Result.IsSpam {
+		t.Errorf("reply in a thread the user wrote in: outreach %t, spam %t", has(o), o.Result.IsSpam)
+	}
+	news := newMsg()
+	news.Headers = map[string][]string{"List-Unsubscribe": {"<https://news.cloudvendor.example/u/1>"}}
+	news.Text += "\n\nUnsubscribe: https://news.cloudvendor.example/u/1"
+	if o := triage([]*model.Message{news}, nil); has(o) {
+		t.Errorf("newsletter with an unsubscribe link: outreach (%v)", o.Signals)
+	}
+	group := newMsg()
+	group.To = append(group.To, model.Address{Email: "sam@northwind.example"}, model.Address{Email: "kim@northwind.example"})
+	if o := triage([]*model.Message{group}, nil); has(o) {
+		t.Errorf("mail to a group: outreach (%v)", o.Signals)
+	}
+}
