@@ -113,3 +113,49 @@ func TestColdOutreachNeedsAStranger(t *testing.T) {
 		t.Errorf("mail to a group: outreach (%v)", o.Signals)
 	}
 }
+
+// TestGreetingByTitle checks that a greeting by title and surname is as
+// personal as one by first name, in the five languages, and that the
+// surname alone, another person's title or a later line is not.
+func TestGreetingByTitle(t *testing.T) {
+	for _, tt := range []struct {
+		p    model.Address
+		want string
+	}{
+		{model.Address{Name: "Alex Morgan", Email: "a@x.example"}, "Morgan"},
+		{model.Address{Name: "Alex", Email: "alex.morgan@x.example"}, ""},
+		{model.Address{Email: "alex.morgan@x.example"}, "morgan"},
+		{model.Address{Email: "alex@x.example"}, ""},
+		{model.Address{Email: "me@example.org"}, ""},
+	} {
+		if got := surname(tt.p); got != tt.want {
+			t.Errorf("surname(%v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Dear Mr Morgan,\n\nplease find…", true},
+		{"Dear Mr. Morgan,", true},
+		{"Dear Dr Morgan", true},
+		{"Sehr geehrter Herr Morgan,", true},
+		{"Sehr geehrte Frau Morgan,", true},
+		{"Bonjour Monsieur Morgan,", true},
+		{"Madame Morgan,", true},
+		{"Estimado Sr. Morgan:", true},
+		{"Estimada Sra. Morgan:", true},
+		{"Morgan様\n\nいつもお世話になっております。", true},
+		{"Morgan さん、", true},
+		{"Morganさんの件で", true},
+		{"Dear Morgan,", false},
+		{"Dear Mr Morganson,", false},
+		{"Dear Mr Smith,", false},
+		{"Dear Customer,\n\nMr Morgan asked us to write to you.", false},
+		{"Morgan Stanley is hiring", false},
+	} {
+		if got := greetsByTitle(tt.text, "morgan"); got != tt.want {
+			t.Errorf("greetsByTitle(%q) = %t, want %t", tt.text, got, tt.want)
+		}
+	}
+}
