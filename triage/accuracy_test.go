@@ -163,15 +163,16 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 
 // Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall
 // ≥ 0.9 with false positives ≤ 1 %. All three are met; the floors
-// asserted are just under the measured figures (accuracy 0.953, 143 of
+// asserted are just under the measured figures (accuracy 0.960, 144 of
 // 150; phishing recall 1.000, 12 of 12, with no false positive; spam
 // recall 1.000, 27 of 27, since the cold-outreach rule, with spam false
-// positives 2.4 %, 3 of 123, since a greeting by title and surname
-// counts: README, "Measuring triage"), so that a regression fails.
+// positives 1.6 %, 2 of 123, since a greeting by title and surname counts
+// and a Reply-To in the principal's own domain diverts nothing: README,
+// "Measuring triage"), so that a regression fails.
 const (
-	ownMinAccuracy    = 0.95
+	ownMinAccuracy    = 0.955
 	ownMinSpamRecall  = 0.99
-	ownMaxSpamFP      = 0.03
+	ownMaxSpamFP      = 0.02
 	ownMinPhishRecall = 0.99
 	ownMaxPhishFP     = 0.01
 	ownSetPrincipal   = "alex.morgan@northwind.example"

@@ -159,3 +159,33 @@ func TestGreetingByTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyToOwnDomain checks that a Reply-To in the principal's own
+// domain (a signing or form service writing on a colleague's behalf) is
+// no reply diversion, in the five languages, while one to a third domain
+// still is.
+func TestReplyToOwnDomain(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	colleague := model.Address{Name: "Sam Ortiz", Email: "sam.ortiz@northwind.example"}
+	other := model.Address{Name: "Sam Ortiz", Email: "sam.ortiz@signing-help.example"}
+	for _, body := range []string{
+		"Sam Ortiz sent you a document to review and sign.\n\nAlex, the contract with the two changes you asked for.",
+		"Sam Ortiz hat Ihnen ein Dokument zur Unterschrift gesendet.\n\nAlex, hier der Vertrag mit deinen Änderungen.",
+		"Sam Ortiz vous a envoyé un document à signer.\n\nAlex, voici le contrat avec tes modifications.",
+		"Sam Ortiz le ha enviado un documento para firmar.\n\nAlex, aquí está el contrato con tus cambios.",
+		"Sam Ortizさんから署名依頼の文書が届いています。\n\nAlexさん、修正版の契約書です。",
+	} {
+		for _, tt := range []struct {
+			replyTo model.Address
+			want    bool
+		}{{colleague, false}, {other, true}} {
+			m := &model.Message{From: model.Address{Name: "Sam Ortiz via Sign", Email: "dse@sign.example"}, ReplyTo: []model.Address{tt.replyTo},
+				To: []model.Address{p}, Subject: "Please sign: contract.pdf", Text: body, HasBody: true}
+			o := Deterministic([]*model.Message{m}, p)
+			got := slices.ContainsFunc(o.Signals, func(s Signal) bool { return s.Kind == SigReplyToMismatch })
+			if got != tt.want {
+				t.Errorf("Reply-To %s, %q: reply-to mismatch %t, want %t", tt.replyTo.Email, body, got, tt.want)
+			}
+		}
+	}
+}

@@ -69,10 +69,14 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		}
 		add(Signal{Kind: SigAuthFail, Reason: "sender authentication failed (" + strings.Join(fails, ", ") + ")", Message: i, Value: strings.Join(fails, ","), Weight: w})
 	}
-	// Reply-To to another domain
+	// Reply-To to another domain. Not to the principal's own: a service
+	// sending on a colleague's behalf (a signature request, a form, an
+	// invitation) points replies at them, and replies that reach the
+	// principal's own organisation divert nothing to anyone else.
+	pReg := a.regDomain(pDomain)
 	for _, rt := range m.ReplyTo {
 		d := domainOf(rt.Email)
-		if d != "" && fromReg != "" && a.regDomain(d) != fromReg {
+		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
 			if !isListMail(m) {
 				// Outside a mailing list (which points replies at itself),
