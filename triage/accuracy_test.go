@@ -163,16 +163,17 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 
 // Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall
 // ≥ 0.9 with false positives ≤ 1 %. All three are met; the floors
-// asserted are just under the measured figures (accuracy 0.960, 144 of
+// asserted are just under the measured figures (accuracy 0.967, 145 of
 // 150; phishing recall 1.000, 12 of 12, with no false positive; spam
-// recall 1.000, 27 of 27, since the cold-outreach rule, with spam false
-// positives 1.6 %, 2 of 123, since a greeting by title and surname counts
-// and a Reply-To in the principal's own domain diverts nothing: README,
-// "Measuring triage"), so that a regression fails.
+// recall 1.000, 27 of 27, since the cold-outreach rule, with no spam
+// false positive of 123 since a greeting by title and surname counts, a
+// Reply-To in the principal's own domain diverts nothing and a service's
+// notification address is not condemned by the learned score alone:
+// README, "Measuring triage"), so that a regression fails.
 const (
-	ownMinAccuracy    = 0.955
+	ownMinAccuracy    = 0.96
 	ownMinSpamRecall  = 0.99
-	ownMaxSpamFP      = 0.02
+	ownMaxSpamFP      = 0.01
 	ownMinPhishRecall = 0.99
 	ownMaxPhishFP     = 0.01
 	ownSetPrincipal   = "alex.morgan@northwind.example"

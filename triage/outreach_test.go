@@ -189,3 +189,46 @@ func TestReplyToOwnDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestNotifierAddress checks that mail from a service's notification
+// address is not condemned by the learned score alone (a receipt or a
+// shipping notice reads like a 2002 advertisement to it), while spam
+// wording or an indicator still condemns it, and that a person's or a
+// sales address is no notifier.
+func TestNotifierAddress(t *testing.T) {
+	for _, tt := range []struct {
+		email string
+		want  bool
+	}{
+		{"noreply@shop.example", true},
+		{"no-reply@accounts.example", true},
+		{"DoNotReply@bank.example", true},
+		{"notifications@expenses.example", true},
+		{"notifications+approvals@expenses.example", true},
+		{"orderstatus@hardware.example", true},
+		{"benachrichtigung@bank.example", false},
+		{"sales@shop.example", false},
+		{"offers@quickcapital.example", false},
+		{"jane.noreply@example.org", false},
+		{"noreply", false},
+	} {
+		if got := notifierAddress(tt.email); got != tt.want {
+			t.Errorf("notifierAddress(%q) = %t, want %t", tt.email, got, tt.want)
+		}
+	}
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	receipt := *demoReceipt(t)
+	receipt.Headers = nil
+	receipt.From = model.Address{Name: "Shop", Email: "orders@shop-mail.example"}
+	if o := Deterministic([]*model.Message{&receipt}, p); !o.Result.IsSpam {
+		t.Fatalf("the receipt from a sales address is not spam; the test no longer shows the learned score deciding (%v)", o.Signals)
+	}
+	receipt.From.Email = "noreply@shop-mail.example"
+	if o := Deterministic([]*model.Message{&receipt}, p); o.Result.IsSpam {
+		t.Errorf("the receipt from a notification address is spam by the learned score alone (%v)", o.Signals)
+	}
+	receipt.Text += "\n\nYou have won! Claim your prize: click here."
+	if o := Deterministic([]*model.Message{&receipt}, p); !o.Result.IsSpam {
+		t.Errorf("spam wording from a notification address is not spam (%v)", o.Signals)
+	}
+}

@@ -242,6 +242,9 @@ type analysis struct {
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
 	firstLine   string
+	// notifier: the latest message comes from a service's notification
+	// address (see notifierAddress).
+	notifier bool
 	// outreach: the latest message is a stranger's unsolicited pitch
 	// (see coldOutreach): spam whatever its learned score.
 	outreach outreach
@@ -414,6 +417,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	if an.latest >= 0 {
 		m := msgs[an.latest]
+		an.notifier = notifierAddress(m.From.Email)
 		switch {
 		case principal.Email == "" || addrIn(m.To, principal.Email) || (len(m.To) == 0 && len(m.Cc) == 0):
 			an.addressed = true
