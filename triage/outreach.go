@@ -52,21 +52,27 @@ var outreachPhrases = [numOutreachCues][]string{
 		"hope this finds you well", "i'm reaching out", "i am reaching out", "i wanted to reach out", "reaching out to see",
 		"my name is", "i'm writing to introduce", "allow me to introduce", "let me introduce", "quick question about",
 		"quick question",
+		"i noticed that you", "i noticed you", "i saw that you", "i stumbled upon", "while researching", "i was researching",
+		"i help companies", "i work with companies",
 		// German
 		"auf ihre website gestoßen", "auf ihre webseite gestoßen", "auf ihre website gestossen", "auf ihre webseite gestossen",
 		"auf ihre website aufmerksam", "auf ihr unternehmen aufmerksam", "ihre website angesehen", "ihre webseite angesehen",
 		"mein name ist", "mich kurz vorstellen", "ich hoffe, diese e-mail erreicht sie", "kurze frage zu",
+		"ich habe gesehen, dass", "auf sie aufmerksam geworden",
 		// French
 		"je me permets de vous contacter", "je me permets de vous écrire", "je suis tombé sur votre site",
 		"en visitant votre site", "j'ai visité votre site", "j'ai consulté votre site", "je m'appelle",
 		"permettez-moi de me présenter", "je vous contacte car", "petite question",
+		"j'ai remarqué que", "j'ai vu que votre", "je travaille avec des entreprises",
 		// Spanish
 		"me pongo en contacto", "me permito contactarle", "me permito escribirle", "he visto su página web",
 		"he visitado su sitio web", "revisando su sitio web", "encontré su sitio web", "mi nombre es", "le escribo porque",
 		"le contacto porque", "una pregunta rápida",
+		"he notado que", "vi que su", "trabajo con empresas",
 		// Japanese
 		"突然のご連絡失礼", "突然のメール失礼", "突然のご連絡を失礼", "突然のご連絡申し訳", "突然のメールにて失礼",
 		"初めてご連絡", "はじめてご連絡", "ホームページを拝見", "ウェブサイトを拝見", "サイトを拝見",
+		"御社のホームページ", "貴社のホームページ",
 	},
 	ocOffer: {
 		// search ranking, web design, marketing
@@ -77,20 +83,26 @@ var outreachPhrases = [numOutreachCues][]string{
 		"our packages", "backlinks", "guest post", "domain authority",
 		"search rankings", "google rankings", "organic traffic", "website traffic", "not ranking", "website design",
 		"mobile-friendly", "outdated website",
+		"improve your seo", "seo agency", "seo package", "seo experts", "top of google", "page one of google", "google's first page", "rank your website",
 		// leads and contact lists
 		"attendee list", "attendees list", "delegate list", "contact list", "verified contacts", "verified emails",
 		"b2b leads", "qualified leads", "lead generation", "book more meetings", "counts and pricing",
 		"list of attendees", "attendee data", "contact database",
+		"prospect list", "targeted list", "b2b data", "b2b database", "email addresses of", "reach decision makers",
+		"reach decision-makers", "decision-maker contacts", "c-level contacts", "qualified appointments", "sales appointments", "leads per month", "lead list",
 		// money
 		"pre-approved", "preapproved", "business funding", "business loan", "working capital", "merchant cash advance",
 		"no collateral", "no credit check", "funding of up to", "guaranteed returns", "guaranteed profit", "pre-ipo",
 		"line of credit", "get funded", "approved for up to", "qualify for up to", "personal loan",
+		"financing options", "funding options", "cash advance", "revenue-based financing", "loan offer",
+		"low-interest", "low interest rate",
 		// outsourcing
 		"offshore development", "dedicated developers", "hire developers", "staff augmentation",
 		"at a fraction of the cost", "at a very low cost",
 		"outsource your", "outsourcing services",
 		// growth promises
 		"increase your revenue", "grow your business", "boost your sales", "more customers", "more leads",
+		"leading provider of",
 		"we help companies", "we've helped", "we have helped", "companies like yours", "businesses like yours",
 		"teams like yours",
 		// German
@@ -101,6 +113,8 @@ var outreachPhrases = [numOutreachCues][]string{
 		"garantierte rendite",
 		"kredit bis zu", "finanzierung bis zu", "sofortkredit", "privatkredit", "wir helfen unternehmen",
 		"unternehmen wie ihres", "unternehmen wie ihrem", "teilnehmerdaten",
+		"kreditangebot", "finanzierungsangebot", "sofortfinanzierung", "b2b-adressen", "firmenadressen",
+		"kontakte zu entscheidern", "qualifizierte leads", "e-mail-adressen von",
 		// French
 		"première page de google", "référencement naturel", "refonte de votre site", "création de site",
 		"audit gratuit", "maquette gratuite", "plus de clients", "génération de leads", "prospects qualifiés",
@@ -108,6 +122,8 @@ var outreachPhrases = [numOutreachCues][]string{
 		"pré-approuvé", "rendement garanti",
 		"prêt personnel", "financement jusqu'à", "prêt jusqu'à", "nous aidons les entreprises",
 		"entreprises comme la vôtre",
+		"offre de prêt", "offre de financement", "crédit professionnel", "contacts de décideurs", "fichier b2b",
+		"base de données b2b", "rendez-vous qualifiés", "leads qualifiés",
 		// Spanish
 		"primera página de google", "posicionamiento web", "posicionamiento seo", "rediseño de su sitio",
 		"auditoría gratuita", "maqueta gratuita", "más clientes", "generación de leads", "clientes potenciales",
@@ -115,11 +131,14 @@ var outreachPhrases = [numOutreachCues][]string{
 		"rentabilidad garantizada",
 		"préstamo personal", "préstamo de hasta", "financiación de hasta", "crédito rápido", "ayudamos a empresas",
 		"empresas como la suya", "base de datos de contactos",
+		"oferta de préstamo", "financiación para su negocio", "préstamo para empresas", "línea de crédito",
+		"contactos de tomadores de decisiones", "base de datos b2b", "leads cualificados", "citas cualificadas",
 		// Japanese
 		"seo対策", "検索上位", "上位表示", "ホームページ制作", "ホームページのリニューアル", "無料診断", "集客",
 		"新規顧客の獲得", "営業リスト", "リード獲得", "ファクタリング", "資金調達", "未公開株", "上場前", "値上がり",
 		"特別価格でご案内", "選ばれた方だけ",
-		"参加者リスト", "売上アップ", "即日融資",
+		"参加者リスト", "売上アップ", "即日融資", "融資のご案内", "融資可能", "ビジネスローン", "事業資金のご案内", "決裁者リスト", "決裁者とのアポ",
+		"アポイント獲得", "企業リスト",
 	},
 	ocAsk: {
 		"would you be interested", "are you interested", "if you are interested", "if you're interested",
@@ -130,23 +149,26 @@ var outreachPhrases = [numOutreachCues][]string{
 		"reply with yes", "who is the right person", "who would be the right person",
 		"interested in learning more", "open to exploring", "send you more details", "would love to chat",
 		"grab 15 minutes", "find a time to chat",
+		"quick demo", "short demo", "free demo", "let me know a good time", "when is a good time",
+		"do you have time for a call", "are you available for a call", "something you'd be interested in",
+		"something you would be interested in", "worth a conversation", "would you like me to send",
 		// German
 		"hätten sie interesse", "haben sie interesse", "bei interesse", "falls interesse besteht",
 		"wenn sie interesse haben", "kurzes telefonat", "15 minuten", "darf ich ihnen", "soll ich ihnen",
 		"antworten sie einfach", "kostenloses erstgespräch",
-		"kurzen austausch", "kurzes gespräch",
+		"kurzen austausch", "kurzes gespräch", "wann passt es ihnen", "wäre das interessant", "unverbindliches gespräch",
 		// French
 		"seriez-vous intéressé", "êtes-vous intéressé", "si cela vous intéresse", "si vous êtes intéressé",
 		"un court appel", "15 minutes", "puis-je vous envoyer", "répondez simplement", "répondez oui",
-		"un court échange", "un rendez-vous téléphonique",
+		"un court échange", "un rendez-vous téléphonique", "seriez-vous disponible", "cela pourrait-il vous intéresser",
 		// Spanish
 		"le interesaría", "le interesa", "si está interesado", "estaría interesado", "una llamada rápida",
 		"una breve llamada", "15 minutos", "puedo enviarle", "responda sí", "simplemente responda",
-		"agendar una llamada", "una breve reunión",
+		"agendar una llamada", "una breve reunión", "tiene 15 minutos", "podríamos agendar", "me encantaría mostrarle",
 		// Japanese
 		"ご興味がございましたら", "ご興味があれば", "ご興味をお持ち", "お申し込みは", "本メールへの返信",
 		"このメールにご返信", "オンライン面談", "資料をお送り",
-		"無料相談", "お時間をいただけ",
+		"無料相談", "お時間をいただけ", "ご検討いただけますと幸いです", "お打ち合わせのお時間",
 	},
 	ocOptOut: {
 		"if you're not interested", "if you are not interested", "if this isn't relevant", "if this is not relevant",
@@ -168,42 +190,48 @@ var outreachPhrases = [numOutreachCues][]string{
 		"my previous email", "my last email", "bumping this", "circling back", "top of your inbox",
 		"haven't heard back", "have not heard back",
 		"following up on my", "follow up on my", "did you see my", "did you get my", "any thoughts on my",
+		"just checking in", "wanted to make sure you saw", "in case you missed my", "in case it got buried",
 		// German
 		"nochmal nachhaken", "noch einmal nachhaken", "kurz nachhaken", "meine letzte e-mail", "meine letzte nachricht",
-		"meine vorherige e-mail", "haben sie meine e-mail", "meine e-mail von letzter woche",
+		"meine vorherige e-mail", "haben sie meine e-mail", "meine e-mail von letzter woche", "ich melde mich noch einmal",
+		"falls meine e-mail untergegangen",
 		// French
 		"je me permets de vous relancer", "mon dernier e-mail", "mon précédent e-mail", "mon dernier message",
-		"mon précédent message", "mon dernier mail", "suite à mon précédent", "suite à mon dernier",
+		"mon précédent message", "mon dernier mail", "suite à mon précédent", "suite à mon dernier", "je me permets de revenir vers vous",
+		"au cas où mon message",
 		// Spanish
 		"le escribo de nuevo", "dando seguimiento", "hacer seguimiento", "mi último correo", "mi correo anterior",
-		"mi mensaje anterior", "siguiendo con mi", "tuvo oportunidad de ver mi",
+		"mi mensaje anterior", "siguiendo con mi", "tuvo oportunidad de ver mi", "le escribo nuevamente", "vuelvo a escribirle",
+		"por si no vio mi",
 		// Japanese
-		"先日お送りした", "以前お送りした", "先日ご連絡", "再度のご連絡", "先日のメール", "前回のメール",
+		"先日お送りした", "以前お送りした", "先日ご連絡", "再度のご連絡", "先日のメール", "前回のメール", "再度ご連絡",
 	},
 	ocPrize: {
 		"you have been selected", "you've been selected", "you have been chosen", "you have been nominated",
 		"you've been nominated", "you have won", "selected as a winner", "selected as one of", "nominated as one of",
 		"invite you to speak", "invited to speak", "selected to speak", "selected to be featured",
+		"you have been shortlisted", "you've been shortlisted", "selected to receive",
 		// German
-		"sie wurden ausgewählt", "als gewinner", "sie haben gewonnen", "sie wurden nominiert",
+		"sie wurden ausgewählt", "als gewinner", "sie haben gewonnen", "sie wurden nominiert", "nominiert",
 		// French
-		"vous avez été sélectionné", "vous avez gagné", "vous avez été nominé", "vous avez été choisi",
+		"vous avez été sélectionné", "vous avez gagné", "vous avez été nominé", "vous avez été choisi", "lauréat",
 		// Spanish
-		"ha sido seleccionado", "ha sido seleccionada", "ha ganado", "ha sido nominado", "ha sido nominada",
+		"ha sido seleccionado", "ha sido seleccionada", "ha ganado", "ha sido nominado", "ha sido nominada", "galardonado",
 		// Japanese
-		"当選", "ノミネート", "選ばれました",
+		"当選", "ノミネート", "選ばれました", "選出されました", "受賞",
 	},
 	ocFee: {
 		"listing fee", "processing fee", "registration fee", "handling fee", "shipping fee", "release fee",
-		"clearance fee", "pay only", "only pay", "just pay", "publication fee", "participation fee",
+		"clearance fee", "pay only", "only pay", "just pay", "publication fee", "participation fee", "fee of", "sponsorship package", "to secure your",
+		"to confirm your place",
 		// German
-		"versandkosten", "bearbeitungsgebühr", "zahlen sie nur", "teilnahmegebühr", "veröffentlichungsgebühr",
+		"versandkosten", "bearbeitungsgebühr", "zahlen sie nur", "teilnahmegebühr", "veröffentlichungsgebühr", "gebühr von", "kostenbeitrag",
 		// French
-		"frais de port", "frais de dossier", "frais d'inscription", "frais de traitement", "payez seulement", "frais de participation", "frais de publication",
+		"frais de port", "frais de dossier", "frais d'inscription", "frais de traitement", "payez seulement", "frais de participation", "frais de publication", "des frais de",
 		// Spanish
-		"gastos de envío", "cuota de inscripción", "gastos de gestión", "solo pague", "solo tiene que pagar", "cuota de participación",
+		"gastos de envío", "cuota de inscripción", "gastos de gestión", "solo pague", "solo tiene que pagar", "cuota de participación", "una cuota de", "una tarifa de",
 		// Japanese
-		"手数料", "送料", "掲載料", "登録料", "参加費",
+		"手数料", "送料", "掲載料", "登録料", "参加費", "費用",
 	},
 }
 

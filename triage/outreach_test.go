@@ -45,6 +45,16 @@ func TestColdOutreach(t *testing.T) {
 		{"ja 融資", "資金調達のご案内", "初めてご連絡いたします。\n\n最短即日の資金調達をご支援しております。ご興味があれば本メールへの返信でお知らせください。", stranger, true},
 		{"ja award", "ノミネートのお知らせ", "おめでとうございます。貴社はアワードにノミネートされました。掲載料は30万円です。", stranger, true},
 
+		{"lead generation", "Meetings with CTOs", "Hi Alex,\n\nwe book qualified appointments with CTOs for SaaS vendors, 20 leads per month guaranteed. When is a good time for a quick demo?", stranger, true},
+		{"checking in", "Checking in", "Hi Alex,\n\njust checking in: is improving your search rankings something you'd be interested in?", stranger, true},
+		{"shortlisted", "Shortlisted", "Hello,\n\nyou've been shortlisted for the Innovation Awards. To secure your trophy a participation fee of $1,200 is due.", stranger, true},
+		{"de leads", "Neue Termine", "Guten Tag,\n\nwir vereinbaren qualifizierte Leads und Termine für IT-Dienstleister. Wäre das interessant für Sie?", stranger, true},
+		{"de nachfassen", "Nochmals", "Hallo Herr Morgan,\n\nich melde mich noch einmal wegen meiner letzten Nachricht. Hätten Sie Interesse an einem kurzen Telefonat?", stranger, true},
+		{"fr financement", "Financement", "Bonjour,\n\nnotre offre de financement permet d'obtenir jusqu'à 150 000 € en 48 h. Seriez-vous disponible pour un court échange ?", stranger, true},
+		{"es leads", "Clientes", "Hola,\n\nayudamos a empresas de software a conseguir leads cualificados cada mes. ¿Tiene 15 minutos esta semana?", stranger, true},
+		{"ja アポ", "営業支援のご案内", "初めてご連絡いたします。\n\n決裁者とのアポイント獲得を代行しております。オンライン面談のお時間をいただけますでしょうか。", stranger, true},
+		{"ja 再送", "再度のご連絡", "先日お送りしたメールの件で、再度ご連絡いたしました。ご不要の場合はお知らせください。", stranger, true},
+
 		// Not outreach: one cue alone.
 		{"vendor note", "Renewal", "Hi Alex,\n\nYour contract renews next month. Would you be interested in adding the analytics module?", stranger, false},
 		{"recruiter", "Staff engineer role", "Hi Alex,\n\nI came across your profile and I'm reaching out about a Staff Engineer role at a fintech in Berlin. Would you be interested in a quick call?\n\nBest, Maria (Talent Partners)", stranger, false},
@@ -53,6 +63,11 @@ func TestColdOutreach(t *testing.T) {
 		{"fr client", "Question", "Bonjour,\n\nje m'appelle Claire, nous sommes clients chez vous. Puis-je vous envoyer les journaux de l'incident d'hier ?", stranger, false},
 		{"es cliente", "Consulta", "Hola Alex:\n\nmi nombre es Lucía, de Grupo Sur. ¿Podemos tener una llamada rápida sobre la factura de octubre?", stranger, false},
 		{"ja 顧客", "お問い合わせ", "初めてご連絡いたします。\n\n御社のサービスを利用しております。請求書について15分ほどお時間をいただけますでしょうか。", stranger, false},
+		{"customer seo team", "API docs down", "Hi Alex,\n\nmy name is Tom, I lead the SEO team at Acme. Your API docs return 500 since this morning; can you check?", stranger, false},
+		{"de kunde entscheider", "Freigabe", "Guten Tag,\n\nmein Name ist Weber. Unsere Entscheider brauchen den Bericht bis Freitag.", stranger, false},
+		{"fr recruteur", "Poste", "Bonjour,\n\nje me permets de vous contacter pour un poste de directeur technique à Lyon. Seriez-vous disponible pour un court échange ?", stranger, false},
+		{"es reclutador", "Puesto", "Hola Alex:\n\nme pongo en contacto por un puesto de arquitecto en Madrid. ¿Tiene 15 minutos esta semana?", stranger, false},
+		{"ja 採用", "ポジションのご案内", "突然のご連絡失礼いたします。\n\nエンジニアリングマネージャーのポジションについて、ご興味があればご返信ください。", stranger, false},
 		{"prize without fee", "You've been selected", "Hi Alex,\n\nyou have been selected for the beta of our new dashboard. No action needed.", stranger, false},
 		{"colleague", "Marketing idea", "Alex,\n\nI think lead generation is where we should spend next quarter. Would you be interested in a quick call?", model.Address{Name: "Priya", Email: "priya@northwind.example"}, false},
 	} {
