@@ -256,7 +256,7 @@ type outreach struct {
 // and the sender is outside the principal's domain) to the principal
 // alone, outside lists and automated mail. Then it takes an offer with a
 // stranger's opener, a call to action, an opt-out line, a follow-up
-// claim or a free-mail sender; a prize or nomination with a fee to pay;
+// claim, a free-mail sender or a "Re:" that answers nothing; a prize or nomination with a fee to pay;
 // or a claim to follow up earlier mail that the thread does not hold
 // with a call to action or an opt-out line.
 func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) outreach {
@@ -288,15 +288,37 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		}
 	}
 	free := freeMail(domainOf(m.From.Email))
+	// A reply that answers nothing: "Re:" on the first message of the
+	// thread, with no In-Reply-To or References (a real reply to mail the
+	// mailbox does not hold, the principal's sent mail, still names it).
+	fakeReply := phantom && len(m.InReplyTo) == 0 && len(m.References) == 0 && answerSubject(m.Subject)
 	switch {
-	case has(ocOffer) && (has(ocOpener) || has(ocAsk) || has(ocOptOut) || has(ocFollowUp) || free):
+	case has(ocOffer) && (has(ocOpener) || has(ocAsk) || has(ocOptOut) || has(ocFollowUp) || free || fakeReply):
 		o.reason = "a stranger's sales pitch (" + quoteCues(&o, ocOffer, ocOpener, ocAsk, ocOptOut, ocFollowUp) + ")"
+		if fakeReply && !has(ocOpener) && !has(ocAsk) && !has(ocOptOut) && !has(ocFollowUp) && !free {
+			o.reason = "a stranger's sales pitch written as a reply to nothing (" + quoteCues(&o, ocOffer) + ")"
+		}
 	case has(ocPrize) && has(ocFee):
 		o.reason = "a prize or an award that costs a fee (" + quoteCues(&o, ocPrize, ocFee) + ")"
 	case has(ocFollowUp) && phantom && (has(ocAsk) || has(ocOptOut)):
 		o.reason = "follows up mail the thread does not hold (" + quoteCues(&o, ocFollowUp, ocAsk, ocOptOut) + ")"
 	}
 	return o
+}
+
+// answerSubject reports whether subject says it answers a message ("Re:",
+// "AW:", "Antw:", "RV:", "SV:"; not a forward).
+func answerSubject(subject string) bool {
+	s := strings.ToLower(strings.TrimSpace(subject))
+	for _, p := range []string{"re", "aw", "antw", "rv", "sv"} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			rest = strings.TrimLeft(rest, " ")
+			if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quoteCues lists the phrases found for cues, quoted, comma separated.

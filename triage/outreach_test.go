@@ -55,6 +55,11 @@ func TestColdOutreach(t *testing.T) {
 		{"ja アポ", "営業支援のご案内", "初めてご連絡いたします。\n\n決裁者とのアポイント獲得を代行しております。オンライン面談のお時間をいただけますでしょうか。", stranger, true},
 		{"ja 再送", "再度のご連絡", "先日お送りしたメールの件で、再度ご連絡いたしました。ご不要の場合はお知らせください。", stranger, true},
 
+		{"reply to nothing", "Re: your website", "Hello,\n\nour SEO agency gets sites like yours to the top of Google in 90 days.", stranger, true},
+		{"de antwort auf nichts", "AW: Ihre Webseite", "Guten Tag,\n\nunsere Suchmaschinenoptimierung bringt Sie auf die erste Seite bei Google.", stranger, true},
+		{"fr réponse à rien", "RE: votre site", "Bonjour,\n\nnotre audit gratuit montre comment gagner plus de clients.", stranger, true},
+		{"es respuesta a nada", "RE: su web", "Hola,\n\nnuestro posicionamiento web le dará más clientes.", stranger, true},
+		{"ja 返信偽装", "Re: ホームページについて", "弊社のSEO対策で検索上位を実現します。", stranger, true},
 		// Not outreach: one cue alone.
 		{"vendor note", "Renewal", "Hi Alex,\n\nYour contract renews next month. Would you be interested in adding the analytics module?", stranger, false},
 		{"recruiter", "Staff engineer role", "Hi Alex,\n\nI came across your profile and I'm reaching out about a Staff Engineer role at a fintech in Berlin. Would you be interested in a quick call?\n\nBest, Maria (Talent Partners)", stranger, false},
@@ -121,6 +126,16 @@ func TestColdOutreachNeedsAStranger(t *testing.T) {
 	news.Text += "\n\nUnsubscribe: https://news.cloudvendor.example/u/1"
 	if o := triage([]*model.Message{news}, nil); has(o) {
 		t.Errorf("newsletter with an unsubscribe link: outreach (%v)", o.Signals)
+	}
+	reply := &model.Message{From: am, To: []model.Address{p}, Subject: "Re: pricing", InReplyTo: []string{"<ask@northwind.example>"},
+		Text: "Hi Alex,\n\nthanks for asking: our packages start at $99 a month.", HasBody: true}
+	if o := triage([]*model.Message{reply}, nil); has(o) {
+		t.Errorf("a vendor's answer to the user's question (In-Reply-To): outreach (%v)", o.Signals)
+	}
+	noref := *reply
+	noref.InReplyTo = nil
+	if o := triage([]*model.Message{&noref}, nil); !has(o) {
+		t.Errorf("the same answer with no In-Reply-To or References: not outreach (%v)", o.Signals)
 	}
 	group := newMsg()
 	group.To = append(group.To, model.Address{Email: "sam@northwind.example"}, model.Address{Email: "kim@northwind.example"})
