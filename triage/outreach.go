@@ -276,8 +276,9 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		body = body[:maxAnalyzed]
 	}
 	text := outreachText(m.Subject + "\n" + ownText(body))
+	words, cjk := textWords(text)
 	for c := range o.found {
-		o.found[c] = findCue(text, outreachPhrases[c])
+		o.found[c] = findCue(text, words, cjk, compiledOutreach[c])
 	}
 	has := func(c outreachCue) bool { return o.found[c] != "" }
 	// Phantom follow-up: no earlier message of the sender in the thread.
@@ -343,11 +344,90 @@ func outreachText(s string) string {
 	return strings.ReplaceAll(s, "’", "'")
 }
 
+// cuePhrase is an outreach phrase with what screens it: its first word
+// must be among the text's words, or, for a phrase holding Japanese
+// (written without spaces), the text must hold Japanese.
+type cuePhrase struct {
+	text, first string
+	cjk         bool
+}
+
+// compiledOutreach is outreachPhrases screened (see cuePhrase).
+var compiledOutreach = func() (out [numOutreachCues][]cuePhrase) {
+	for c, list := range outreachPhrases {
+		for _, p := range list {
+			cp := cuePhrase{text: p, cjk: hasCJK(p)}
+			if !cp.cjk {
+				cp.first = firstWord(p)
+			}
+			out[c] = append(out[c], cp)
+		}
+	}
+	return out
+}()
+
+// hasCJK reports whether s holds a character of the CJK blocks (from
+// U+2E80: kana, kanji, full-width forms). Their UTF-8 lead byte is 0xE2
+// or more, which textWords checks first.
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 {
+			return true
+		}
+	}
+	return false
+}
+
+// firstWord is the first run of word bytes of s (see isWordByte).
+func firstWord(s string) string {
+	i := 0
+	for i < len(s) && !isWordByte(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && isWordByte(s[j]) {
+		j++
+	}
+	return s[i:j]
+}
+
+// textWords returns the set of text's words (runs of word bytes) and
+// whether it holds CJK letters.
+func textWords(text string) (map[string]struct{}, bool) {
+	words := make(map[string]struct{}, len(text)/6)
+	cjk := false
+	for i := 0; i < len(text); {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isWordByte(text[j]) {
+			if text[j] >= 0xE2 {
+				cjk = true
+			}
+			j++
+		}
+		words[text[i:j]] = struct{}{}
+		i = j
+	}
+	return words, cjk && hasCJK(text)
+}
+
 // findCue returns the first phrase of list found in text ("" none). A
 // phrase starting (ending) with an ASCII letter or digit must start (end)
 // a word.
-func findCue(text string, list []string) string {
-	for _, p := range list {
+func findCue(text string, words map[string]struct{}, cjk bool, list []cuePhrase) string {
+	for _, cp := range list {
+		if cp.cjk && !cjk {
+			continue
+		}
+		if !cp.cjk {
+			if _, ok := words[cp.first]; !ok {
+				continue
+			}
+		}
+		p := cp.text
 		for i := 0; ; {
 			j := strings.Index(text[i:], p)
 			if j < 0 {
