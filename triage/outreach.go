@@ -9,6 +9,7 @@ package triage
 // user works with, recruiters and customers use them too).
 
 import (
+	"slices"
 	"strings"
 
 	"mailsift/model"
@@ -254,7 +255,8 @@ type outreach struct {
 // is an unsolicited pitch. It only looks at mail from a stranger (the
 // principal has not written in the thread, to the sender or read them,
 // and the sender is outside the principal's domain) to the principal
-// alone, outside lists and automated mail. Then it takes an offer with a
+// alone or their organisation's one address (info@), outside lists and
+// automated mail. Then it takes an offer with a
 // stranger's opener, a call to action, an opt-out line, a follow-up
 // claim, a free-mail sender or a "Re:" that answers nothing; a prize or nomination with a fee to pay;
 // or a claim to follow up earlier mail that the thread does not hold
@@ -268,8 +270,12 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 	if isListMail(m) || len(m.To)+len(m.Cc) > 1 {
 		return o
 	}
-	if len(m.To)+len(m.Cc) == 1 && principal.Email != "" && !addrIn(m.To, principal.Email) && !addrIn(m.Cc, principal.Email) {
-		return o // to someone else: a forward or a Bcc of a group
+	if rcpt := append(slices.Clip(m.To), m.Cc...); len(rcpt) == 1 && principal.Email != "" && !sameAddr(rcpt[0].Email, principal.Email) &&
+		!strings.EqualFold(domainOf(rcpt[0].Email), domainOf(principal.Email)) {
+		// To someone outside the principal's organisation: a forward or
+		// a Bcc of a group. A pitch to the organisation's own address
+		// (info@, sales@) reaching the principal is still one.
+		return o
 	}
 	body := m.Body()
 	if len(body) > maxAnalyzed {

@@ -137,6 +137,16 @@ func TestColdOutreachNeedsAStranger(t *testing.T) {
 	if o := triage([]*model.Message{&noref}, nil); !has(o) {
 		t.Errorf("the same answer with no In-Reply-To or References: not outreach (%v)", o.Signals)
 	}
+	info := newMsg()
+	info.To = []model.Address{{Email: "info@northwind.example"}}
+	if o := triage([]*model.Message{info}, nil); !has(o) {
+		t.Errorf("pitch to the organisation's info@ address: not outreach (%v)", o.Signals)
+	}
+	elsewhere := newMsg()
+	elsewhere.To = []model.Address{{Email: "pat@partner.example"}}
+	if o := triage([]*model.Message{elsewhere}, nil); has(o) {
+		t.Errorf("pitch to someone outside the organisation (a Bcc): outreach (%v)", o.Signals)
+	}
 	group := newMsg()
 	group.To = append(group.To, model.Address{Email: "sam@northwind.example"}, model.Address{Email: "kim@northwind.example"})
 	if o := triage([]*model.Message{group}, nil); has(o) {
