@@ -256,11 +256,11 @@ type outreach struct {
 // principal has not written in the thread, to the sender or read them,
 // and the sender is outside the principal's domain) to the principal
 // alone or their organisation's one address (info@), outside lists and
-// automated mail. Then it takes an offer with a
-// stranger's opener, a call to action, an opt-out line, a follow-up
-// claim, a free-mail sender or a "Re:" that answers nothing; a prize or nomination with a fee to pay;
-// or a claim to follow up earlier mail that the thread does not hold
-// with a call to action or an opt-out line.
+// automated mail. Then it takes an offer with a stranger's opener, a call
+// to action, an opt-out line, a follow-up claim, a free-mail sender or a
+// "Re:" that answers nothing; a prize or nomination with a fee to pay; or
+// a claim to follow up earlier mail that the thread does not hold with a
+// call to action or an opt-out line.
 func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) outreach {
 	var o outreach
 	if an.latest < 0 || an.replied || an.familiar || an.internal || an.automated || an.bulk {
