@@ -163,11 +163,17 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 
 // Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall
 // ≥ 0.9 with false positives ≤ 1 %. All three are met; the floors
-// asserted are just under the measured figures (accuracy 0.927, 139 of
-// 150; phishing recall 1.000, 12 of 12, with no false positive: README,
-// "Measuring triage"), so that a regression fails.
+// asserted are just under the measured figures (accuracy 0.967, 145 of
+// 150; phishing recall 1.000, 12 of 12, with no false positive; spam
+// recall 1.000, 27 of 27, since the cold-outreach rule, with no spam
+// false positive of 123 since a greeting by title and surname counts, a
+// Reply-To in the principal's own domain diverts nothing and a service's
+// notification address is not condemned by the learned score alone:
+// README, "Measuring triage"), so that a regression fails.
 const (
-	ownMinAccuracy    = 0.92
+	ownMinAccuracy    = 0.96
+	ownMinSpamRecall  = 0.99
+	ownMaxSpamFP      = 0.01
 	ownMinPhishRecall = 0.99
 	ownMaxPhishFP     = 0.01
 	ownSetPrincipal   = "alex.morgan@northwind.example"
@@ -212,6 +218,12 @@ func TestAccuracyOwnSet(t *testing.T) {
 	}
 	if acc < ownMinAccuracy {
 		t.Errorf("bucket accuracy %.3f, want ≥ %.2f", acc, ownMinAccuracy)
+	}
+	if sr := ptr(rep.Spam.Recall); sr < ownMinSpamRecall {
+		t.Errorf("spam recall %.3f, want ≥ %.2f", sr, ownMinSpamRecall)
+	}
+	if sfp := ptr(rep.Spam.FalsePositiveRate); sfp > ownMaxSpamFP {
+		t.Errorf("spam false-positive rate %.3f, want ≤ %.2f", sfp, ownMaxSpamFP)
 	}
 	if pr < ownMinPhishRecall {
 		t.Errorf("phishing recall %.3f, want ≥ %.2f", pr, ownMinPhishRecall)

@@ -110,7 +110,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// An unscorable message's score (see minCoverage) still counts with
 	// independent support: an indicator or spam wording.
 	learned = learned || an.rawSpamProb >= a.threshold() && !an.internal && (an.suspicious > 0 || an.spamPhrases > 0)
-	spam := !an.replied && (learned || an.spoofed || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
+	spam := !an.replied && (learned || an.spoofed || an.outreach.reason != "" || (an.spamPhrases >= 2 && an.spamProb >= 0.5) ||
 		an.suspicious+min(an.spamPhrases, 1) >= 2)
 	if phishing {
 		spam = true // phishing is unsolicited mail too
@@ -120,7 +120,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		switch {
 		case phishing && phishingKinds[s.Kind]:
 			o.PhishingReasons = append(o.PhishingReasons, s.Reason)
-		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase || s.Kind == SigSpamStructure || s.Kind == SigObfuscatedSender || s.Kind == SigIPLink || s.Kind == SigAuthFail):
+		case spam && (s.Kind == SigSpamScore || s.Kind == SigSpamPhrase || s.Kind == SigSpamStructure || s.Kind == SigOutreach || s.Kind == SigObfuscatedSender || s.Kind == SigIPLink || s.Kind == SigAuthFail):
 			o.SpamReasons = append(o.SpamReasons, s.Reason)
 		}
 	}

@@ -36,7 +36,9 @@ const (
 	SigSpamPhrase       SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
-	SigSpamStructure    SignalKind = "spam-structure"
+	SigSpamStructure SignalKind = "spam-structure"
+	// SigOutreach: a stranger's unsolicited sales pitch (see coldOutreach).
+	SigOutreach         SignalKind = "cold-outreach"
 	SigBulk             SignalKind = "bulk"
 	SigAutomated        SignalKind = "automated"
 	SigCalendar         SignalKind = "calendar"
@@ -202,6 +204,7 @@ type analysis struct {
 	spoofed      bool   // DMARC failed for the sender's domain outside list mail
 	greeted      bool   // the latest message from others opens with the principal's first name
 	firstName    string // the principal's (see firstName)
+	surname      string // the principal's (see surname)
 	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
@@ -239,6 +242,12 @@ type analysis struct {
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
 	firstLine   string
+	// notifier: the latest message comes from a service's notification
+	// address (see notifierAddress).
+	notifier bool
+	// outreach: the latest message is a stranger's unsolicited pitch
+	// (see coldOutreach): spam whatever its learned score.
+	outreach outreach
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -270,6 +279,71 @@ func firstName(p model.Address) string {
 		return ""
 	}
 	return n
+}
+
+// surname is the principal's last name: the display name's last word
+// when it has two or more, else the address's local part after its last
+// dot, dash or underscore when it has one ("" when shorter than two
+// letters or holding digits).
+func surname(p model.Address) string {
+	n := ""
+	if f := strings.Fields(p.Name); len(f) > 1 {
+		n = f[len(f)-1]
+	} else if at := strings.IndexByte(p.Email, '@'); at > 0 && len(f) == 0 {
+		local := p.Email[:at]
+		if i := strings.LastIndexAny(local, "._-"); i >= 0 {
+			n = local[i+1:]
+		}
+	}
+	n = strings.Trim(n, ",.\"'")
+	if utf8.RuneCountInString(n) < 2 || strings.ContainsAny(n, "0123456789") {
+		return ""
+	}
+	return n
+}
+
+// honorifics come before a surname in a formal greeting ("Dear Mr
+// Morgan", "Sehr geehrter Herr Morgan", "Bonjour Monsieur Morgan",
+// "Estimado Sr. Morgan").
+var honorifics = []string{"mr", "mrs", "ms", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mme", "m",
+	"mademoiselle", "sr", "sra", "srta", "señor", "señora", "don", "doña"}
+
+// greetsByTitle reports whether text's first line names the principal by
+// title and surname ("Dear Mr Morgan,", "Sehr geehrte Frau Morgan",
+// "Morgan様"): as personal a greeting as a first name.
+func greetsByTitle(text, last string) bool {
+	if last == "" {
+		return false
+	}
+	text = strings.TrimLeft(text, " \t\r\n")
+	line, _, _ := strings.Cut(text, "\n")
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	low, name := strings.ToLower(line), strings.ToLower(last)
+	for i := 0; ; {
+		j := strings.Index(low[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		i = end
+		rest := strings.TrimLeft(low[end:], " ")
+		if strings.HasPrefix(rest, "様") || strings.HasPrefix(rest, "さん") || strings.HasPrefix(rest, "殿") {
+			if j == 0 || !isWordByte(low[j-1]) {
+				return true
+			}
+			continue
+		}
+		if j > 0 && isWordByte(low[j-1]) || end < len(low) && isWordByte(low[end]) {
+			continue
+		}
+		before := strings.Fields(strings.TrimRight(low[:j], " "))
+		if len(before) > 0 && slices.Contains(honorifics, strings.TrimRight(before[len(before)-1], ".")) {
+			return true
+		}
+	}
 }
 
 // greetsByName reports whether text's first line names first as a word
@@ -312,7 +386,7 @@ func addrIn(list []model.Address, email string) bool {
 }
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, senders Senders) *analysis {
-	an := &analysis{latest: -1, firstName: firstName(principal)}
+	an := &analysis{latest: -1, firstName: firstName(principal), surname: surname(principal)}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
 		an.signals = append(an.signals, s)
@@ -343,6 +417,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	if an.latest >= 0 {
 		m := msgs[an.latest]
+		an.notifier = notifierAddress(m.From.Email)
 		switch {
 		case principal.Email == "" || addrIn(m.To, principal.Email) || (len(m.To) == 0 && len(m.Cc) == 0):
 			an.addressed = true
@@ -380,6 +455,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 				add(Signal{Kind: SigSpamStructure, Reason: "built like bulk spam (" + structureReason(st) + ")", Message: an.latest})
 			}
 		}
+	}
+	if an.outreach = coldOutreach(msgs, an, principal); an.outreach.reason != "" {
+		add(Signal{Kind: SigOutreach, Reason: "unsolicited outreach: " + an.outreach.reason, Message: an.latest})
 	}
 	// Legitimate bulk mail: list mail (List-Unsubscribe, List-Id) whose
 	// sender's own domain passed DKIM or DMARC or runs the list, with no independent spam

@@ -155,7 +155,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigMeeting, Reason: fmt.Sprintf("talks about a meeting (%q)", first[pkMeeting]), Message: i, Value: first[pkMeeting]})
 	}
 	an.positive, an.negative = counts[pkPositive], counts[pkNegative]
-	an.greeted = greetsByName(own, an.firstName)
+	an.greeted = greetsByName(own, an.firstName) || greetsByTitle(own, an.surname)
 	if an.latestScored && !an.replied && !an.vouched() &&
 		a.spam != nil && !an.unscorable() && bayes.Probability(an.latestScore) >= a.spam.Threshold() && !an.injection {
 		// Spam by the learned score alone already, with none of the

@@ -8,6 +8,7 @@ package triage
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -69,10 +70,14 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		}
 		add(Signal{Kind: SigAuthFail, Reason: "sender authentication failed (" + strings.Join(fails, ", ") + ")", Message: i, Value: strings.Join(fails, ","), Weight: w})
 	}
-	// Reply-To to another domain
+	// Reply-To to another domain. Not to the principal's own: a service
+	// sending on a colleague's behalf (a signature request, a form, an
+	// invitation) points replies at them, and replies that reach the
+	// principal's own organisation divert nothing to anyone else.
+	pReg := a.regDomain(pDomain)
 	for _, rt := range m.ReplyTo {
 		d := domainOf(rt.Email)
-		if d != "" && fromReg != "" && a.regDomain(d) != fromReg {
+		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
 			if !isListMail(m) {
 				// Outside a mailing list (which points replies at itself),
@@ -308,7 +313,28 @@ func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add f
 // through its own domain's list, it greets the principal by name, it was
 // generated automatically, or the user wrote to or reads its sender.
 func (an *analysis) vouched() bool {
-	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar
+	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier
+}
+
+// notifierLocals are the local parts services send their automated
+// notices from (order and shipping status, approvals, alerts): nobody
+// writes to them, and a notice is written like a 2002 advertisement.
+var notifierLocals = []string{"noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply",
+	"notifications", "notification", "notify", "orderstatus", "order-status", "order-update", "order-updates",
+	"shipping-notification", "shipment-tracking"}
+
+// notifierAddress reports whether email is a service's notification
+// address (see notifierLocals).
+func notifierAddress(email string) bool {
+	at := strings.LastIndexByte(email, '@')
+	if at <= 0 {
+		return false
+	}
+	local := strings.ToLower(email[:at])
+	if i := strings.IndexByte(local, '+'); i >= 0 {
+		local = local[:i]
+	}
+	return slices.Contains(notifierLocals, local)
 }
 
 // autoSubmitted reports whether m says it was sent automatically
