@@ -237,11 +237,11 @@ func TestAccuracyOwnSet(t *testing.T) {
 // the rules, by someone who read neither the rules nor the labeled set,
 // and no rule has been changed because of it: it measures how the rules
 // generalise to mail they were not made on. Its floors are today's
-// figures (bucket accuracy 0.633, 38 of 60; phishing recall 0.5, 2 of 4;
+// figures (bucket accuracy 0.683, 41 of 60; phishing recall 0.5, 2 of 4;
 // README, "Measuring triage"), guards against regressions, not targets
 // to tune for.
 const (
-	freshMinAccuracy    = 0.63
+	freshMinAccuracy    = 0.68
 	freshMinPhishRecall = 0.5
 	freshMaxPhishFP     = 0.01
 	freshSetDir         = "../testdata/eval/fresh"
