@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"mailsift/mailsrc/maildir"
-	"mailsift/mailsrc/rfc822"
 	"mailsift/model"
 	"mailsift/model/contract"
 )
@@ -324,27 +323,12 @@ func BenchmarkThreadsNeedingTriage(b *testing.B) {
 func corpusMessages(tb testing.TB) []*model.Message {
 	tb.Helper()
 	src := filepath.Join("..", "testdata", "corpus", "maildir")
-	var msgs []*model.Message
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		m, err := rfc822.Parse(raw)
-		if err != nil {
-			return nil // the source skips unparseable files too
-		}
-		rel, _ := filepath.Rel(src, p)
-		folder := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
-		m.Loc = model.Location{Account: "corpus", Mailbox: folder, Key: filepath.Base(p)}
-		msgs = append(msgs, m)
-		return nil
-	})
-	if err != nil || len(msgs) == 0 {
+	if _, err := os.Stat(src); err != nil {
 		tb.Skipf("corpus absent (%v): run scripts/fetch-corpus.sh", err)
+	}
+	msgs := corpusMessagesIn(tb, src)
+	if len(msgs) == 0 {
+		tb.Skipf("corpus absent (no messages under %s): run scripts/fetch-corpus.sh", src)
 	}
 	return msgs
 }

@@ -315,12 +315,7 @@ func greetsByTitle(text, last string) bool {
 	if last == "" {
 		return false
 	}
-	text = strings.TrimLeft(text, " \t\r\n")
-	line, _, _ := strings.Cut(text, "\n")
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	low, name := strings.ToLower(line), strings.ToLower(last)
+	low, name := greetingLine(text), strings.ToLower(last)
 	for i := 0; ; {
 		j := strings.Index(low[i:], name)
 		if j < 0 {
@@ -346,6 +341,17 @@ func greetsByTitle(text, last string) bool {
 	}
 }
 
+// greetingLine returns the first line of text lower-cased, at most 80
+// bytes: where a greeting stands.
+func greetingLine(text string) string {
+	text = strings.TrimLeft(text, " \t\r\n")
+	line, _, _ := strings.Cut(text, "\n")
+	if len(line) > 80 {
+		line = line[:80]
+	}
+	return strings.ToLower(line)
+}
+
 // greetsByName reports whether text's first line names first as a word
 // ("Hi Alex,", "Bonjour Alex", "Alex —"): mail written to the principal
 // personally. Bulk spam rarely knows the name (phishing may, which is why
@@ -354,12 +360,7 @@ func greetsByName(text, first string) bool {
 	if first == "" {
 		return false
 	}
-	text = strings.TrimLeft(text, " \t\r\n")
-	line, _, _ := strings.Cut(text, "\n")
-	if len(line) > 80 {
-		line = line[:80]
-	}
-	low, name := strings.ToLower(line), strings.ToLower(first)
+	low, name := greetingLine(text), strings.ToLower(first)
 	for i := 0; ; {
 		j := strings.Index(low[i:], name)
 		if j < 0 {
