@@ -62,39 +62,22 @@ func (s *Store) Correspondents(ctx context.Context, now time.Time) ([]Correspond
 		}
 		return c
 	}
-	if s.principal != "" {
-		rows, err := s.r.QueryContext(ctx, `SELECT to_json, cc_json, bcc_json, date FROM messages
-			WHERE from_email = ? COLLATE NOCASE ORDER BY date DESC LIMIT ?`, s.principal, addressbookSentScan)
-		if err != nil {
-			return nil, fmt.Errorf("store: address book: %w", err)
-		}
-		for rows.Next() {
-			var to, cc, bcc string
-			var date int64
-			if err := rows.Scan(&to, &cc, &bcc, &date); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: address book: %w", err)
-			}
-			when := time.Unix(date, 0)
-			weight := math.Pow(0.5, math.Max(0, now.Sub(when).Hours())/addressbookHalfLife.Hours())
-			for _, js := range []string{to, cc, bcc} {
-				var as []model.Address
-				decodeInto(js, &as)
-				for _, a := range as {
-					if c := get(a); c != nil {
-						c.Sent++
-						c.Score += weight
-						if when.After(c.Last) {
-							c.Last = when
-						}
+	err := s.eachSent(ctx, func(recipients [3][]model.Address, when time.Time) {
+		weight := math.Pow(0.5, math.Max(0, now.Sub(when).Hours())/addressbookHalfLife.Hours())
+		for _, as := range recipients {
+			for _, a := range as {
+				if c := get(a); c != nil {
+					c.Sent++
+					c.Score += weight
+					if when.After(c.Last) {
+						c.Last = when
 					}
 				}
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("store: address book: %w", err)
-		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: address book: %w", err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT from_name, from_email FROM messages ORDER BY date DESC LIMIT ?`, addressbookReceivedScan)
 	if err != nil {
@@ -166,4 +149,32 @@ func correspondentMatches(c Correspondent, p string) bool {
 		}
 	}
 	return false
+}
+
+// eachSent calls fn with the To, Cc and Bcc addresses and the date of
+// each of the principal's messages, newest first, up to
+// addressbookSentScan of them (none without a principal).
+func (s *Store) eachSent(ctx context.Context, fn func(recipients [3][]model.Address, when time.Time)) error {
+	if s.principal == "" {
+		return nil
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT to_json, cc_json, bcc_json, date FROM messages
+		WHERE from_email = ? COLLATE NOCASE ORDER BY date DESC LIMIT ?`, s.principal, addressbookSentScan)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var to, cc, bcc string
+		var date int64
+		if err := rows.Scan(&to, &cc, &bcc, &date); err != nil {
+			return err
+		}
+		var rs [3][]model.Address
+		for i, js := range []string{to, cc, bcc} {
+			decodeInto(js, &rs[i])
+		}
+		fn(rs, time.Unix(date, 0))
+	}
+	return rows.Err()
 }

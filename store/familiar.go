@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"mailsift/model"
 )
@@ -62,34 +63,19 @@ func (f *Familiarity) Familiar(email string) (written, read int) {
 // (Options.Principal) nothing is written to anyone.
 func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	f := &Familiarity{WrittenTo: map[string]int{}, Read: map[string]int{}, ReadLists: map[string]int{}}
-	if s.principal != "" {
-		rows, err := s.r.QueryContext(ctx, `SELECT to_json, cc_json, bcc_json FROM messages
-			WHERE from_email = ? COLLATE NOCASE ORDER BY date DESC LIMIT ?`, s.principal, addressbookSentScan)
-		if err != nil {
-			return nil, fmt.Errorf("store: familiar senders: %w", err)
-		}
-		for rows.Next() {
-			var to, cc, bcc string
-			if err := rows.Scan(&to, &cc, &bcc); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: familiar senders: %w", err)
-			}
-			seen := map[string]bool{} // one message counts once per address
-			for _, js := range []string{to, cc, bcc} {
-				var as []model.Address
-				decodeInto(js, &as)
-				for _, a := range as {
-					if e := strings.ToLower(strings.TrimSpace(a.Email)); e != "" && e != s.principal && !seen[e] {
-						seen[e] = true
-						f.WrittenTo[e]++
-					}
+	err := s.eachSent(ctx, func(recipients [3][]model.Address, _ time.Time) {
+		seen := map[string]bool{} // one message counts once per address
+		for _, as := range recipients {
+			for _, a := range as {
+				if e := strings.ToLower(strings.TrimSpace(a.Email)); e != "" && e != s.principal && !seen[e] {
+					seen[e] = true
+					f.WrittenTo[e]++
 				}
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("store: familiar senders: %w", err)
-		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: familiar senders: %w", err)
 	}
 	// A message read in two folders counts once; mail in Junk or Trash,
 	// deleted or marked $Junk was looked at and thrown away, not kept.

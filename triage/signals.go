@@ -315,27 +315,32 @@ func greetsByTitle(text, last string) bool {
 	if last == "" {
 		return false
 	}
-	low, name := greetingLine(text), strings.ToLower(last)
+	low := greetingLine(text)
+	return eachAt(low, strings.ToLower(last), func(j, end int) bool {
+		start := j == 0 || !isWordByte(low[j-1])
+		rest := strings.TrimLeft(low[end:], " ")
+		if strings.HasPrefix(rest, "様") || strings.HasPrefix(rest, "さん") || strings.HasPrefix(rest, "殿") {
+			return start
+		}
+		if !start || end < len(low) && isWordByte(low[end]) {
+			return false
+		}
+		before := strings.Fields(strings.TrimRight(low[:j], " "))
+		return len(before) > 0 && slices.Contains(honorifics, strings.TrimRight(before[len(before)-1], "."))
+	})
+}
+
+// eachAt reports whether ok holds for one occurrence of name in low,
+// given its start and end, trying them from the left.
+func eachAt(low, name string, ok func(j, end int) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(low[i:], name)
 		if j < 0 {
 			return false
 		}
 		j += i
-		end := j + len(name)
-		i = end
-		rest := strings.TrimLeft(low[end:], " ")
-		if strings.HasPrefix(rest, "様") || strings.HasPrefix(rest, "さん") || strings.HasPrefix(rest, "殿") {
-			if j == 0 || !isWordByte(low[j-1]) {
-				return true
-			}
-			continue
-		}
-		if j > 0 && isWordByte(low[j-1]) || end < len(low) && isWordByte(low[end]) {
-			continue
-		}
-		before := strings.Fields(strings.TrimRight(low[:j], " "))
-		if len(before) > 0 && slices.Contains(honorifics, strings.TrimRight(before[len(before)-1], ".")) {
+		i = j + len(name)
+		if ok(j, i) {
 			return true
 		}
 	}
@@ -360,19 +365,10 @@ func greetsByName(text, first string) bool {
 	if first == "" {
 		return false
 	}
-	low, name := greetingLine(text), strings.ToLower(first)
-	for i := 0; ; {
-		j := strings.Index(low[i:], name)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(name)
-		if (j == 0 || !isWordByte(low[j-1])) && (end == len(low) || !isWordByte(low[end])) {
-			return true
-		}
-		i = end
-	}
+	low := greetingLine(text)
+	return eachAt(low, strings.ToLower(first), func(j, end int) bool {
+		return (j == 0 || !isWordByte(low[j-1])) && (end == len(low) || !isWordByte(low[end]))
+	})
 }
 
 func sameAddr(a, b string) bool { return a != "" && strings.EqualFold(a, b) }

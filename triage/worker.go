@@ -155,11 +155,17 @@ func (w *Worker) Run(ctx context.Context, events chan<- Event) (PassResult, erro
 			w.mu.Unlock()
 		}
 	}
-	in := passInput{examples: w.examples(ctx), senders: w.senders(ctx)}
+	in := passInput{examples: w.examples(ctx)}
+	sendersRead := false
 	for {
 		ids, err := w.st.ThreadsNeedingTriage(ctx, tr.CacheKey(), 0)
 		if err != nil {
 			return res, fmt.Errorf("triage: list threads: %w", err)
+		}
+		if len(ids) > 0 && !sendersRead {
+			// Read once per run, and only when there is a thread to
+			// triage: on a large store it is a scan of every read message.
+			in.senders, sendersRead = w.senders(ctx), true
 		}
 		switched, err := w.pass(ctx, tr, ids, in, events, &res)
 		if err != nil {
