@@ -42,12 +42,12 @@ type accuracyGroup struct {
 //   - easy-ham-2 spam false positives are 0.97 % (6 of 618 threads;
 //     target 0.5 %; floor 1.0 %);
 //   - hard-ham-1 spam false positives are 44.7 % (110 threads; target
-//     5 %; floor 45 %), and 20.3 % (50 threads) when the user corrects
-//     each mistake as it comes (floor 21 %).
+//     5 %; floor 45 %), and 18.3 % (45 threads) when the user corrects
+//     each mistake as it comes (floor 19 %).
 var accuracyGroups = []accuracyGroup{
 	{name: "spam-2", spam: true, minSpamRecall: 0.95},
 	{name: "easy-ham-2", maxSpamFP: 0.010, maxPhishFP: 0.01},
-	{name: "hard-ham-1", maxSpamFP: 0.45, maxPhishFP: 0.01, maxLearnedSpamFP: 0.21},
+	{name: "hard-ham-1", maxSpamFP: 0.45, maxPhishFP: 0.01, maxLearnedSpamFP: 0.19},
 }
 
 // TestAccuracyHeldOut syncs each held-out SpamAssassin group into a
@@ -127,6 +127,18 @@ func ptr(f *float64) float64 {
 // offline eval for principal against labels.
 func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.EvalReport, *store.Store, *app.App) {
 	t.Helper()
+	st, a := syncMaildir(t, dir, principal)
+	rep, err := a.Eval(context.Background(), labels, app.EvalOptions{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, st, a
+}
+
+// syncMaildir syncs the Maildir dir into a temporary store and returns
+// it with an app for principal.
+func syncMaildir(t *testing.T, dir, principal string) (*store.Store, *app.App) {
+	t.Helper()
 	ctx := context.Background()
 	cfg := &config.Config{}
 	cfg.Principal.Email = principal
@@ -153,12 +165,7 @@ func evalMaildir(t *testing.T, dir, principal string, labels *app.Labels) (*app.
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := app.New(cfg, st, app.Options{})
-	rep, err := a.Eval(ctx, labels, app.EvalOptions{Offline: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep, st, a
+	return st, app.New(cfg, st, app.Options{})
 }
 
 // Own-set targets of the issue: bucket accuracy ≥ 0.85, phishing recall

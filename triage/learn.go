@@ -7,7 +7,9 @@ package triage
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/store"
+	"mailsift/triage/bayes"
 )
 
 // Correction is one thing the user told mailsift about a thread: a bucket
@@ -33,9 +36,14 @@ type Correction struct {
 	ListID string `json:"list_id,omitempty"`
 	// Category is the bucket the user moved the thread to ("" for a mark
 	// only); Spam is the user's spam (true) or not-spam (false) mark.
-	Category string    `json:"category,omitempty"`
-	Spam     *bool     `json:"spam,omitempty"`
-	At       time.Time `json:"at"`
+	Category string `json:"category,omitempty"`
+	Spam     *bool  `json:"spam,omitempty"`
+	// Tokens are the spam score's words of the message a spam or
+	// not-spam mark judged (see MarkTokens), with their counts: the
+	// learned score learns them, and they are kept with the mark so that
+	// it outlives the store (and the mail) it was made on.
+	Tokens map[string]int `json:"tokens,omitempty"`
+	At     time.Time      `json:"at"`
 }
 
 // CorrectionFor returns a correction of thread msgs (oldest first) for
@@ -47,17 +55,76 @@ func CorrectionFor(msgs []*model.Message, principal model.Address) Correction {
 		return c
 	}
 	c.Thread = msgs[0].MessageID
-	m := msgs[len(msgs)-1]
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if !sameAddr(msgs[i].From.Email, principal.Email) {
-			m = msgs[i]
-			break
-		}
-	}
+	m := judged(msgs, principal)
 	c.Sender = strings.ToLower(strings.TrimSpace(m.From.Email))
 	c.Domain = regDomain(domainOf(c.Sender))
 	c.ListID = listID(m)
 	return c
+}
+
+// judged returns the message of thread msgs (oldest first) a correction
+// is about: the latest message from others, or the last message when the
+// principal wrote them all. It is the message the spam score judges.
+func judged(msgs []*model.Message, principal model.Address) *model.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if !sameAddr(msgs[i].From.Email, principal.Email) {
+			return msgs[i]
+		}
+	}
+	return msgs[len(msgs)-1]
+}
+
+// MarkTokens returns the spam score's words (with their counts) of the
+// message of thread msgs a spam or not-spam mark judges: the subject,
+// the body up to the length the score reads and the sender's domain,
+// as bayes.Tokenize writes them. Nil for no messages.
+func MarkTokens(msgs []*model.Message, principal model.Address) map[string]int {
+	if len(msgs) == 0 {
+		return nil
+	}
+	m := judged(msgs, principal)
+	body := m.Body()
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	out := map[string]int{}
+	for _, t := range bayes.Tokenize(m.Subject, body, domainOf(m.From.Email)) {
+		out[t]++
+	}
+	return out
+}
+
+// userCounts sums the tokens of the spam and not-spam marks among cs
+// into the counts the learned score adds to the shipped model: each mark
+// is one message of its class.
+func userCounts(cs []Correction) *bayes.UserCounts {
+	u := &bayes.UserCounts{Tokens: map[string][2]int{}}
+	for _, c := range cs {
+		if c.Spam == nil || len(c.Tokens) == 0 {
+			continue
+		}
+		i := 1
+		if *c.Spam {
+			i = 0
+			u.SpamDocs++
+		} else {
+			u.HamDocs++
+		}
+		for t, n := range c.Tokens {
+			if n <= 0 {
+				continue
+			}
+			v := u.Tokens[t]
+			v[i] += n
+			u.Tokens[t] = v
+			if *c.Spam {
+				u.SpamTotal += n
+			} else {
+				u.HamTotal += n
+			}
+		}
+	}
+	return u
 }
 
 // listID returns the identifier of a List-Id header ("Name <id>" → id),
@@ -74,23 +141,56 @@ const (
 
 // Learner applies the user's corrections to new triage. It is safe for
 // concurrent use; Set replaces the corrections.
+//
+// The words of the marked messages also teach the learned spam score
+// (Classifier): a newsletter marked not spam lowers the score of mail
+// that reads like it, from any sender. Set recomputes it from the marks
+// it is given, so a mark taken back is unlearned.
 type Learner struct {
 	mu  sync.RWMutex
 	all []Correction
+	// spam is the shipped spam model plus the marks' words (nil when the
+	// binary has no model); marked lists the ids of the marks it holds.
+	spam   *bayes.Classifier
+	marked []string
 }
 
 // NewLearner returns a learner over corrections (oldest first).
 func NewLearner(cs []Correction) *Learner {
 	l := &Learner{}
+	if m, err := bayes.Default(); err == nil {
+		l.spam = bayes.NewClassifier(m, nil)
+	}
 	l.Set(cs)
 	return l
 }
 
-// Set replaces the learner's corrections (oldest first).
+// Set replaces the learner's corrections (oldest first) and, when the
+// marks with words among them changed, the learned spam score's counts.
 func (l *Learner) Set(cs []Correction) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append([]Correction(nil), cs...)
+	var marked []string
+	for _, c := range cs {
+		if c.Spam != nil && len(c.Tokens) > 0 {
+			marked = append(marked, c.ID+"/"+strconv.FormatBool(*c.Spam))
+		}
+	}
+	if l.spam != nil && !slices.Equal(marked, l.marked) {
+		l.spam.SetUser(userCounts(cs))
+		l.marked = marked
+	}
+}
+
+// Classifier returns the learned spam score: the shipped model plus the
+// words of the user's marks (nil when the binary has no model). It stays
+// the same classifier for the learner's life; Set updates it.
+func (l *Learner) Classifier() *bayes.Classifier {
+	if l == nil {
+		return nil
+	}
+	return l.spam
 }
 
 // Corrections returns a copy of the corrections (oldest first).

@@ -166,7 +166,17 @@ func NewAnalyzer(c *bayes.Classifier) *Analyzer {
 
 // SetLearner makes the analyzer (and the triagers built on it) apply
 // the user's corrections; call it before sharing the analyzer.
-func (a *Analyzer) SetLearner(l *Learner) { a.learner = l }
+//
+// An analyzer scoring spam with the shipped model then scores with the
+// learner's classifier, which also learns the words of the user's marks.
+func (a *Analyzer) SetLearner(l *Learner) {
+	a.learner = l
+	if c := l.Classifier(); c != nil && a.spam != nil {
+		if m, err := bayes.Default(); err == nil && a.spam.Base() == m {
+			a.spam = c
+		}
+	}
+}
 
 // Learner returns the learner set with SetLearner (nil if none).
 func (a *Analyzer) Learner() *Learner { return a.learner }

@@ -391,6 +391,7 @@ func (r *EvalReport) correct(learner *triage.Learner, lab Label, p Prediction, m
 	c := triage.CorrectionFor(msgs, principal)
 	if lab.IsSpam != nil && *lab.IsSpam != p.IsSpam {
 		c.Spam = lab.IsSpam
+		c.Tokens = triage.MarkTokens(msgs, principal)
 		r.CorrectionMarks++
 	}
 	spam := lab.IsSpam != nil && *lab.IsSpam || lab.IsPhishing != nil && *lab.IsPhishing

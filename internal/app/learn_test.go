@@ -12,6 +12,7 @@ import (
 	"mailsift/model"
 	"mailsift/model/contract"
 	"mailsift/store"
+	"mailsift/triage/bayes"
 )
 
 // learnMessages are three threads from one sender and one from another.
@@ -141,5 +142,69 @@ func TestOverridesTeachAndSurviveRebuild(t *testing.T) {
 	}
 	if o := a2.Analyzer().Deterministic(th.Messages, a2.Principal()); o.Result.IsSpam {
 		t.Errorf("after undoing a spam mark: still spam (%q)", o.Learned)
+	}
+}
+
+// TestSpamMarkWordsSurviveRebuild checks that a spam mark made through
+// the app carries the marked message's words into the corrections file,
+// that the learned score has learned them (higher log-odds for the
+// message), that an app over a rebuilt store learns them again from the
+// file, and that undoing the mark unlearns them, also after a restart.
+func TestSpamMarkWordsSurviveRebuild(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := &config.Config{DataDir: dir}
+	cfg.Principal.Email = "me@example.org"
+	st, ids := openLearnStore(t, dir)
+	a := New(cfg, st, Options{})
+	th, err := st.Thread(ctx, ids["o1@x"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := th.Messages[0]
+	toks := bayes.Tokenize(m.Subject, m.Body(), "else.example")
+	odds := func(a *App) float64 {
+		prior, tab := a.Learning().Learner.Classifier().Table()
+		for _, tok := range toks {
+			prior += tab.WeightOf(tok)
+		}
+		return prior
+	}
+	shipped := odds(a)
+	if _, err := a.RecordSpamMark(ctx, ids["o1@x"], true); err != nil {
+		t.Fatal(err)
+	}
+	marked := odds(a)
+	if !(marked > shipped) {
+		t.Errorf("spam mark: log-odds %.3f → %.3f, want higher", shipped, marked)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "corrections.jsonl"))
+	if err != nil || !strings.Contains(string(data), `"tokens":{`) || !strings.Contains(string(data), `"weekly":1`) {
+		t.Fatalf("corrections file lacks the marked message's words: %v\n%s", err, data)
+	}
+	// The app's analyzers score with the learner's classifier.
+	if a.Analyzer().Classifier() != a.Learning().Learner.Classifier() {
+		t.Error("the app's analyzer does not score with the learned classifier")
+	}
+
+	// Rebuild: the store goes, the data dir stays.
+	st.Close()
+	if err := os.Remove(filepath.Join(dir, "mailsift.db")); err != nil {
+		t.Fatal(err)
+	}
+	st2, ids2 := openLearnStore(t, dir)
+	defer st2.Close()
+	a2 := New(cfg, st2, Options{})
+	if got := odds(a2); got != marked {
+		t.Errorf("after rebuild: log-odds %.6f, want the marked %.6f", got, marked)
+	}
+	if err := a2.UndoSpamMark(ctx, ids2["o1@x"]); err != nil {
+		t.Fatal(err)
+	}
+	if got := odds(a2); got != shipped {
+		t.Errorf("after undo: log-odds %.6f, want the shipped %.6f", got, shipped)
+	}
+	if got := odds(New(cfg, st2, Options{})); got != shipped {
+		t.Errorf("restart after undo: log-odds %.6f, want the shipped %.6f", got, shipped)
 	}
 }

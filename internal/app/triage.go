@@ -123,8 +123,9 @@ func (l *Learning) reload() error {
 	return nil
 }
 
-// correction describes thread threadID for a correction.
-func (a *App) correction(ctx context.Context, threadID int64) (triage.Correction, error) {
+// correction describes thread threadID for a correction; with words, it
+// carries the spam score's words of the message a spam mark judges.
+func (a *App) correction(ctx context.Context, threadID int64, words bool) (triage.Correction, error) {
 	th, err := a.st.Thread(ctx, threadID)
 	if err != nil {
 		return triage.Correction{}, err
@@ -133,6 +134,9 @@ func (a *App) correction(ctx context.Context, threadID int64) (triage.Correction
 	c.At = a.now()
 	if c.Thread == "" {
 		return c, fmt.Errorf("thread %d has no messages", threadID)
+	}
+	if words {
+		c.Tokens = triage.MarkTokens(th.Messages, a.Principal())
 	}
 	return c, nil
 }
@@ -148,7 +152,7 @@ func (a *App) RecordOverride(ctx context.Context, threadID int64, category strin
 // recordOverride is RecordOverride, returning the new correction's id
 // ("" when category is "").
 func (a *App) recordOverride(ctx context.Context, threadID int64, category string) (string, error) {
-	c, err := a.correction(ctx, threadID)
+	c, err := a.correction(ctx, threadID, false)
 	if err != nil {
 		return "", fmt.Errorf("record override: %w", err)
 	}
@@ -161,7 +165,7 @@ func (a *App) recordOverride(ctx context.Context, threadID int64, category strin
 		c.Category = category
 		for _, x := range l.Learner.Corrections() {
 			if x.Thread == c.Thread && x.Spam != nil {
-				c.Spam = x.Spam
+				c.Spam, c.Tokens = x.Spam, x.Tokens
 			}
 		}
 		c, err = l.record(c)
@@ -176,7 +180,7 @@ func (a *App) recordOverride(ctx context.Context, threadID int64, category strin
 // on thread threadID as a correction and returns its id; UndoSpamMark
 // undoes it. Two marks for the same list or sender mark its future mail.
 func (a *App) RecordSpamMark(ctx context.Context, threadID int64, spam bool) (string, error) {
-	c, err := a.correction(ctx, threadID)
+	c, err := a.correction(ctx, threadID, true)
 	if err != nil {
 		return "", fmt.Errorf("record spam mark: %w", err)
 	}
@@ -196,7 +200,7 @@ func (a *App) RecordSpamMark(ctx context.Context, threadID int64, spam bool) (st
 
 // UndoSpamMark undoes the spam or not-spam mark of thread threadID.
 func (a *App) UndoSpamMark(ctx context.Context, threadID int64) error {
-	c, err := a.correction(ctx, threadID)
+	c, err := a.correction(ctx, threadID, false)
 	if err != nil {
 		return fmt.Errorf("undo spam mark: %w", err)
 	}

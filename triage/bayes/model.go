@@ -97,17 +97,30 @@ func NewClassifier(base *Model, user *UserCounts) *Classifier {
 		user.Tokens = map[string][2]int{}
 	}
 	c := &Classifier{base: base, user: user}
-	if user.SpamDocs == 0 && user.HamDocs == 0 && user.SpamTotal == 0 && user.HamTotal == 0 && len(user.Tokens) == 0 {
-		if m, err := Default(); err == nil && m == base {
-			// The shipped model without marks: every analyzer shares one
-			// read-only weight map (rebuild never modifies a map in place).
-			d := defaultWeights()
-			c.prior, c.weights, c.table = d.prior, d.weights, d.table
-			return c
-		}
-	}
 	c.rebuild()
 	return c
+}
+
+// SetUser replaces the user's marks the classifier adds to its base model
+// (nil for none) and recomputes the weights: the way to take a mark back
+// is to set the counts of the marks that remain. Tables returned by Table
+// before keep the old weights.
+func (c *Classifier) SetUser(user *UserCounts) {
+	if user == nil {
+		user = &UserCounts{}
+	}
+	if user.Tokens == nil {
+		user.Tokens = map[string][2]int{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.user = user
+	c.rebuild()
+}
+
+// Empty reports whether u holds no marks.
+func (u *UserCounts) Empty() bool {
+	return u == nil || u.SpamDocs == 0 && u.HamDocs == 0 && u.SpamTotal == 0 && u.HamTotal == 0 && len(u.Tokens) == 0
 }
 
 // defaultWeights are the weights of the shipped model without user marks,
@@ -118,7 +131,7 @@ var defaultWeights = sync.OnceValue(func() sharedWeights {
 		return sharedWeights{}
 	}
 	c := &Classifier{base: m, user: &UserCounts{Tokens: map[string][2]int{}}}
-	c.rebuild()
+	c.rebuildAll()
 	return sharedWeights{c.prior, c.weights, c.table}
 })
 
@@ -133,6 +146,23 @@ type sharedWeights struct {
 // rebuild recomputes the cached weights; c.mu must be held for writing
 // (or c not yet shared).
 func (c *Classifier) rebuild() {
+	b, u := c.base, c.user
+	if u.Empty() {
+		if m, err := Default(); err == nil && m == b {
+			if d := defaultWeights(); d.table != nil {
+				// The shipped model without marks: every classifier shares
+				// one read-only weight map (rebuild never modifies a map
+				// in place).
+				c.prior, c.weights, c.table = d.prior, d.weights, d.table
+				return
+			}
+		}
+	}
+	c.rebuildAll()
+}
+
+// rebuildAll computes the weights of the base model and the user's marks.
+func (c *Classifier) rebuildAll() {
 	b, u := c.base, c.user
 	vocab := float64(len(b.Tokens) + len(u.Tokens))
 	spamDen := math.Log(float64(b.SpamTotal+u.SpamTotal) + alpha*vocab)
