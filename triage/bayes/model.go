@@ -80,7 +80,7 @@ type Classifier struct {
 	mu   sync.RWMutex
 	user *UserCounts
 	// weights caches each base token's log-likelihood ratio while the
-	// user's totals are unchanged (rebuilt after Learn).
+	// user's totals are unchanged (rebuilt by SetUser).
 	weights map[string]float64
 	// table holds the same weights for hashed lookups (Table).
 	table *Table
@@ -230,7 +230,7 @@ func (c *Classifier) Coverage(tokens []string) float64 {
 // a Table, for streaming scoring with EachToken: the prior plus every
 // token's weight, summed in the order of Tokenize, is the log-odds that
 // Probability turns into what SpamProbability returns. The table is never
-// modified after it is returned: Learn builds a new one.
+// modified after it is returned: SetUser builds a new one.
 func (c *Classifier) Table() (prior float64, t *Table) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -246,29 +246,6 @@ func Probability(score float64) float64 {
 		return 0
 	}
 	return 1 / (1 + math.Exp(-score))
-}
-
-// Learn adds one message's tokens as spam (or ham) from the user's mark.
-// Marking the same message twice counts twice: callers mark once per
-// change of the user's verdict.
-func (c *Classifier) Learn(tokens []string, spam bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i := 1
-	if spam {
-		i = 0
-		c.user.SpamDocs++
-		c.user.SpamTotal += len(tokens)
-	} else {
-		c.user.HamDocs++
-		c.user.HamTotal += len(tokens)
-	}
-	for _, t := range tokens {
-		v := c.user.Tokens[t]
-		v[i]++
-		c.user.Tokens[t] = v
-	}
-	c.rebuild()
 }
 
 // Base returns the shipped model (read-only).

@@ -14,7 +14,7 @@ func TestDefaultWeightsShared(t *testing.T) {
 		t.Skip(err)
 	}
 	fresh := &Classifier{base: m, user: &UserCounts{Tokens: map[string][2]int{}}}
-	fresh.rebuild()
+	fresh.rebuildAll()
 	c1, c2 := NewClassifier(m, nil), NewClassifier(m, &UserCounts{})
 	for _, c := range []*Classifier{c1, c2} {
 		if c.prior != fresh.prior || !reflect.DeepEqual(c.weights, fresh.weights) {
@@ -23,16 +23,29 @@ func TestDefaultWeightsShared(t *testing.T) {
 	}
 	toks := Tokenize("Meeting notes", "hello team, the notes from today's meeting are attached", "example.com")
 	p0 := c2.SpamProbability(toks)
-	for range 5 {
-		c1.Learn(toks, true)
+	u := &UserCounts{SpamDocs: 5, SpamTotal: 5 * len(toks), Tokens: map[string][2]int{}}
+	for _, tok := range toks {
+		v := u.Tokens[tok]
+		v[0] += 5
+		u.Tokens[tok] = v
 	}
+	_, shared := c1.Table()
+	c1.SetUser(u)
 	if got := c1.SpamProbability(toks); got <= p0 {
 		t.Errorf("learning spam did not raise the score: %v -> %v", p0, got)
+	}
+	if _, tab := c1.Table(); tab == shared {
+		t.Error("a classifier with marks still scores with the shared table")
 	}
 	if got := c2.SpamProbability(toks); got != p0 {
 		t.Errorf("another classifier's marks changed this one: %v -> %v", p0, got)
 	}
 	if got := NewClassifier(m, nil).SpamProbability(toks); got != p0 {
 		t.Errorf("a new classifier sees earlier marks: %v -> %v", p0, got)
+	}
+	// Taking the marks back returns to the shared shipped weights.
+	c1.SetUser(nil)
+	if _, tab := c1.Table(); tab != shared || c1.SpamProbability(toks) != p0 {
+		t.Error("after SetUser(nil) the classifier does not score with the shipped weights")
 	}
 }
