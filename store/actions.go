@@ -177,7 +177,7 @@ func (w *writer) threadLocations(id int64) ([]threadLoc, error) {
 		l.seen, l.flagged, l.keywords
 		FROM messages m JOIN locations l ON l.message = m.id
 		LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
-		WHERE m.thread_id = ? ORDER BY m.date, m.id, l.account, l.mailbox`, id)
+		WHERE m.thread_id = ? ORDER BY m.date, m.message_id, m.id, l.account, l.mailbox`, id)
 	if err != nil {
 		return nil, err
 	}

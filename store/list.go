@@ -212,7 +212,7 @@ func (s *Store) threadMessages(ctx context.Context, id int64, cols string,
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.id`, id)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM messages m WHERE m.thread_id = ? ORDER BY m.date, m.message_id, m.id`, id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: thread %d: %w", id, err)
 	}

@@ -57,7 +57,8 @@ func (w *writer) writeNewThreads() error {
 			w.dirty[id] = true // recomputed (or deleted, when empty) with the others
 			continue
 		}
-		// Oldest first, as recomputeThreads reads them (date, then id).
+		// Oldest first, as recomputeThreads reads them (date, then
+		// Message-ID, then id).
 		mids := order[id]
 		idx := make([]int, len(ms))
 		for i := range idx {
@@ -65,6 +66,9 @@ func (w *writer) writeNewThreads() error {
 		}
 		slices.SortFunc(idx, func(a, b int) int {
 			if c := cmp.Compare(ms[a].date, ms[b].date); c != 0 {
+				return c
+			}
+			if c := strings.Compare(ms[a].mid, ms[b].mid); c != 0 {
 				return c
 			}
 			return cmp.Compare(mids[a], mids[b])
@@ -101,7 +105,7 @@ func (w *writer) recomputeThreads(ids []int64) error {
 		NOT EXISTS(SELECT 1 FROM locations l WHERE l.message = m.id AND l.seen = 1),
 		EXISTS(SELECT 1 FROM locations l LEFT JOIN mailboxes mb ON mb.account = l.account AND mb.name = l.mailbox
 			WHERE l.message = m.id AND ` + inboxCond + `)
-		FROM messages m WHERE m.thread_id IN (SELECT value FROM json_each(?)) ORDER BY m.thread_id, m.date, m.id`
+		FROM messages m WHERE m.thread_id IN (SELECT value FROM json_each(?)) ORDER BY m.thread_id, m.date, m.message_id, m.id`
 	rows, err := w.query(q, mustJSON(ids))
 	if err != nil {
 		return fmt.Errorf("recompute threads: %w", err)

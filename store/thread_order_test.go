@@ -111,6 +111,11 @@ func orderSet() (msgs []*model.Message, want [][]string) {
 		mkMsg("st1@corp", "Status", boss, at(20*day)),
 		mkMsg("st2@other", "Status", from("Olga", "olga@other.example"), at(21*day)),
 		mkMsg("st3@corp", "Re: Status", boss, at(22*day)),
+		// The same offer sent twice in the same second: the thread's
+		// first (root) message is the lower Message-ID, whatever the
+		// order they were stored in.
+		mkMsg("dup-b@shop", "Weekend offer", from("Shop", "news@shop.example"), at(30*day)),
+		mkMsg("dup-a@shop", "Weekend offer", from("Shop", "news@shop.example"), at(30*day)),
 	}
 	want = [][]string{
 		{"r1@x", "r2@x", "r3@x"},
@@ -122,6 +127,7 @@ func orderSet() (msgs []*model.Message, want [][]string) {
 		{"h1@x", "h2@x", "h3@x"},
 		{"st1@corp", "st3@corp"},
 		{"st2@other"},
+		{"dup-a@shop", "dup-b@shop"},
 	}
 	return msgs, want
 }
@@ -158,6 +164,31 @@ func TestThreadingOrderIndependent(t *testing.T) {
 				t.Errorf("order %v grouped differently:%s", order, diffGroupings(want, got))
 			}
 			checkSectionCounts(t, s)
+			// A thread's messages come oldest first, equal dates in
+			// Message-ID order: its root does not depend on the order
+			// the messages were stored in.
+			for _, g := range wantGroups {
+				id, err := s.ThreadIDForMessage(context.Background(), g[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				th, err := s.Thread(context.Background(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.IsSortedFunc(th.Messages, func(a, b *model.Message) int {
+					if c := a.Date.Compare(b.Date); c != 0 {
+						return c
+					}
+					return strings.Compare(a.MessageID, b.MessageID)
+				}) {
+					var ids []string
+					for _, m := range th.Messages {
+						ids = append(ids, m.MessageID)
+					}
+					t.Errorf("thread %v not in (date, Message-ID) order", ids)
+				}
+			}
 			if n := countRows(t, s, "SELECT count(*) FROM threads WHERE count = 0"); n != 0 {
 				t.Errorf("%d empty threads", n)
 			}
