@@ -115,15 +115,17 @@ type folder struct {
 	role model.Role
 }
 
-// isMaildir reports whether dir has cur/ and new/ subdirectories.
+// isMaildir reports whether dir has a cur/ or a new/ subdirectory. A
+// maildir has both (and tmp/), but copies made with tools that drop
+// empty directories (git, some backups) keep only the one holding mail:
+// reading it needs only that one.
 func isMaildir(dir string) bool {
 	for _, sub := range []string{"cur", "new"} {
-		fi, err := os.Stat(filepath.Join(dir, sub))
-		if err != nil || !fi.IsDir() {
-			return false
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // Mailboxes lists the maildirs under the root with their mailbox names
@@ -206,6 +208,9 @@ func (s *Source) folders() ([]folder, error) {
 	}
 	if err := walk(s.root, "", 0); err != nil {
 		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("maildir: no maildir under %q: a maildir is a directory with cur/ and new/ subdirectories (check the maildir:// path in the account URL)", s.root)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].name == "INBOX" || out[j].name == "INBOX" {

@@ -236,6 +236,36 @@ func TestBadRoot(t *testing.T) {
 	}
 }
 
+// TestMaildirWithoutNewOrTmp checks that a maildir copied without its
+// empty new/ and tmp/ (git keeps no empty directory) is still read, and
+// that a root holding no maildir at all is an error saying what a
+// maildir is, not an empty mailbox.
+func TestMaildirWithoutNewOrTmp(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "cur"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	msg := "From: a@example.org\r\nTo: b@example.org\r\nSubject: kept\r\nMessage-ID: <kept@example.org>\r\n\r\nbody\r\n"
+	if err := os.WriteFile(filepath.Join(root, "cur", "1.host:2,S"), []byte(msg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sink := newMemSink()
+	if err := New("acct", root, nil).Sync(context.Background(), sink, nil); err != nil {
+		t.Fatalf("Sync(cur/ only) = %v", err)
+	}
+	if len(sink.Msgs) != 1 {
+		t.Errorf("cur/ only: %d messages synced, want 1", len(sink.Msgs))
+	}
+	empty := t.TempDir()
+	if err := os.Mkdir(filepath.Join(empty, "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err := New("acct", empty, nil).Sync(context.Background(), newMemSink(), nil)
+	if err == nil || !strings.Contains(err.Error(), "no maildir under") || !strings.Contains(err.Error(), "cur/ and new/") {
+		t.Errorf("Sync(root without a maildir) = %v, want an error naming what a maildir is", err)
+	}
+}
+
 func TestGuessRole(t *testing.T) {
 	tests := map[string]model.Role{
 		"INBOX": model.RoleInbox, "Sent Items": model.RoleSent, "[Gmail]/Sent Mail": model.RoleSent,
