@@ -103,7 +103,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// DKIM/DMARC pass (authAligned), or to come from a list in the
 	// sender's own domain (ownList): spam posted to a discussion list
 	// carries that list's headers, not its own domain's.
-	learned := an.spamProb >= a.threshold() && (!an.vouched() || an.suspicious > 0)
+	learned := an.spamProb >= a.threshold() && (!an.vouched() || an.suspicious > 0 || an.weaklyVouched() && an.spamPhrases > 0)
 	// A score that only leans to spam counts when the envelope agrees
 	// (see structure): the two stages, words and build, are independent.
 	learned = learned || an.structure != 0 && !an.vouched()
@@ -161,6 +161,17 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.
+		r.Category = contract.CategoryLowPriority
+	case (an.automated || an.notifier) && an.addressed && !an.bulk && alertNotice(msgs[max(an.latest, 0)].Subject):
+		// A service's alert to the reader that a problem is live (a page
+		// fired or escalated, a monitor down, a secret exposed) needs
+		// them now: urgent words or not, that is what the alert is for.
+		r.Category = contract.CategoryUrgent
+	case (an.automated || an.notifier) && !direct && passedNotice(msgs[max(an.latest, 0)].Subject) &&
+		!statusNotice(msgs[max(an.latest, 0)].Subject):
+		// A monitor or a pipeline saying something passed or recovered
+		// asks nothing of anyone (a provider's incident notice, resolved
+		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
 		r.Category = contract.CategoryUrgent

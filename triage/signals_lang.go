@@ -182,6 +182,9 @@ func failureNotice(subject string) bool {
 // digestWords in an automated message's subject say it gathers updates
 // for reading later (lower-case substrings).
 var digestWords = []string{"digest", "daily summary", "weekly summary", "daily update", "weekly update", "activity summary",
+	"daily agenda", "your agenda for", "missed activit", "notifications from", "what you missed", "unread messages",
+	"tagesübersicht", "verpasste aktivitäten", "benachrichtigungen von", "agenda du jour", "activités manquées",
+	"notifications de", "agenda diaria", "actividades perdidas", "notificaciones de", "本日の予定", "未読",
 	"zusammenfassung", "tägliche übersicht", "wöchentliche übersicht", "récapitulatif", "résumé quotidien", "résumé hebdomadaire",
 	"resumen diario", "resumen semanal", "ダイジェスト", "まとめ"}
 
@@ -204,6 +207,25 @@ func isReplySubject(subject string) bool {
 		}
 	}
 	return false
+}
+
+// alertWords in an automated notification's subject say that a live
+// problem was raised to the reader: a paging alert that fired or was
+// escalated, a monitor that went down, a secret or credential exposed
+// (lower-case substrings). A bare "alert" is not one: "Security alert:
+// new sign-in" reports something that already happened and is fine.
+var alertWords = []string{"triggered", "escalated", "firing", "is down", "went down", "[down]",
+	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
+	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
+	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
+	"disparada", "escalado", "caído", "expuesto", "filtrado",
+	"エスカレーション", "ダウン", "漏洩", "流出"}
+
+// alertNotice reports whether subject raises a live problem (see
+// alertWords) that is not said to be over.
+func alertNotice(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
+	return ok && !passedNotice(subject)
 }
 
 // passedNotice reports whether subject says that something passed or

@@ -283,15 +283,15 @@ var brands = []struct {
 	name string
 	real []string
 }{
-	{"paypal", []string{"paypal.com", "paypal.me"}},
+	{"paypal", []string{"paypal.com", "paypal.me", "paypal.de", "paypal.fr", "paypal.es", "paypal.it", "paypal.co.uk"}},
 	{"microsoft", []string{"microsoft.com", "live.com", "outlook.com", "office.com", "office365.com", "microsoftonline.com"}},
 	{"office365", []string{"office.com", "office365.com", "microsoft.com"}},
 	{"outlook", []string{"outlook.com", "live.com", "microsoft.com"}},
-	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com"}},
+	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com", "google.de", "google.fr", "google.es", "google.co.jp", "google.co.uk"}},
 	{"gmail", []string{"gmail.com", "google.com"}},
-	{"apple", []string{"apple.com", "icloud.com"}},
+	{"apple", []string{"apple.com", "icloud.com", "apple.co.jp"}},
 	{"icloud", []string{"icloud.com", "apple.com"}},
-	{"amazon", []string{"amazon.com", "amazon.co.uk", "amazon.de", "amazon.fr", "amazonaws.com"}},
+	{"amazon", []string{"amazon.com", "amazon.co.uk", "amazon.de", "amazon.fr", "amazon.es", "amazon.it", "amazon.co.jp", "amazon.ca", "amazon.com.mx", "amazon.nl", "amazonaws.com"}},
 	{"netflix", []string{"netflix.com"}},
 	{"facebook", []string{"facebook.com", "facebookmail.com", "fb.com"}},
 	{"instagram", []string{"instagram.com"}},
@@ -305,14 +305,40 @@ var brands = []struct {
 	{"hsbc", []string{"hsbc.com", "hsbc.co.uk"}},
 	{"barclays", []string{"barclays.com", "barclays.co.uk"}},
 	{"fedex", []string{"fedex.com"}},
-	{"dhl", []string{"dhl.com", "dhl.de"}},
+	{"dhl", []string{"dhl.com", "dhl.de", "dhl.fr", "dhl.es", "dhl.co.jp", "dhl.co.uk"}},
 	{"ups", []string{"ups.com"}},
 	{"usps", []string{"usps.com"}},
 	{"irs", []string{"irs.gov"}},
 	{"coinbase", []string{"coinbase.com"}},
 	{"github", []string{"github.com"}},
 	{"adobe", []string{"adobe.com"}},
-	{"ebay", []string{"ebay.com"}},
+	{"ebay", []string{"ebay.com", "ebay.de", "ebay.fr", "ebay.es", "ebay.co.uk"}},
+	// Banks, carriers and services phished in the other languages
+	// mailsift reads (German, French, Spanish, Japanese mail).
+	{"sparkasse", []string{"sparkasse.de"}},
+	{"deutschebank", []string{"deutsche-bank.de", "db.com"}},
+	{"commerzbank", []string{"commerzbank.de", "commerzbank.com"}},
+	{"postbank", []string{"postbank.de"}},
+	{"santander", []string{"santander.com", "santander.es", "santander.de", "bancosantander.es"}},
+	{"bbva", []string{"bbva.com", "bbva.es", "bbva.mx"}},
+	{"caixabank", []string{"caixabank.es", "caixabank.com"}},
+	{"bnpparibas", []string{"bnpparibas.com", "bnpparibas.fr", "bnpparibas.net"}},
+	{"creditagricole", []string{"credit-agricole.fr", "credit-agricole.com"}},
+	{"societegenerale", []string{"societegenerale.fr", "societegenerale.com"}},
+	{"laposte", []string{"laposte.fr", "laposte.net"}},
+	{"chronopost", []string{"chronopost.fr"}},
+	{"colissimo", []string{"colissimo.fr", "laposte.fr"}},
+	{"correos", []string{"correos.es"}},
+	{"hermes", []string{"myhermes.de", "hermesworld.com"}},
+	{"rakuten", []string{"rakuten.co.jp", "rakuten.com"}},
+	{"japanpost", []string{"japanpost.jp", "post.japanpost.jp"}},
+	{"sagawa", []string{"sagawa-exp.co.jp"}},
+	{"mufg", []string{"mufg.jp", "bk.mufg.jp"}},
+	{"revolut", []string{"revolut.com"}},
+	{"stripe", []string{"stripe.com"}},
+	{"okta", []string{"okta.com"}},
+	{"zoom", []string{"zoom.us", "zoom.com"}},
+	{"booking", []string{"booking.com"}},
 }
 
 // homoglyphs maps characters commonly swapped into lookalike domains to
@@ -431,6 +457,8 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			return real[0], true // one typo: paypall, amazom
 		case len(brand) >= 5 && strings.Contains(sk, brand) && (strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
 			return real[0], true // paypal-secure, apple-id-verify
+		case len(brand) < 5 && hyphenPart(label, brand):
+			return real[0], true // dhl-paket-zustellung, ups-delivery: a short brand as a word of its own
 		}
 	}
 	// brand name as a subdomain of an unrelated domain: paypal.com.evil.net
@@ -443,6 +471,21 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// hyphenPart reports whether word is one of the hyphen-separated parts
+// of label (which has more than one): a short brand name ("dhl", "ups")
+// counts only as a word of its own, not inside another word.
+func hyphenPart(label, word string) bool {
+	if !strings.Contains(label, "-") {
+		return false
+	}
+	for part := range strings.SplitSeq(label, "-") {
+		if part == word {
+			return true
+		}
+	}
+	return false
 }
 
 func isRealBrandDomain(reg string, real []string) bool {
