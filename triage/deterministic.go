@@ -103,7 +103,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// DKIM/DMARC pass (authAligned), or to come from a list in the
 	// sender's own domain (ownList): spam posted to a discussion list
 	// carries that list's headers, not its own domain's.
-	learned := an.spamProb >= a.threshold() && (!an.vouched() || an.suspicious > 0 || an.weaklyVouched() && an.spamPhrases > 0)
+	learned := an.spamProb >= a.threshold() && (!an.vouched() || an.suspicious > 0)
 	// A score that only leans to spam counts when the envelope agrees
 	// (see structure): the two stages, words and build, are independent.
 	learned = learned || an.structure != 0 && !an.vouched()

@@ -316,12 +316,6 @@ func (an *analysis) vouched() bool {
 	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier
 }
 
-// weaklyVouched reports whether only the message's own list speaks for
-// it.
-func (an *analysis) weaklyVouched() bool {
-	return an.ownList && !(an.internal || an.authAligned || an.greeted || an.automated || an.familiar || an.notifier)
-}
-
 // notifierLocals are the local parts services send their automated
 // notices from (order and shipping status, approvals, alerts): nobody
 // writes to them, and a notice is written like a 2002 advertisement.
