@@ -132,7 +132,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		}
 	}
 
-	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0)
+	// The questions and requests of an automated message that neither
+	// names the reader's task nor asks in its subject are a service's
+	// instructions ("If you need to reschedule, please call us",
+	// "Something wrong with this email?"), not an ask of the reader.
+	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.named && !an.subjectAsks && !asksDecision(an.items)
+	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
@@ -178,12 +183,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
-	case an.calendar || direct || (an.addressed && len(an.items) > 0):
+	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions):
 		r.Category = contract.CategoryActionable
 	default:
 		r.Category = contract.CategoryInformational
 	}
-	if !phishing && !spam && r.Category != contract.CategoryLowPriority {
+	if !phishing && !spam && r.Category != contract.CategoryLowPriority && !instructions {
 		r.ActionItems = append(r.ActionItems, an.items...)
 		if an.calendar && len(r.ActionItems) == 0 && r.Category == contract.CategoryActionable {
 			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
@@ -191,7 +196,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	}
 	var ask string
 	r.Summary, ask = a.summary(msgs, an, phishing || spam)
-	if ask != "" && r.Category != contract.CategoryLowPriority {
+	if ask != "" && r.Category != contract.CategoryLowPriority && !instructions {
 		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
 	}
 	o.Extras = extras(r, an)
@@ -202,6 +207,26 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		o.Decided = ""
 	}
 	return o, an
+}
+
+// decisionWords in an ask make it the reader's decision or sign-off
+// (lower-case substrings, five languages): an automated message asking
+// one (a workflow tool's "Please approve the two pending requests") asks
+// the reader, unlike a service's instructions.
+var decisionWords = []string{"approve", "approval", "review", "sign ", "decide", "accept the", "accept your",
+	"genehmig", "freigeb", "freigabe", "prüfen", "unterschreib", "entscheid",
+	"approuv", "valider", "validation", "signer", "décid", "aprob", "revis", "firmar", "decid",
+	"承認", "署名", "決裁"}
+
+// asksDecision reports whether one of items asks for a decision or a
+// sign-off (see decisionWords).
+func asksDecision(items []contract.ActionItem) bool {
+	for _, it := range items {
+		if _, ok := containsAnyOf(strings.ToLower(it.Description), decisionWords); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // mentions reports whether text names p: the address, the display name,

@@ -112,3 +112,78 @@ func TestShortBrandLookalikes(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceInstructionsAskNothing checks that the questions and
+// requests of an automated message (Auto-Submitted) are a service's
+// instructions unless they ask for a decision, name the reader's task or
+// the subject asks: a receipt, an appointment reminder and a booking
+// stay informational, a workflow's approval request is actionable.
+func TestServiceInstructionsAskNothing(t *testing.T) {
+	auto := func(subject, body string) []*model.Message {
+		return []*model.Message{{MessageID: subject + "@svc.example.net", From: model.Address{Name: "Service", Email: "no-reply@svc.example.net"},
+			To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}}
+	}
+	for _, tt := range []struct{ subject, body, want string }{
+		{"Your receipt #2291-4481", "Amount paid: $96.00. Something wrong with this email? Contact support.", contract.CategoryInformational},
+		{"Appointment reminder: Thursday 8:30", "See you on Thursday. If you need to reschedule, please call us at least 24 hours in advance.", contract.CategoryInformational},
+		{"Ihre Reservierung 48213", "Bitte bringen Sie einen Ausweis mit. Wir freuen uns auf Ihren Besuch.", contract.CategoryInformational},
+		{"Confirmation de réservation", "Merci de présenter votre billet au contrôleur.", contract.CategoryInformational},
+		{"予約内容のお知らせ", "ご乗車の際は、交通系ICカードで改札をお通りください。", contract.CategoryInformational},
+		{"Weekly summary", "Please approve the two pending requests.", contract.CategoryActionable},
+		{"Expense report ER-1 awaits your approval", "Mei Chen submitted an expense report.", contract.CategoryActionable},
+	} {
+		o := Deterministic(auto(tt.subject, tt.body), demoPrincipal)
+		if o.Result.Category != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+		if tt.want == contract.CategoryInformational && len(o.Result.ActionItems) != 0 {
+			t.Errorf("%q: action items %+v from a service's instructions", tt.subject, o.Result.ActionItems)
+		}
+	}
+}
+
+// TestNeedOfTheReadersThing checks that a need of something of the
+// reader's ("I need your approval") asks, in the five languages, with
+// the deadline the sentence names as written.
+func TestNeedOfTheReadersThing(t *testing.T) {
+	for _, tt := range []struct{ text, due, want string }{
+		{"The change is ready. I need your approval for the deploy next week.", "", contract.CategoryActionable},
+		{"Das Angebot liegt vor. Wir brauchen deine Freigabe bis Freitag.", "bis Freitag", contract.CategoryActionable},
+		{"Le correctif est prêt. Il me faut ton accord pour le déployer avant vendredi.", "vendredi", contract.CategoryActionable},
+		{"La propuesta está lista. Necesitamos su firma antes del lunes.", "antes del lunes", contract.CategoryActionable},
+		// an hour of the day: within the day
+		{"El contrato está listo. Necesito tu firma antes de las 12.", "antes de las 12", contract.CategoryUrgent},
+	} {
+		o := Deterministic(oneMessage("Status", tt.text), model.Address{Name: "Alice", Email: "alice@example.com"})
+		if o.Result.Category != tt.want || len(o.Result.ActionItems) == 0 {
+			t.Errorf("%q: %s with items %+v, want %s with an item", tt.text, o.Result.Category, o.Result.ActionItems, tt.want)
+			continue
+		}
+		got := ""
+		if d := o.Result.ActionItems[0].DueHint; d != nil {
+			got = *d
+		}
+		if got != tt.due {
+			t.Errorf("%q: due hint %q, want %q", tt.text, got, tt.due)
+		}
+	}
+}
+
+// TestSubjectDueDateAndInvitation checks subjects that say a task of the
+// reader's falls due on a date and invitations to join something.
+func TestSubjectDueDateAndInvitation(t *testing.T) {
+	for _, subject := range []string{
+		"Your self-review for H2 2026 is due December 4",
+		"[GitHub] @elena-novak has invited you to join the northwind organization",
+		"Jonas hat dich eingeladen, dem Workspace beizutreten",
+		"Camille vous a invité à rejoindre l'espace Lyon",
+		"Lucía te ha invitado a unirte al proyecto",
+	} {
+		m := oneMessage(subject, "Open the link below.")
+		m[0].From = model.Address{Name: "Tool", Email: "notifications@tracker.test"}
+		if o := Deterministic(m, model.Address{Name: "Alice", Email: "alice@example.com"}); o.Result.Category != contract.CategoryActionable {
+			t.Errorf("%q: %s, want actionable; signals %v", subject, o.Result.Category, o.Signals)
+		}
+	}
+}

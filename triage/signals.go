@@ -216,6 +216,7 @@ type analysis struct {
 	firstName    string // the principal's (see firstName)
 	surname      string // the principal's (see surname)
 	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
+	subjectAsks  bool   // its subject asks for action (see subjectAsks)
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when
@@ -411,6 +412,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	if senders != nil && an.latest >= 0 {
 		an.familiarSignal(msgs, senders, add)
 	}
+	if an.latest >= 0 {
+		// Known before the messages are read: a notification's asks are
+		// read even when its words score like spam (see bodySignals).
+		an.notifier = notifierAddress(msgs[an.latest].From.Email)
+	}
 	seenDomain := map[string]bool{}
 	// Only the newest messages are scanned: the cost per thread is bounded
 	// (see MaxAnalyzedMessages); indexes stay those of the whole thread.
@@ -424,7 +430,6 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	if an.latest >= 0 {
 		m := msgs[an.latest]
-		an.notifier = notifierAddress(m.From.Email)
 		switch {
 		case principal.Email == "" || addrIn(m.To, principal.Email) || (len(m.To) == 0 && len(m.Cc) == 0):
 			an.addressed = true

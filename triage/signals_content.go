@@ -320,19 +320,6 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
-		if due == nil && foreign {
-			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
-				d := w
-				if soon {
-					d = soonText
-				}
-				due = &d
-				if !deadlineDone {
-					deadlineDone = true
-					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", strings.TrimSpace(w)), Message: i, Value: strings.TrimSpace(w)})
-				}
-			}
-		}
 		if !q && !r && (due != nil || has(reqHits) || foreign) {
 			// "We need a firm answer by 10", "we need the export today",
 			// "ich brauche … von dir": a need stated with a deadline, for
@@ -341,6 +328,19 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			if _, ok := containsAnyOf(sl, needWords); ok {
 				_, from := containsAnyOf(sl, fromYou)
 				r = due != nil || soon || from
+			}
+		}
+		if due == nil && foreign {
+			if w, ok := containsAnyOf(rawLow, foreignDeadlines); ok && (soon || q || r) {
+				d := foreignDue(raw, rawLow, w)
+				if soon {
+					d = soonText
+				}
+				due = &d
+				if !deadlineDone {
+					deadlineDone = true
+					add(Signal{Kind: SigDeadline, Reason: fmt.Sprintf("mentions a deadline (%q)", strings.TrimSpace(w)), Message: i, Value: strings.TrimSpace(w)})
+				}
 			}
 		}
 		if due == nil && soon && (q || r) {
@@ -394,6 +394,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	low := strings.ToLower(subj)
 	// The subject's ask counts when the text asks nothing itself (a text
 	// that asks already has its action item).
+	_, an.subjectAsks = containsAnyOf(low, subjectAsks)
 	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests+an.questions == 0 {
 		an.requests++
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
@@ -579,6 +580,44 @@ func mentionsPayment(subject, text string) bool {
 	return ok
 }
 
+// foreignDue returns the deadline a foreignDeadlines marker w opens in
+// raw (rawLow lower-cased): the marker and the word after it, as written
+// ("bis Freitag", "avant vendredi", "antes del lunes"); the marker alone
+// when no word follows or the lower-casing moved the offsets.
+func foreignDue(raw, rawLow, w string) string {
+	i := strings.Index(rawLow, w)
+	if i < 0 || len(raw) != len(rawLow) {
+		return strings.TrimSpace(w)
+	}
+	rest := raw[i+len(w):]
+	if !isASCII(w) || !strings.HasSuffix(w, " ") && !strings.HasPrefix(rest, " ") {
+		// a Japanese marker ("までに") or one inside a word stands alone
+		return strings.TrimSpace(raw[i : i+len(w)])
+	}
+	// Marker words that take an article ("antes del lunes", "avant le 4")
+	// keep it and the word after it.
+	end := 0
+	for range 2 {
+		start := end + len(rest[end:]) - len(strings.TrimLeft(rest[end:], " \t\n"))
+		stop := start + strings.IndexAny(rest[start:]+" ", " \t\n")
+		if stop == start {
+			break
+		}
+		end = stop
+		if !articles[strings.ToLower(rest[start:stop])] {
+			break
+		}
+	}
+	if end == 0 {
+		return strings.TrimSpace(w)
+	}
+	return strings.TrimRight(strings.TrimSpace(raw[i:i+len(w)])+" "+strings.TrimSpace(rest[:end]), ".,;:!?")
+}
+
+// articles may stand between a deadline marker and its day.
+var articles = map[string]bool{"le": true, "la": true, "les": true, "el": true, "del": true, "las": true, "los": true,
+	"zum": true, "am": true, "den": true}
+
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline, for today or said of the
 // reader (fromYou) they ask the reader for it.
@@ -589,7 +628,13 @@ var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i wi
 
 // fromYou name the reader as the one a need is to be met by.
 var fromYou = []string{"from you", "von dir", "von ihnen", "von euch", "de vous", "de toi", "de votre part", "de ta part",
-	"de usted", "de ti", "de su parte", "de tu parte"}
+	"de usted", "de ti", "de su parte", "de tu parte",
+	// a thing of the reader's is what is needed: "I need your approval",
+	// "il me faut ton accord", "necesito tu firma"
+	"need your", "brauche deine", "brauche dein", "brauchen deine", "brauchen dein", "brauche ihre", "brauchen ihre",
+	"benötige deine", "benötige ihre", "benötigen deine", "benötigen ihre",
+	"faut ton", "faut ta", "faut tes", "faut votre", "faut vos", "besoin de ton", "besoin de ta", "besoin de tes",
+	"besoin de votre", "besoin de vos", "necesito tu", "necesito su", "necesitamos tu", "necesitamos su"}
 
 // vocativeGreetings may precede a name that opens a sentence ("Hi Alex,").
 var vocativeGreetings = []string{"hi ", "hello ", "hey ", "dear ", "hallo ", "liebe ", "lieber ", "bonjour ", "salut ", "hola ", "querido ", "querida "}

@@ -126,7 +126,7 @@ var foreignSoon = []string{
 
 // foreignDeadlines mark a stated deadline beyond deadlineRe's English.
 var foreignDeadlines = []string{
-	"bis ", "spätestens", "frist", "avant ", "d'ici", "au plus tard", "antes de", "antes del", "a más tardar", "plazo",
+	"bis ", "spätestens", "frist", "avant ", "d'ici", "au plus tard", "antes del", "antes de", "a más tardar", "plazo",
 	"までに", "期限", "締め切り", "締切",
 }
 
@@ -150,6 +150,13 @@ var subjectAsks = []string{
 	// a task of the reader's falling due: "Reminder: submit your
 	// scorecard", "Your self-review is due in 5 days"
 	"submit your", "complete your", "is due on", "is due by", "is due in ", "are due on", "are due by", "are due in ",
+	"is due jan", "is due feb", "is due mar", "is due apr", "is due may", "is due jun", "is due jul", "is due aug",
+	"is due sep", "is due oct", "is due nov", "is due dec", "is due mon", "is due tue", "is due wed", "is due thu",
+	"is due fri", "is due today", "is due tomorrow",
+	// an invitation to join something waits for the reader's acceptance
+	"invited you to join", "invited you to collaborate", "has invited you to", "hat dich eingeladen", "hat sie eingeladen",
+	"vous a invité à rejoindre", "t'a invité à rejoindre", "t’a invité à rejoindre", "te ha invitado a unirte", "le ha invitado a unirse",
+	"への招待",
 	"due today", "due tomorrow", "overdue",
 	"einreichen", "ausfüllen", "ist fällig", "sind fällig", "à soumettre", "à compléter", "à remplir", "à rendre",
 	"vence ", "vencimiento", "pendiente de entrega", "提出", "未提出", "期限切れ",
