@@ -262,6 +262,7 @@ func TestBrokenSinceToday(t *testing.T) {
 		{"Depuis ce matin, nos clientes ne reçoivent plus les SMS.", true},
 		{"La oficina está sin conexión desde las 8:45.", true},
 		{"今朝から社内Wikiにつながらない状態です。", true},
+		{"16:50頃から大阪リージョンのジョブキューが処理を停止しています。", true},
 		{"Since 2019 we have used the token bucket.", false},
 		{"Since this morning the dashboards show the new colours.", false},
 		{"Payments have been declined since Monday.", false},

@@ -484,7 +484,7 @@ var (
 		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|heute (?:morgen|früh|nacht)|gestern abend)` +
 		`|\bdepuis\s+(?:environ\s+)?(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|ce matin|cette nuit|hier soir)` +
 		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
-		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から`)
+		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から|\d{1,2}:\d\d(?:頃|ごろ)?から`)
 	// brokenWords say that something does not work (in the five languages).
 	brokenWords = []string{"declined", "failing", "failed", "fails", " down", "not working", "unavailable", "no longer", "cannot", "can't",
 		"stopped", "outage", "errors", "offline", "unreachable",
