@@ -134,9 +134,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 
 	// The questions and requests of an automated message that neither
 	// names the reader's task nor asks in its subject are a service's
+	// (a service greeting the reader by name is no exception)
 	// instructions ("If you need to reschedule, please call us",
 	// "Something wrong with this email?"), not an ask of the reader.
-	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.named && !an.subjectAsks && !asksDecision(an.items)
+	latestSubject := strings.ToLower(msgs[max(an.latest, 0)].Subject)
+	_, subjectDecides := containsAnyOf(latestSubject, decisionWords)
+	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.taskNamed && !an.subjectAsks && !subjectDecides && !asksDecision(an.items)
 	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions
 	switch {
 	case phishing || spam:
@@ -213,15 +216,21 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 // (lower-case substrings, five languages): an automated message asking
 // one (a workflow tool's "Please approve the two pending requests") asks
 // the reader, unlike a service's instructions.
-var decisionWords = []string{"approve", "approval", "review", "sign ", "decide", "accept the", "accept your",
-	"genehmig", "freigeb", "freigabe", "prüfen", "unterschreib", "entscheid",
-	"approuv", "valider", "validation", "signer", "décid", "aprob", "revis", "firmar", "decid",
-	"承認", "署名", "決裁"}
+var decisionWords = []string{"approve", "approval", "review", "sign ", "docusign", "decide", "accept the", "accept your",
+	"choose", "select", "assigned",
+	"genehmig", "freigeb", "freigabe", "prüfen", "unterschreib", "entscheid", "wählen", "zugewiesen",
+	"approuv", "valider", "validation", "signer", "décid", "choisi", "sélectionn", "assigné",
+	"aprob", "revis", "firmar", "decid", "elegir", "elija", "seleccion", "asignad",
+	"承認", "署名", "決裁", "選択", "選んで", "割り当て"}
 
 // asksDecision reports whether one of items asks for a decision or a
-// sign-off (see decisionWords).
+// sign-off (see decisionWords), or sets a deadline: a service's
+// instructions name none.
 func asksDecision(items []contract.ActionItem) bool {
 	for _, it := range items {
+		if it.DueHint != nil {
+			return true
+		}
 		if _, ok := containsAnyOf(strings.ToLower(it.Description), decisionWords); ok {
 			return true
 		}

@@ -115,9 +115,12 @@ func TestShortBrandLookalikes(t *testing.T) {
 
 // TestServiceInstructionsAskNothing checks that the questions and
 // requests of an automated message (Auto-Submitted) are a service's
-// instructions unless they ask for a decision, name the reader's task or
-// the subject asks: a receipt, an appointment reminder and a booking
-// stay informational, a workflow's approval request is actionable.
+// instructions unless they ask for a decision, set a deadline, turn to
+// the reader by name or the subject asks or names a decision: a receipt,
+// an appointment reminder (greeting the reader by name or not) and a
+// booking stay informational; a workflow's approval request, a choice
+// due by a date, an ask by name, a signature and an assignment are
+// actionable.
 func TestServiceInstructionsAskNothing(t *testing.T) {
 	auto := func(subject, body string) []*model.Message {
 		return []*model.Message{{MessageID: subject + "@svc.example.net", From: model.Address{Name: "Service", Email: "no-reply@svc.example.net"},
@@ -130,7 +133,12 @@ func TestServiceInstructionsAskNothing(t *testing.T) {
 		{"Ihre Reservierung 48213", "Bitte bringen Sie einen Ausweis mit. Wir freuen uns auf Ihren Besuch.", contract.CategoryInformational},
 		{"Confirmation de réservation", "Merci de présenter votre billet au contrôleur.", contract.CategoryInformational},
 		{"予約内容のお知らせ", "ご乗車の際は、交通系ICカードで改札をお通りください。", contract.CategoryInformational},
+		{"Appointment reminder: Thursday 8:30", "Dear Alex, see you on Thursday. If you need to reschedule, please call us.", contract.CategoryInformational},
 		{"Weekly summary", "Please approve the two pending requests.", contract.CategoryActionable},
+		{"[REQ-22871] Laptop refresh", "Your laptop is due for replacement. Please pick one of the standard models in the portal by 27 November.", contract.CategoryActionable},
+		{"[JIRA] NW-4412 updated", "Plan the migration of the exports. Alex, please write up the phases and the rollback plan.", contract.CategoryActionable},
+		{"Please DocuSign: Order Form", "Rachel Kim sent you a document to review and sign.", contract.CategoryActionable},
+		{"[JIRA] NW-4412: Plan migration of tenant exports", "Hannah Cole assigned NW-4412 to you. Please plan the phases.", contract.CategoryActionable},
 		{"Expense report ER-1 awaits your approval", "Mei Chen submitted an expense report.", contract.CategoryActionable},
 	} {
 		o := Deterministic(auto(tt.subject, tt.body), demoPrincipal)
@@ -184,6 +192,24 @@ func TestSubjectDueDateAndInvitation(t *testing.T) {
 		m[0].From = model.Address{Name: "Tool", Email: "notifications@tracker.test"}
 		if o := Deterministic(m, model.Address{Name: "Alice", Email: "alice@example.com"}); o.Result.Category != contract.CategoryActionable {
 			t.Errorf("%q: %s, want actionable; signals %v", subject, o.Result.Category, o.Signals)
+		}
+	}
+}
+
+// TestAssignedToYou checks assignments to the reader with the item
+// between, in the five languages.
+func TestAssignedToYou(t *testing.T) {
+	for s, want := range map[string]bool{
+		"hannah cole assigned nw-4412 to you.":       true,
+		"jonas hat dir das ticket nw-88 zugewiesen.": true,
+		"camille vous a assigné le ticket lyo-12.":   true,
+		"lucía te ha asignado la tarea.":             true,
+		"このチケットはあなたに割り当てられました。":                      true,
+		"your assigned seat is 14c.":                 false,
+		"we assigned the ticket to the data team.":   false,
+	} {
+		if got := assignedToYou(s); got != want {
+			t.Errorf("assignedToYou(%q) = %t, want %t", s, got, want)
 		}
 	}
 }

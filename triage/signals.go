@@ -217,6 +217,7 @@ type analysis struct {
 	surname      string // the principal's (see surname)
 	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
 	subjectAsks  bool   // its subject asks for action (see subjectAsks)
+	taskNamed    bool   // an ask says the task is the reader's (see yoursToDo)
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when

@@ -232,7 +232,8 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if an.injection && a.phrases.containsInjection(raw) {
 			continue
 		}
-		if !an.named && vocative(raw, an.firstName) {
+		voc := vocative(raw, an.firstName)
+		if voc {
 			an.named = true
 		}
 		if k < 2 && has(greetHits) {
@@ -361,8 +362,14 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if !q && !r {
 			continue
 		}
+		if voc {
+			// "Alex, please write up the phases": an ask turned to the
+			// reader by name, not a greeting.
+			an.taskNamed = true
+		}
 		if r && !an.named {
 			_, an.named = containsAnyOf(low[a0:b0], yoursToDo)
+			an.taskNamed = an.named
 		}
 		if q {
 			an.questions++
@@ -373,6 +380,12 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if len(an.items) < 5 {
 			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
+	}
+	if !an.taskNamed {
+		// "Hannah assigned NW-4412 to you": the task is the reader's
+		// wherever the message says so.
+		_, an.taskNamed = containsAnyOf(low, yoursToDo)
+		an.taskNamed = an.taskNamed || assignedToYou(low)
 	}
 	a.subjectSignals(an, i, m, own, sender, add)
 	if an.questions > 0 {
@@ -674,6 +687,27 @@ func vocative(sentence, first string) bool {
 
 // yoursToDo in a request say that the task is the reader's, as review
 // and issue trackers write it ("requested your review", "assigned to you").
+// assignedToYou reports whether low (lower-cased) says something was
+// assigned to the reader with the item between ("assigned NW-4412 to
+// you", "hat dir NW-4412 zugewiesen", "vous a assigné le ticket",
+// "te ha asignado la tarea", "あなたに割り当て").
+func assignedToYou(low string) bool {
+	for _, p := range [][2]string{{"assigned ", " to you"}, {"hat dir ", "zugewiesen"}, {"hat ihnen ", "zugewiesen"},
+		{"vous a assigné", ""}, {"t'a assigné", ""}, {"t’a assigné", ""}, {"te ha asignado", ""}, {"le ha asignado", ""}, {"あなたに割り当て", ""}} {
+		for i := 0; ; {
+			j := strings.Index(low[i:], p[0])
+			if j < 0 {
+				break
+			}
+			i += j + len(p[0])
+			if p[1] == "" || strings.Contains(low[i:min(i+48, len(low))], p[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var yoursToDo = []string{"requested your review", "requested a review from you", "requested review from you",
 	"added you as a reviewer", "assigned you", "assigned to you"}
 

@@ -144,7 +144,7 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
-	"please review", "action required", "please sign", "awaiting your", "your approval", "for approval",
+	"please review", "action required", "please sign", "please docusign", "awaiting your", "your approval", "for approval",
 	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
 	// a task of the reader's falling due: "Reminder: submit your
