@@ -243,47 +243,57 @@ func TestAccuracyOwnSet(t *testing.T) {
 // The fresh set under testdata/eval/fresh (60 threads) was written after
 // the rules, by someone who read neither the rules nor the labeled set,
 // and no rule has been changed because of it: it measures how the rules
-// generalise to mail they were not made on. Its floors are today's
-// figures (bucket accuracy 0.683, 41 of 60; phishing recall 0.5, 2 of 4;
-// README, "Measuring triage"), guards against regressions, not targets
-// to tune for.
-const (
-	freshMinAccuracy    = 0.68
-	freshMinPhishRecall = 0.5
-	freshMaxPhishFP     = 0.01
-	freshSetDir         = "../testdata/eval/fresh"
-)
+// generalise to mail they were not made on. The development set under
+// testdata/eval/dev (150 threads) was written the same way later; its
+// first measurement is a second held-out figure (0.667), after which
+// rules were developed on it, always checked on the fresh set. The
+// floors are today's figures (fresh: bucket accuracy 0.733, 44 of 60,
+// phishing recall 0.5, 2 of 4; dev: 0.767, 115 of 150, phishing recall
+// 0.571, 4 of 7; README, "Measuring triage"), guards against
+// regressions, not targets to tune for.
+var heldOutSets = []struct {
+	name, dir                               string
+	threads                                 int
+	minAccuracy, minPhishRecall, maxPhishFP float64
+}{
+	{name: "fresh", dir: "../testdata/eval/fresh", threads: 60, minAccuracy: 0.73, minPhishRecall: 0.5, maxPhishFP: 0.01},
+	{name: "dev", dir: "../testdata/eval/dev", threads: 150, minAccuracy: 0.76, minPhishRecall: 0.57, maxPhishFP: 0.01},
+}
 
-// TestAccuracyFreshSet runs the offline eval on the fresh held-out set and
-// fails below its floors.
+// TestAccuracyFreshSet runs the offline eval on the fresh set and the
+// development set and fails below their floors.
 func TestAccuracyFreshSet(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(freshSetDir, "labels.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	labels, err := app.ParseLabels(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.Abs(filepath.Join(freshSetDir, "maildir"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, _, _ := evalMaildir(t, dir, ownSetPrincipal, labels)
-	acc, pr, pfp := ptr(rep.Accuracy), ptr(rep.Phishing.Recall), ptr(rep.Phishing.FalsePositiveRate)
-	t.Logf("fresh set: %d threads, bucket accuracy %.3f, spam recall %.3f fp %.3f, phishing recall %.3f fp %.3f",
-		rep.Threads, acc, ptr(rep.Spam.Recall), ptr(rep.Spam.FalsePositiveRate), pr, pfp)
-	if rep.Labeled != 60 || rep.MissingLabels != 0 {
-		t.Fatalf("labeled %d, missing %d: want all 60 threads matched", rep.Labeled, rep.MissingLabels)
-	}
-	if acc < freshMinAccuracy {
-		t.Errorf("bucket accuracy %.3f, want ≥ %.2f", acc, freshMinAccuracy)
-	}
-	if pr < freshMinPhishRecall {
-		t.Errorf("phishing recall %.3f, want ≥ %.2f", pr, freshMinPhishRecall)
-	}
-	if pfp > freshMaxPhishFP {
-		t.Errorf("phishing false-positive rate %.3f, want ≤ %.2f", pfp, freshMaxPhishFP)
+	for _, set := range heldOutSets {
+		t.Run(set.name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(set.dir, "labels.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels, err := app.ParseLabels(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, err := filepath.Abs(filepath.Join(set.dir, "maildir"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, _ := evalMaildir(t, dir, ownSetPrincipal, labels)
+			acc, pr, pfp := ptr(rep.Accuracy), ptr(rep.Phishing.Recall), ptr(rep.Phishing.FalsePositiveRate)
+			t.Logf("%s set: %d threads, bucket accuracy %.3f, spam recall %.3f fp %.3f, phishing recall %.3f fp %.3f",
+				set.name, rep.Threads, acc, ptr(rep.Spam.Recall), ptr(rep.Spam.FalsePositiveRate), pr, pfp)
+			if rep.Labeled != set.threads || rep.MissingLabels != 0 {
+				t.Fatalf("labeled %d, missing %d: want all %d threads matched", rep.Labeled, rep.MissingLabels, set.threads)
+			}
+			if acc < set.minAccuracy {
+				t.Errorf("bucket accuracy %.3f, want ≥ %.2f", acc, set.minAccuracy)
+			}
+			if pr < set.minPhishRecall {
+				t.Errorf("phishing recall %.3f, want ≥ %.2f", pr, set.minPhishRecall)
+			}
+			if pfp > set.maxPhishFP {
+				t.Errorf("phishing false-positive rate %.3f, want ≤ %.2f", pfp, set.maxPhishFP)
+			}
+		})
 	}
 }
 

@@ -24,6 +24,12 @@ func TestEvalSetFresh(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "fresh"), 60)
 }
 
+// TestEvalSetDev checks the development set under testdata/eval/dev:
+// 150 threads written independently of the rules and of the other sets.
+func TestEvalSetDev(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "dev"), 150)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
