@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"mailsift/config"
 	"mailsift/model/contract"
 	"mailsift/store"
 	"mailsift/triage"
@@ -30,10 +29,7 @@ func correctionOf(a *App, mid string) (triage.Correction, bool) {
 // store handle and a new app reading the corrections file).
 func TestUndoBucketMoveTakesLearningBack(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := &config.Config{DataDir: dir}
-	cfg.Principal.Email = "me@example.org"
-	st, ids := openLearnStore(t, dir)
+	dir, cfg, st, ids := learnSetup(t)
 	a := New(cfg, st, Options{})
 	mail, acts := a.Mail(), a.Actions(nil)
 	override := func(st *store.Store, id int64) string {
@@ -129,10 +125,7 @@ func TestUndoBucketMoveTakesLearningBack(t *testing.T) {
 // is undoable too; its undo brings the override and the correction back.
 func TestUndoClearedBucketRelearns(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := &config.Config{DataDir: dir}
-	cfg.Principal.Email = "me@example.org"
-	st, ids := openLearnStore(t, dir)
+	_, cfg, st, ids := learnSetup(t)
 	defer st.Close()
 	a := New(cfg, st, Options{})
 	mail := a.Mail()
@@ -161,10 +154,7 @@ func TestUndoClearedBucketRelearns(t *testing.T) {
 // unknown category) leaves no correction behind.
 func TestFailedBucketMoveLearnsNothing(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := &config.Config{DataDir: dir}
-	cfg.Principal.Email = "me@example.org"
-	st, ids := openLearnStore(t, dir)
+	_, cfg, st, ids := learnSetup(t)
 	defer st.Close()
 	a := New(cfg, st, Options{})
 	if err := a.Mail().SetOverride(ctx, ids["o1@x"], "bogus"); err == nil {

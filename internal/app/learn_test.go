@@ -54,6 +54,31 @@ func openLearnStore(t *testing.T, dir string) (*store.Store, map[string]int64) {
 	return st, ids
 }
 
+// learnSetup opens a store with learnMessages in a new data directory,
+// with the configuration of an app for me@example.org there.
+func learnSetup(t *testing.T) (string, *config.Config, *store.Store, map[string]int64) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := &config.Config{DataDir: dir}
+	cfg.Principal.Email = "me@example.org"
+	st, ids := openLearnStore(t, dir)
+	return dir, cfg, st, ids
+}
+
+// rebuildLearnStore closes st, deletes the store and opens a new one in
+// dir with learnMessages synced again (the data directory, and the
+// corrections file in it, stay), with a new app over it.
+func rebuildLearnStore(t *testing.T, dir string, cfg *config.Config, st *store.Store) (*store.Store, map[string]int64, *App) {
+	t.Helper()
+	st.Close()
+	if err := os.Remove(filepath.Join(dir, "mailsift.db")); err != nil {
+		t.Fatal(err)
+	}
+	st2, ids2 := openLearnStore(t, dir)
+	t.Cleanup(func() { st2.Close() })
+	return st2, ids2, New(cfg, st2, Options{})
+}
+
 // TestOverridesTeachAndSurviveRebuild moves two threads of one sender to
 // low priority through Mail.SetOverride (the TUI's 1–4): the sender's
 // third thread then triages to low priority with the reason, another
@@ -62,10 +87,7 @@ func openLearnStore(t *testing.T, dir string) (*store.Store, map[string]int64) {
 // back; clearing an override undoes its correction.
 func TestOverridesTeachAndSurviveRebuild(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := &config.Config{DataDir: dir}
-	cfg.Principal.Email = "me@example.org"
-	st, ids := openLearnStore(t, dir)
+	dir, cfg, st, ids := learnSetup(t)
 	a := New(cfg, st, Options{})
 	mail := &Mail{Store: st, app: a}
 	triageOf := func(a *App, st *store.Store, id int64) ([]string, string) {
@@ -96,14 +118,7 @@ func TestOverridesTeachAndSurviveRebuild(t *testing.T) {
 		t.Fatalf("corrections file: %v\n%s", err, data)
 	}
 
-	// Rebuild: the store goes, the data dir stays.
-	st.Close()
-	if err := os.Remove(filepath.Join(dir, "mailsift.db")); err != nil {
-		t.Fatal(err)
-	}
-	st2, ids2 := openLearnStore(t, dir)
-	defer st2.Close()
-	a2 := New(cfg, st2, Options{})
+	st2, ids2, a2 := rebuildLearnStore(t, dir, cfg, st)
 	if n, err := a2.RestoreOverrides(ctx); err != nil || n != 2 {
 		t.Fatalf("RestoreOverrides = %d, %v; want the 2 moved threads", n, err)
 	}
@@ -152,10 +167,7 @@ func TestOverridesTeachAndSurviveRebuild(t *testing.T) {
 // file, and that undoing the mark unlearns them, also after a restart.
 func TestSpamMarkWordsSurviveRebuild(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := &config.Config{DataDir: dir}
-	cfg.Principal.Email = "me@example.org"
-	st, ids := openLearnStore(t, dir)
+	dir, cfg, st, ids := learnSetup(t)
 	a := New(cfg, st, Options{})
 	th, err := st.Thread(ctx, ids["o1@x"])
 	if err != nil {
@@ -187,14 +199,7 @@ func TestSpamMarkWordsSurviveRebuild(t *testing.T) {
 		t.Error("the app's analyzer does not score with the learned classifier")
 	}
 
-	// Rebuild: the store goes, the data dir stays.
-	st.Close()
-	if err := os.Remove(filepath.Join(dir, "mailsift.db")); err != nil {
-		t.Fatal(err)
-	}
-	st2, ids2 := openLearnStore(t, dir)
-	defer st2.Close()
-	a2 := New(cfg, st2, Options{})
+	st2, ids2, a2 := rebuildLearnStore(t, dir, cfg, st)
 	if got := odds(a2); got != marked {
 		t.Errorf("after rebuild: log-odds %.6f, want the marked %.6f", got, marked)
 	}
