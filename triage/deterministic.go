@@ -132,11 +132,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		}
 	}
 
-	// The questions and requests of an automated message that neither
-	// names the reader's task nor asks in its subject are a service's
-	// (a service greeting the reader by name is no exception)
-	// instructions ("If you need to reschedule, please call us",
-	// "Something wrong with this email?"), not an ask of the reader.
+	// The questions and requests of an automated message are a
+	// service's instructions ("If you need to reschedule, please call
+	// us", "Something wrong with this email?"), not an ask of the reader,
+	// also when it greets the reader by name; unless an ask turns to the
+	// reader by name or assigns them something (taskNamed), sets a
+	// deadline or asks a decision (asksDecision), or the subject asks or
+	// names a decision.
 	latestSubject := strings.ToLower(msgs[max(an.latest, 0)].Subject)
 	_, subjectDecides := containsAnyOf(latestSubject, decisionWords)
 	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.taskNamed && !an.subjectAsks && !subjectDecides && !asksDecision(an.items)
