@@ -106,6 +106,11 @@ func TestShortBrandLookalikes(t *testing.T) {
 		"amazon.es":                        false,
 		"google.de":                        false,
 		"santander.es":                     false,
+		// the principal's own name as a word of another domain
+		"northwind-hr.example": true,
+		"northwind-exec.com":   true,
+		"mynorthwind-blog.com": false,
+		"northwindtraders.com": false,
 	} {
 		if _, got := lookalike(host, "northwind.example"); got != want {
 			t.Errorf("lookalike(%s) = %t, want %t", host, got, want)
@@ -210,6 +215,31 @@ func TestAssignedToYou(t *testing.T) {
 	} {
 		if got := assignedToYou(s); got != want {
 			t.Errorf("assignedToYou(%q) = %t, want %t", s, got, want)
+		}
+	}
+}
+
+// TestParcelFeeLure checks that a fee held against a parcel is a payment
+// lure: from a carrier's lookalike it is phishing (in four languages),
+// on a real shop's receipt it is nothing.
+func TestParcelFeeLure(t *testing.T) {
+	mail := func(from, subject, body string) []*model.Message {
+		return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Name: "Parcel", Email: from},
+			To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true}}
+	}
+	for _, tt := range []struct {
+		from, subject, body string
+		phishing            bool
+	}{
+		{"service@dhl-zustellung-paket.com", "Ihre Sendung wartet", "Für Ihre Sendung ist eine Zollgebühr von 1,99 € offen. Bitte begleichen Sie den Betrag innerhalb von 48 Stunden.", true},
+		{"suivi@laposte-colis-suivi.fr", "Votre colis est en attente", "Des frais de douane de 2,10 € restent à payer. Merci de régler ces frais sous 48 heures.", true},
+		{"avisos@correos-entrega-envio.com", "Su paquete está retenido", "Hay tasas de aduana pendientes de 1,79 €. Por favor, pague antes de 48 horas.", true},
+		{"track@ups-delivery-notice.com", "Your parcel is on hold", "A customs fee of $1.99 is due. Please pay the customs fee within 48 hours to release your parcel.", true},
+		{"orders@pizzeria-roma.example", "Your order receipt", "Margherita $12.00, delivery fee $2.99, total $14.99. Thank you for your order.", false},
+	} {
+		o := Deterministic(mail(tt.from, tt.subject, tt.body), demoPrincipal)
+		if o.Result.IsPhishing != tt.phishing {
+			t.Errorf("%s %q: phishing %t, want %t; signals %v", tt.from, tt.subject, o.Result.IsPhishing, tt.phishing, o.Signals)
 		}
 	}
 }

@@ -60,6 +60,11 @@ var phraseLists = [numPhraseKinds][]string{
 		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
 		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
 		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice",
+		// a small fee held against a parcel: the carrier-lookalike lure
+		"customs fee", "customs duty", "delivery fee", "redelivery fee", "shipping fee",
+		"zollgebühr", "zollgebühren", "zustellgebühr", "nachgebühr",
+		"frais de douane", "droits de douane", "frais de livraison", "frais de réexpédition",
+		"tasas de aduana", "gastos de aduana", "tasa de aduana", "gastos de envío",
 	},
 	// Payment diversion: money asked to go to changed bank details, the
 	// move of invoice and CEO fraud (a real change is confirmed by phone

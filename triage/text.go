@@ -438,6 +438,9 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			if len(pLabel) >= 4 && (skeleton(pLabel) == sk || levenshtein(pLabel, label) == 1) {
 				return pReg, true
 			}
+			if len(pLabel) >= 5 && hyphenPart(label, pLabel) {
+				return pReg, true // northwind-hr, northwind-exec: the business-email-compromise lookalike
+			}
 		}
 	}
 	for _, b := range brands {
