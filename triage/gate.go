@@ -88,3 +88,63 @@ var (
 func isASCIIWord(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
+
+// The gates of scoreSentence, as bits of markSet.scan's answer.
+const (
+	gateAsk uint8 = 1 << iota
+	gateDeadline
+	gateSoon
+	gateDue
+)
+
+// markSet finds the marks of several gates in one pass over a text.
+type markSet struct {
+	byFirst [256][]gateMark
+	all     uint8
+}
+
+// gateMark is one mark and the gate it belongs to.
+type gateMark struct {
+	mark string
+	gate uint8
+}
+
+// sentenceMarks are the marks of askGate, deadlineGate, soonGate and
+// dueGate.
+var sentenceMarks = newMarkSet(map[uint8]*gatedRe{gateAsk: askGate, gateDeadline: deadlineGate, gateSoon: soonGate, gateDue: dueGate})
+
+func newMarkSet(gates map[uint8]*gatedRe) *markSet {
+	ms := &markSet{}
+	for bit, g := range gates {
+		ms.all |= bit
+		for c := range g.byFirst {
+			for _, m := range g.byFirst[c] {
+				ms.byFirst[c] = append(ms.byFirst[c], gateMark{m, bit})
+			}
+		}
+	}
+	return ms
+}
+
+// scan returns the gates that have a mark in low where it counts, by the
+// rule of gatedRe.marked: for each gate g, scan(low)&bit != 0 exactly
+// when g.marked(low).
+func (ms *markSet) scan(low string) uint8 {
+	var found uint8
+	for i := 0; i < len(low); i++ {
+		c := low[i]
+		gms := ms.byFirst[c]
+		if len(gms) == 0 || c < 0x80 && i > 0 && isASCIIWord(low[i-1]) {
+			continue
+		}
+		for _, m := range gms {
+			if found&m.gate == 0 && strings.HasPrefix(low[i:], m.mark) {
+				found |= m.gate
+				if found == ms.all {
+					return found
+				}
+			}
+		}
+	}
+	return found
+}
