@@ -16,11 +16,17 @@ import (
 type gatedRe struct {
 	re      *regexp.Regexp
 	byFirst [256][]string // marks by their first byte
+	// at is re anchored at the start of its input, and inner the marks of
+	// the alternatives that hold their mark after their start: see
+	// matchPlain.
+	at    *regexp.Regexp
+	inner map[string]bool
 }
 
 // gated returns re gated by marks (lower-case).
 func gated(re *regexp.Regexp, marks ...string) *gatedRe {
-	g := &gatedRe{re: re}
+	g := &gatedRe{re: re, inner: map[string]bool{}}
+	g.at = regexp.MustCompile(`(?i)^(?:` + strings.TrimPrefix(re.String(), `(?i)`) + `)`)
 	for _, m := range marks {
 		g.byFirst[m[0]] = append(g.byFirst[m[0]], m)
 	}
@@ -30,6 +36,50 @@ func gated(re *regexp.Regexp, marks ...string) *gatedRe {
 // MatchString reports whether g.re matches s; low is strings.ToLower(s).
 func (g *gatedRe) MatchString(s, low string) bool {
 	return g.marked(low) && g.re.MatchString(s)
+}
+
+// withInner records which of g's marks belong to alternatives that do
+// not begin with them, as "(?:i|we) need" does not begin with "need".
+func (g *gatedRe) withInner(marks ...string) *gatedRe {
+	for _, m := range marks {
+		g.inner[m] = true
+	}
+	return g
+}
+
+// matchPlain is g.MatchString(s, low) for a sentence s of printable ASCII
+// (bytes 0x20 to 0x7e), low being its lower-cased form. In such a text
+// every match of g.re begins at one of g's marks where it counts, except
+// matches of the alternatives that hold their mark further in (inner): the
+// case-insensitive expression matches ASCII letters as their lower-case
+// forms, its \b at the start of a match is the mark's word-start rule,
+// and its \s is a space, as in the marks ("by "). So the expression is
+// tried anchored at each mark (at), which decides in a few bytes, instead
+// of being run over the whole sentence from every position; the whole
+// expression runs only when an inner mark occurs.
+func (g *gatedRe) matchPlain(s, low string) bool {
+	for i := 0; i < len(low); i++ {
+		ms := g.byFirst[low[i]]
+		if len(ms) == 0 || i > 0 && isASCIIWord(low[i-1]) {
+			continue
+		}
+		tried := false
+		for _, m := range ms {
+			if !strings.HasPrefix(low[i:], m) {
+				continue
+			}
+			if g.inner[m] {
+				return g.re.MatchString(s)
+			}
+			if !tried {
+				if g.at.MatchString(s[i:]) {
+					return true
+				}
+				tried = true
+			}
+		}
+	}
+	return false
 }
 
 // marked reports whether low holds one of the marks where it counts.
@@ -63,7 +113,7 @@ var (
 		"por favor", "pued", "podr", "agradecer", "necesit",
 		// Japanese
 		"ください", "下さい", "お願い", "おねがい", "いただけ", "頂け", "ほしい", "欲しい", "ませんか", "でしょうか",
-	)
+	).withInner("need", "require", "expect", "brauche", "benötige", "besoin", "faut", "agradecer")
 	dueGate = gated(dueRe,
 		// English
 		"close", "end", "expire", "within ", "in the next", "due ", "deadline", "this week",

@@ -83,8 +83,9 @@ func scoreSentence(s string) sentenceScore {
 type scoring struct {
 	s string
 	// ascii: s is all ASCII, so strings.ToLower(s) is low, and the
-	// Japanese phrases scoreSentence removes cannot occur.
-	ascii bool
+	// Japanese phrases scoreSentence removes cannot occur; plain: all its
+	// bytes are printable (see gatedRe.matchPlain).
+	ascii, plain bool
 	// low is ascii.LowerString(s) ("" until lower).
 	low    string
 	lowSet bool
@@ -98,7 +99,29 @@ type scoring struct {
 }
 
 func newScoring(s string) *scoring {
-	return &scoring{s: s, ascii: isASCII(s)}
+	x := &scoring{s: s, ascii: true, plain: true}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			x.plain = false
+			if c >= utf8.RuneSelf {
+				x.ascii = false
+				break
+			}
+		}
+	}
+	return x
+}
+
+// match is g.MatchString(s, low) for an ASCII sentence whose marks were
+// found (bit is g's gate).
+func (x *scoring) match(g *gatedRe, bit uint8) bool {
+	if !x.gated(bit) {
+		return false
+	}
+	if x.plain {
+		return g.matchPlain(x.s, x.low)
+	}
+	return g.re.MatchString(x.s)
 }
 
 // lower returns ascii.LowerString(s), without a copy when s has no
@@ -136,7 +159,7 @@ func (x *scoring) asks() bool {
 		return true
 	}
 	if x.ascii {
-		if x.gated(gateAsk) && askRe.MatchString(s) {
+		if x.match(askGate, gateAsk) {
 			return true
 		}
 	} else {
@@ -158,9 +181,7 @@ func (x *scoring) asks() bool {
 func (x *scoring) due() bool {
 	s := x.s
 	if x.ascii {
-		return x.gated(gateDeadline) && deadlineRe.MatchString(s) ||
-			x.gated(gateSoon) && soonRe.MatchString(s) ||
-			x.gated(gateDue) && dueRe.MatchString(s)
+		return x.match(deadlineGate, gateDeadline) || x.match(soonGate, gateSoon) || x.match(dueGate, gateDue)
 	}
 	lowU := x.lowerU()
 	// 本日から is "from today", a start and not a deadline.
