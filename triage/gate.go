@@ -16,11 +16,12 @@ import (
 type gatedRe struct {
 	re      *regexp.Regexp
 	byFirst [256][]string // marks by their first byte
-	// at is re anchored at the start of its input, and inner the marks of
-	// the alternatives that hold their mark after their start: see
-	// matchPlain.
-	at    *regexp.Regexp
-	inner map[string]bool
+	// at is re anchored at the start of its input, inner the marks of the
+	// alternatives that hold their mark after their start and innerRe
+	// those alternatives: see matchPlain.
+	at      *regexp.Regexp
+	inner   map[string]bool
+	innerRe *regexp.Regexp
 }
 
 // gated returns re gated by marks (lower-case).
@@ -39,8 +40,11 @@ func (g *gatedRe) MatchString(s, low string) bool {
 }
 
 // withInner records which of g's marks belong to alternatives that do
-// not begin with them, as "(?:i|we) need" does not begin with "need".
-func (g *gatedRe) withInner(marks ...string) *gatedRe {
+// not begin with them, as "(?:i|we) need" does not begin with "need", and
+// the expression of those alternatives (re.String() must be "(?i)"
+// followed by them, or-ed with the others).
+func (g *gatedRe) withInner(re *regexp.Regexp, marks ...string) *gatedRe {
+	g.innerRe = re
 	for _, m := range marks {
 		g.inner[m] = true
 	}
@@ -55,9 +59,11 @@ func (g *gatedRe) withInner(marks ...string) *gatedRe {
 // forms, its \b at the start of a match is the mark's word-start rule,
 // and its \s is a space, as in the marks ("by "). So the expression is
 // tried anchored at each mark (at), which decides in a few bytes, instead
-// of being run over the whole sentence from every position; the whole
-// expression runs only when an inner mark occurs.
+// of being run over the whole sentence from every position; the
+// expression of the inner alternatives (innerRe) runs over the whole
+// sentence only when one of their marks occurs.
 func (g *gatedRe) matchPlain(s, low string) bool {
+	innerTried := false
 	for i := 0; i < len(low); i++ {
 		ms := g.byFirst[low[i]]
 		if len(ms) == 0 || i > 0 && isASCIIWord(low[i-1]) {
@@ -69,7 +75,14 @@ func (g *gatedRe) matchPlain(s, low string) bool {
 				continue
 			}
 			if g.inner[m] {
-				return g.re.MatchString(s)
+				if innerTried {
+					continue
+				}
+				if g.innerRe.MatchString(s) {
+					return true
+				}
+				innerTried = true
+				continue
 			}
 			if !tried {
 				if g.at.MatchString(s[i:]) {
@@ -113,7 +126,7 @@ var (
 		"por favor", "pued", "podr", "agradecer", "necesit",
 		// Japanese
 		"ください", "下さい", "お願い", "おねがい", "いただけ", "頂け", "ほしい", "欲しい", "ませんか", "でしょうか",
-	).withInner("need", "require", "expect", "brauche", "benötige", "besoin", "faut", "agradecer")
+	).withInner(askInnerRe, "need", "require", "expect", "brauche", "benötige", "besoin", "faut", "agradecer")
 	dueGate = gated(dueRe,
 		// English
 		"close", "end", "expire", "within ", "in the next", "due ", "deadline", "this week",

@@ -27,21 +27,33 @@ type sentenceScore struct {
 // rank orders sentences: an ask outweighs a deadline.
 func (s sentenceScore) rank() int { return 2*s.ask + s.deadline }
 
+// The alternatives of askRe that hold their gate's mark after their start.
+const (
+	askNeedEN   = `\b(?:i|we)(?:'d| would)?\s+(?:really\s+|urgently\s+|still\s+|also\s+)?(?:need|require|expect)\b`
+	askNeedDE   = `\b(?:ich|wir)\s+(?:\S+\s+)?(?:brauche|brauchen|benötige|benötigen)\b`
+	askNeedFR   = `\b(?:j'ai|nous avons) besoin\b|\bil (?:me|nous) faut\b`
+	askThanksES = `\b(?:te|le|les) agradecer(?:ía|ia)\b`
+)
+
 var (
 	// askRe finds requests, needs and questions beyond the English
 	// prefixes isRequest knows (Go's \b is ASCII: the words around it
 	// start and end with ASCII letters).
 	askRe = regexp.MustCompile(`(?i)` +
 		// English: stated needs and wishes of the writer
-		`\b(?:i|we)(?:'d| would)?\s+(?:really\s+|urgently\s+|still\s+|also\s+)?(?:need|require|expect)\b|\bwould you\b|\bcan you\b|\bcould you\b|\bwould like you to\b|` +
+		askNeedEN + `|\bwould you\b|\bcan you\b|\bcould you\b|\bwould like you to\b|` +
 		// German
-		`\bbitte\b|\b(?:kannst|könntest|können|könnten|würdest|würden|wären)\s+(?:du|sie|ihr)\b|\b(?:ich|wir)\s+(?:\S+\s+)?(?:brauche|brauchen|benötige|benötigen)\b|` +
+		`\bbitte\b|\b(?:kannst|könntest|können|könnten|würdest|würden|wären)\s+(?:du|sie|ihr)\b|` + askNeedDE + `|` +
 		// French
-		`\bmerci de\b|\bs'il (?:te|vous) pla[iî]t\b|\bsvp\b|\bveuillez\b|\b(?:pourriez|pouvez|pourrais|peux|pourrions|pouvons)[- ](?:vous|tu|nous)\b|\b(?:j'ai|nous avons) besoin\b|\bil (?:me|nous) faut\b|` +
+		`\bmerci de\b|\bs'il (?:te|vous) pla[iî]t\b|\bsvp\b|\bveuillez\b|\b(?:pourriez|pouvez|pourrais|peux|pourrions|pouvons)[- ](?:vous|tu|nous)\b|` + askNeedFR + `|` +
 		// Spanish
-		`\bpor favor\b|\b(?:puedes|podrías|podrias|puede|podría|podria|pueden|podrían)\s|\b(?:te|le|les) agradecer(?:ía|ia)\b|\bnecesit(?:o|amos)\b|` +
+		`\bpor favor\b|\b(?:puedes|podrías|podrias|puede|podría|podria|pueden|podrían)\s|` + askThanksES + `|\bnecesit(?:o|amos)\b|` +
 		// Japanese
 		`ください|下さい|お願い|おねがい|いただけ|頂け|ほしい|欲しい|ませんか|でしょうか`)
+	// askInnerRe are the alternatives of askRe that do not begin with the
+	// word their gate looks for (need, brauche, besoin, agradecer...):
+	// see gatedRe.matchPlain.
+	askInnerRe = regexp.MustCompile(`(?i)` + askNeedEN + `|` + askNeedDE + `|` + askNeedFR + `|` + askThanksES)
 	// imperativeRe is an English sentence that opens with an imperative
 	// verb of the kind mail asks for.
 	imperativeRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|then),?\s+)?(?:approve|confirm|review|send|sign|submit|check|call|reply|respond|fill|complete|update|book|pick|choose|forward|pay|schedule|register|let me know|make sure|remember|don't forget|do not forget)\b`)
