@@ -225,6 +225,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	foreign = foreign || !isASCII(own)
 	an.foreign = foreign
 	low := ascii.LowerString(own) // offsets are those of own
+	// The cue words of closing dates, hours, stated needs and breakage
+	// since today, found once (see cueSet).
+	cues := sentenceCues.find(low, nil)
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
@@ -293,7 +296,13 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "The window closes this Friday", "the offer ends Monday":
 			// after it the option is gone. On the weekday the message was
 			// sent or the next one, it is as near as tomorrow.
-			if mm := closingDeadline(raw, low[a0:b0]); mm != nil {
+			// closingDeadline(raw, low[a0:b0]), its closing verb found
+			// already.
+			var mm []string
+			if cueWithin(cues, cueClosing, a0, b0) {
+				mm = closesRe.FindStringSubmatch(raw)
+			}
+			if mm != nil {
 				d := normSpace(mm[1])
 				due = &d
 				if !deadlineDone {
@@ -305,10 +314,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
-		if !soon {
+		if !soon && cueWithin(cues, cueHour, a0, b0) {
 			// A deadline that is an hour of the day ("by 14:00", "bis 10
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
-			// the sentence names another day.
+			// the sentence names another day. (hourDeadline finds nothing
+			// in a sentence without one of its hourMarkers.)
 			if h := hourDeadline(raw, low[a0:b0]); h != "" {
 				soon, soonText = true, h
 				if due == nil {
@@ -338,7 +348,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "ich brauche … von dir": a need stated with a deadline, for
 			// today, or of the reader asks.
 			sl := low[a0:b0]
-			if _, ok := containsAnyOf(sl, needWords); ok {
+			if cueWithin(cues, cueNeed, a0, b0) { // containsAnyOf(sl, needWords)
 				_, from := containsAnyOf(sl, fromYou)
 				r = due != nil || soon || from
 			}
@@ -351,7 +361,8 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			soonDone = true
 			an.soonDeadline = true
 		}
-		if an.urgency == 0 && !sinceDone {
+		// brokenSinceToday finds nothing without one of its sinceMarkers.
+		if an.urgency == 0 && !sinceDone && cueWithin(cues, cueSince, a0, b0) {
 			if w := brokenSinceToday(raw, low[a0:b0]); w != "" {
 				sinceDone = true
 				an.urgency++

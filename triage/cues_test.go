@@ -1,0 +1,60 @@
+package triage
+
+import (
+	"testing"
+
+	"mailsift/triage/internal/ascii"
+)
+
+// TestCueWithinIsContainsAnyOf checks that a sentence holds a cue of each
+// list by the occurrences of the whole text exactly when containsAnyOf
+// finds one in the sentence alone, on every sentence range (and every
+// range between two sentence starts) of the demo and corpus texts.
+func TestCueWithinIsContainsAnyOf(t *testing.T) {
+	texts := []string{
+		"The window closes Friday. It ends\nat 5. We need it by 10; i need you. Since 9:00 broken. closes",
+		"Die Frist endet morgen, bis 10 Uhr. J’ai besoin de vous avant 14h. Nos hace falta. 15時までに",
+		"runs outruns out expire expired", "closesclosesby by\nby ", "",
+	}
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			texts = append(texts, m.Body())
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		texts = append(texts, m.Body())
+	}
+	lists := [][]string{closingVerbs, hourMarkers, needWords, sinceMarkers}
+	n := 0
+	for _, text := range texts {
+		if len(text) > 1500 {
+			text = text[:1500]
+		}
+		low := ascii.LowerString(text)
+		hits := sentenceCues.find(low, nil)
+		rs := sentenceRanges(text, 60)
+		check := func(a, b int) {
+			for k, l := range lists {
+				_, want := containsAnyOf(low[a:b], l)
+				if got := cueWithin(hits, 1<<k, a, b); got != want {
+					t.Fatalf("list %d in %q: %t, containsAnyOf says %t", k, low[a:b], got, want)
+				}
+				if want {
+					n++
+				}
+			}
+		}
+		for j, rg := range rs {
+			check(rg[0], rg[1])
+			check(rg[0]+1, rg[1]) // a greeting cut off
+			if j+1 < len(rs) {
+				check(rg[0], rs[j+1][0])
+			}
+		}
+		check(0, len(low))
+	}
+	if n < 100 {
+		t.Errorf("only %d cues found: the test no longer exercises them", n)
+	}
+	t.Logf("%d texts, %d cues", len(texts), n)
+}
