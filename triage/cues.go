@@ -13,6 +13,7 @@ import (
 // the sentence, and the words are not searched for again, list by list,
 // in every sentence.
 type cueSet struct {
+	pairs   pairFilter
 	byFirst [256][]cueWord
 }
 
@@ -34,6 +35,7 @@ func newCueSet(lists ...[]string) *cueSet {
 	for k, l := range lists {
 		for _, w := range l {
 			cs.byFirst[w[0]] = append(cs.byFirst[w[0]], cueWord{w, 1 << k})
+			cs.pairs.add(w)
 		}
 	}
 	return cs
@@ -42,7 +44,10 @@ func newCueSet(lists ...[]string) *cueSet {
 // find appends to dst every occurrence in low of every word, overlapping
 // ones included, in the order of their start.
 func (cs *cueSet) find(low string, dst []cueHit) []cueHit {
-	for i := 0; i < len(low); i++ {
+	for i := 0; i+1 < len(low); i++ {
+		if !cs.pairs.has(low[i], low[i+1]) {
+			continue
+		}
 		for _, w := range cs.byFirst[low[i]] {
 			if strings.HasPrefix(low[i:], w.word) {
 				dst = append(dst, cueHit{i, i + len(w.word), w.set})
@@ -73,3 +78,24 @@ const (
 )
 
 var sentenceCues = newCueSet(closingVerbs, hourMarkers, needWords, sinceMarkers)
+
+// pairFilter is the set of the first two bytes of a set of words (each at
+// least two bytes long), a bit per pair: a scan for the words tries them
+// only where the text's next two bytes begin one, which most positions
+// do not.
+type pairFilter [1 << 16 / 64]uint64
+
+// add records the first two bytes of w (len(w) >= 2).
+func (f *pairFilter) add(w string) {
+	if len(w) < 2 {
+		panic("pairFilter: word shorter than two bytes: " + w)
+	}
+	k := uint(w[0]) | uint(w[1])<<8
+	f[k/64] |= 1 << (k % 64)
+}
+
+// has reports whether some word begins with the bytes a, b.
+func (f *pairFilter) has(a, b byte) bool {
+	k := uint(a) | uint(b)<<8
+	return f[k/64]&(1<<(k%64)) != 0
+}

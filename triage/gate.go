@@ -162,6 +162,7 @@ const (
 
 // markSet finds the marks of several gates in one pass over a text.
 type markSet struct {
+	pairs   pairFilter
 	byFirst [256][]gateMark
 	all     uint8
 }
@@ -183,6 +184,7 @@ func newMarkSet(gates map[uint8]*gatedRe) *markSet {
 		for c := range g.byFirst {
 			for _, m := range g.byFirst[c] {
 				ms.byFirst[c] = append(ms.byFirst[c], gateMark{m, bit})
+				ms.pairs.add(m)
 			}
 		}
 	}
@@ -194,13 +196,12 @@ func newMarkSet(gates map[uint8]*gatedRe) *markSet {
 // when g.marked(low).
 func (ms *markSet) scan(low string) uint8 {
 	var found uint8
-	for i := 0; i < len(low); i++ {
+	for i := 0; i+1 < len(low); i++ { // marks are at least two bytes long
 		c := low[i]
-		gms := ms.byFirst[c]
-		if len(gms) == 0 || c < 0x80 && i > 0 && isASCIIWord(low[i-1]) {
+		if !ms.pairs.has(c, low[i+1]) || c < 0x80 && i > 0 && isASCIIWord(low[i-1]) {
 			continue
 		}
-		for _, m := range gms {
+		for _, m := range ms.byFirst[c] {
 			if found&m.gate == 0 && strings.HasPrefix(low[i:], m.mark) {
 				found |= m.gate
 				if found == ms.all {
