@@ -58,3 +58,45 @@ func TestCueWithinIsContainsAnyOf(t *testing.T) {
 	}
 	t.Logf("%d texts, %d cues", len(texts), n)
 }
+
+// TestFindHourDeadlineIsTheExpression checks findHourDeadline against
+// hourDeadlineRe.FindString on every sentence of the demo and the corpus
+// and on sentences written for its alternatives.
+func TestFindHourDeadlineIsTheExpression(t *testing.T) {
+	sentences := []string{
+		"Send it by 14:00 please, or BEFORE 3 pm", "bye by 5pm", "abby 5pm by noon", "no later than 9:30 a.m.",
+		"bis 10 Uhr", "vor spätestens um 9 Uhr", "avant 14h30", "d'ici 16:00", "d’ici midi", "antes de las 12",
+		"para la 1", "a más tardar a las 9", "antes del mediodía", "15時までに", "正午まで", "by by by", "nearby 5pm by 6pm",
+		"STANDBY 5PM", "by around 10 am", "x_by 5pm", "2by 5pm", "by\t5pm", "by", "",
+	}
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			for _, rg := range sentenceRanges(m.Body(), 60) {
+				sentences = append(sentences, m.Body()[rg[0]:rg[1]])
+			}
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		body := m.Body()
+		if len(body) > 1500 {
+			body = body[:1500]
+		}
+		for _, rg := range sentenceRanges(body, 60) {
+			sentences = append(sentences, body[rg[0]:rg[1]])
+		}
+	}
+	n := 0
+	for _, s := range sentences {
+		want := hourDeadlineRe.FindString(s)
+		if got := findHourDeadline(s, ascii.LowerString(s)); got != want {
+			t.Errorf("findHourDeadline(%q) = %q, hourDeadlineRe finds %q", s, got, want)
+		}
+		if want != "" {
+			n++
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d matches: the test no longer exercises findHourDeadline", n)
+	}
+	t.Logf("%d sentences, %d matches", len(sentences), n)
+}

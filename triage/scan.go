@@ -219,6 +219,7 @@ var requestInsideMarks = newWordMarks(requestInside)
 // word (after a byte isWordByte rejects) in one pass over a text, instead
 // of one search per phrase.
 type wordMarks struct {
+	pairs   pairFilter
 	byFirst [256][]string
 }
 
@@ -226,21 +227,29 @@ func newWordMarks(marks []string) *wordMarks {
 	w := &wordMarks{}
 	for _, m := range marks {
 		w.byFirst[m[0]] = append(w.byFirst[m[0]], m)
+		w.pairs.add(m)
 	}
 	return w
 }
 
 // at reports whether one of the phrases starts a word of low.
 func (w *wordMarks) at(low string) bool {
-	for i := 0; i < len(low); i++ {
-		ms := w.byFirst[low[i]]
-		if len(ms) == 0 || i > 0 && isWordByte(low[i-1]) {
-			continue
+	for i := 0; i+1 < len(low); i++ { // phrases are at least two bytes long
+		if w.startsAt(low, i) {
+			return true
 		}
-		for _, m := range ms {
-			if strings.HasPrefix(low[i:], m) {
-				return true
-			}
+	}
+	return false
+}
+
+// startsAt reports whether one of the phrases starts a word of low at i.
+func (w *wordMarks) startsAt(low string, i int) bool {
+	if i+1 >= len(low) || !w.pairs.has(low[i], low[i+1]) || i > 0 && isWordByte(low[i-1]) {
+		return false
+	}
+	for _, m := range w.byFirst[low[i]] {
+		if strings.HasPrefix(low[i:], m) {
+			return true
 		}
 	}
 	return false

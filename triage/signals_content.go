@@ -455,6 +455,33 @@ var (
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
 )
 
+// hourDeadlineAt is hourDeadlineRe anchored at the start of its input.
+var hourDeadlineAt = regexp.MustCompile(`(?i)^(?:` + strings.TrimPrefix(hourDeadlineRe.String(), `(?i)`) + `)`)
+
+// hourStarts are the words an hourDeadlineRe match in ASCII text begins
+// with, at the start of a word (its other alternatives need a non-ASCII
+// character: 時, 正午, más, mediodía, ’).
+var hourStarts = newWordMarks([]string{"by", "before", "no later than", "bis", "vor", "avant", "d'ici", "antes de la", "para la"})
+
+// findHourDeadline is hourDeadlineRe.FindString(sentence), low being the
+// sentence ASCII lower-cased. In an ASCII sentence a match begins at one
+// of hourStarts, so the leftmost match is the anchored expression's first
+// match at those places, tried in order: the expression is not run over
+// the sentence from every position.
+func findHourDeadline(sentence, low string) string {
+	if !isASCII(sentence) {
+		return hourDeadlineRe.FindString(sentence)
+	}
+	for i := 0; i+1 < len(low); i++ {
+		if hourStarts.startsAt(low, i) {
+			if h := hourDeadlineAt.FindString(sentence[i:]); h != "" {
+				return h
+			}
+		}
+	}
+	return ""
+}
+
 // hourDeadline returns the deadline of sentence written as an hour of the
 // day ("by 14:00", "bis 10 Uhr", "avant 14h", "antes de las 12", "15時ま
 // でに"), "" when there is none or the sentence names another day than
@@ -472,7 +499,7 @@ func hourDeadline(sentence, low string) string {
 	if _, ok := containsAnyOf(low, hourMarkers); !ok {
 		return ""
 	}
-	h := hourDeadlineRe.FindString(sentence)
+	h := findHourDeadline(sentence, low)
 	if h == "" || otherDayRe.MatchString(sentence) {
 		return ""
 	}
