@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 
 	"mailsift/triage/internal/ascii"
@@ -99,4 +100,37 @@ func TestFindHourDeadlineIsTheExpression(t *testing.T) {
 		t.Errorf("only %d matches: the test no longer exercises findHourDeadline", n)
 	}
 	t.Logf("%d sentences, %d matches", len(sentences), n)
+}
+
+// TestJoinFieldsIsJoinOfFields checks normSpace's one-pass join against
+// strings.Join(strings.Fields(s), " ") on the demo and corpus bodies, cut
+// at every sentence, and on white space of every kind.
+func TestJoinFieldsIsJoinOfFields(t *testing.T) {
+	texts := []string{"", " ", "a", " a  b\t\tc\n\r\v\fd ", "\u00a0x\u2003y\u3000z", "é  è", "a\x85b  c"}
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			texts = append(texts, m.Body())
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		texts = append(texts, m.Body())
+	}
+	for _, text := range texts {
+		if len(text) > 1500 {
+			text = text[:1500]
+		}
+		for _, s := range append([]string{text}, splitSentences(text)...) {
+			if got, want := joinFields(s), strings.Join(strings.Fields(s), " "); got != want {
+				t.Fatalf("joinFields(%q) = %q, want %q", s, got, want)
+			}
+		}
+	}
+}
+
+func splitSentences(text string) []string {
+	var out []string
+	for _, rg := range sentenceRanges(text, 60) {
+		out = append(out, text[rg[0]:rg[1]])
+	}
+	return out
 }

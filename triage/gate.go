@@ -158,6 +158,7 @@ const (
 	gateDeadline
 	gateSoon
 	gateDue
+	gateInside // requestInside (isRequest), by wordMarks' rule
 )
 
 // markSet finds the marks of several gates in one pass over a text.
@@ -174,11 +175,18 @@ type gateMark struct {
 }
 
 // sentenceMarks are the marks of askGate, deadlineGate, soonGate and
-// dueGate.
-var sentenceMarks = newMarkSet(map[uint8]*gatedRe{gateAsk: askGate, gateDeadline: deadlineGate, gateSoon: soonGate, gateDue: dueGate})
+// dueGate, and the requestInside phrases of isRequest: in ASCII text
+// wordMarks' rule (not after a word byte) is the gates' rule.
+var sentenceMarks = newMarkSet(map[uint8]*gatedRe{gateAsk: askGate, gateDeadline: deadlineGate, gateSoon: soonGate, gateDue: dueGate},
+	gateInside, requestInside)
 
-func newMarkSet(gates map[uint8]*gatedRe) *markSet {
-	ms := &markSet{}
+// newMarkSet indexes the marks of gates, and words as gate bit words.
+func newMarkSet(gates map[uint8]*gatedRe, words uint8, list []string) *markSet {
+	ms := &markSet{all: words}
+	for _, w := range list {
+		ms.byFirst[w[0]] = append(ms.byFirst[w[0]], gateMark{w, words})
+		ms.pairs.add(w)
+	}
 	for bit, g := range gates {
 		ms.all |= bit
 		for c := range g.byFirst {

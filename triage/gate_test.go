@@ -16,7 +16,8 @@ import (
 // in every language they hold, and on sentences written to hit each
 // alternative: a mark missing from a gate would drop matches. It also
 // checks the shortcuts scoreSentence takes on ASCII sentences (one pass
-// for the four gates' marks, expressions tried anchored at the marks,
+// for the four gates' marks and isRequest's inside phrases, expressions
+// tried anchored at the marks,
 // imperativeRe's first-byte test) against the gates and expressions.
 func TestGatesMatchTheirExpressions(t *testing.T) {
 	var msgs []*model.Message
@@ -83,6 +84,11 @@ func TestGatesMatchTheirExpressions(t *testing.T) {
 		x := newScoring(s)
 		if got, want := imperative(s), imperativeRe.MatchString(s); got != want {
 			t.Errorf("imperative(%q) = %t, imperativeRe says %t", s, got, want)
+		}
+		if x.ascii {
+			if got, want := marks&gateInside != 0, requestInsideMarks.at(low); got != want {
+				t.Errorf("sentenceMarks on %q: requestInside %t, wordMarks says %t", s, got, want)
+			}
 		}
 		for k, g := range gates {
 			if got, want := g.MatchString(s, low), g.re.MatchString(s); got != want {

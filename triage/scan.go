@@ -197,6 +197,12 @@ func isRequest(low string) bool {
 
 // asks is isRequest without the notAsked exception.
 func asks(low string) bool {
+	return asksUpFront(low) || requestInsideMarks.at(low)
+}
+
+// asksUpFront reports whether low opens with one of requestPrefixes
+// (after "so", "and", "also" or "but").
+func asksUpFront(low string) bool {
 	t := low
 	for _, c := range []string{"so", "and", "also", "but"} {
 		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {
@@ -209,7 +215,7 @@ func asks(low string) bool {
 			return true
 		}
 	}
-	return requestInsideMarks.at(low)
+	return false
 }
 
 // requestInsideMarks indexes requestInside by first byte.

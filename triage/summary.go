@@ -167,7 +167,18 @@ func (x *scoring) gated(g uint8) bool {
 func (x *scoring) asks() bool {
 	s := x.s
 	t := strings.TrimRight(s, " \"')")
-	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || isRequest(x.lower()) {
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
+		return true
+	}
+	if x.ascii {
+		// isRequest, its inside phrases found with the gates' marks
+		low := x.lower()
+		if asksUpFront(low) || x.gated(gateInside) {
+			if _, not := containsAnyOf(low, notAsked); !not {
+				return true
+			}
+		}
+	} else if isRequest(x.lower()) {
 		return true
 	}
 	if x.ascii {

@@ -148,10 +148,39 @@ func normSpace(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '\n' || c == '\r' || c == '\t' || (c == ' ' && i+1 < len(s) && s[i+1] == ' ') {
-			return strings.Join(strings.Fields(s), " ")
+			return joinFields(s)
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// fieldSpace are the bytes strings.Fields splits ASCII text at.
+var fieldSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// joinFields is strings.Join(strings.Fields(s), " "), built in one pass
+// without the slice of fields when s is ASCII.
+func joinFields(s string) string {
+	if !isASCII(s) {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for i := 0; i < len(s); {
+		for i < len(s) && fieldSpace[s[i]] {
+			i++
+		}
+		start := i
+		for i < len(s) && !fieldSpace[s[i]] {
+			i++
+		}
+		if start < i {
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(s[start:i])
+		}
+	}
+	return sb.String()
 }
 
 // domainOf returns the lower-cased domain of an email address.
