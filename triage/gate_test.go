@@ -18,7 +18,7 @@ import (
 // checks the shortcuts scoreSentence takes on ASCII sentences (one pass
 // for the four gates' marks and isRequest's inside phrases, expressions
 // tried anchored at the marks,
-// imperativeRe's first-byte test) against the gates and expressions.
+// imperativeRe's opening-word test) against the gates and expressions.
 func TestGatesMatchTheirExpressions(t *testing.T) {
 	var msgs []*model.Message
 	for _, th := range demoThreads(t) {
@@ -72,7 +72,8 @@ func TestGatesMatchTheirExpressions(t *testing.T) {
 		"bye by by noon", "CAN YOU", "we\tneed it", "by\ttomorrow", "due  by Friday", "I expect nothing", "the needle",
 		"Por favor", "no later than  monday", "within 3 hours", "within the hour", "d'ici lundi", "s'il vous plait",
 		"pourriez-vous", "peux-tu", "Il me faut", "les agradeceria", "needless", "Send it", "  send it", "so, send it",
-		"_send it", "1 send", "ſend it", "we\fneed it"} {
+		"_send it", "1 send", "ſend it", "we\fneed it", "Then\fconfirm", "And,  review it",
+		"also,approve", "Don't forget", "do not forgetting", "sOsend", "Let me know"} {
 		sentences = append(sentences, normSpace(s))
 	}
 	n := 0

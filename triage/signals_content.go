@@ -27,6 +27,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		body = body[:maxAnalyzed]
 	}
 	own := ownText(body)
+	if latest {
+		an.latestOwn = own
+	}
 	// Links. List mail links to trackers and to many third-party sites:
 	// a link's domain (raw IP, punycode, lookalike) weighs half there; a
 	// link whose text shows another domain than it goes to keeps its

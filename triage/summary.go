@@ -216,24 +216,41 @@ func (x *scoring) due() bool {
 	return deadlineGate.MatchString(s, lowU) || soonGate.MatchString(s, lowU) || dueGate.MatchString(due, lowDue)
 }
 
-// imperativeFirst are the lower-cased ASCII letters imperativeRe's match
-// can begin with.
-var imperativeFirst = func() (t [256]bool) {
-	for _, c := range "sactrfubplmd" {
-		t[c] = true
-	}
-	return t
-}()
+// imperativeVerbs are the words imperativeRe's match begins with (after
+// "so", "and", "also" or "then", a comma and white space).
+var imperativeVerbs = newWordMarks([]string{"approve", "confirm", "review", "send", "sign", "submit", "check", "call", "reply",
+	"respond", "fill", "complete", "update", "book", "pick", "choose", "forward", "pay", "schedule", "register",
+	"let me know", "make sure", "remember", "don't forget", "do not forget"})
 
-// imperative is imperativeRe.MatchString(s). The expression is anchored,
-// so a sentence whose first byte is an ASCII character none of its
-// alternatives begins with cannot match and is not run through it
-// (a non-ASCII first byte may be a case variant, as ſ is of s).
+// imperative is imperativeRe.MatchString(s). The expression is anchored:
+// an ASCII sentence (where it matches ASCII letters as their lower-case
+// forms) that does not open with one of its verbs, directly or after one
+// of its connectives, cannot match and is not run through it.
 func imperative(s string) bool {
-	if s == "" || s[0] < utf8.RuneSelf && !imperativeFirst[ascii.Lower(s[0])] {
-		return false
+	if isASCII(s) {
+		low := lowerASCII(s)
+		if !imperativeVerbs.startsAt(low, 0) && !imperativeAfterConnective(low) {
+			return false
+		}
 	}
 	return imperativeRe.MatchString(s)
+}
+
+// imperativeAfterConnective reports whether low may open with "so", "and",
+// "also" or "then", an optional comma, white space (RE2's \s) and one of
+// imperativeVerbs.
+func imperativeAfterConnective(low string) bool {
+	for _, c := range [...]string{"so", "and", "also", "then"} {
+		if !strings.HasPrefix(low, c) {
+			continue
+		}
+		t := strings.TrimPrefix(low[len(c):], ",")
+		u := strings.TrimLeft(t, " \t\n\f\r")
+		if len(u) < len(t) && imperativeVerbs.startsAt(u, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // lowerASCII is ascii.LowerString(s), returning s itself when it has no
