@@ -205,7 +205,8 @@ func asks(low string) bool {
 func asksUpFront(low string) bool {
 	t := low
 	for _, c := range []string{"so", "and", "also", "but"} {
-		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {
+		// t opens with c+" " or c+", " (without building those strings)
+		if strings.HasPrefix(t, c) && (len(t) > len(c) && t[len(c)] == ' ' || strings.HasPrefix(t[len(c):], ", ")) {
 			t = strings.TrimLeft(t[len(c):], ", ")
 			break
 		}

@@ -197,7 +197,10 @@ func (x *scoring) asks() bool {
 			return true
 		}
 	}
-	return imperative(s)
+	if x.ascii {
+		return imperativeASCII(s, x.lower())
+	}
+	return imperativeRe.MatchString(s)
 }
 
 // due reports whether the sentence says by when.
@@ -228,10 +231,16 @@ var imperativeVerbs = newWordMarks([]string{"approve", "confirm", "review", "sen
 // of its connectives, cannot match and is not run through it.
 func imperative(s string) bool {
 	if isASCII(s) {
-		low := lowerASCII(s)
-		if !imperativeVerbs.startsAt(low, 0) && !imperativeAfterConnective(low) {
-			return false
-		}
+		return imperativeASCII(s, lowerASCII(s))
+	}
+	return imperativeRe.MatchString(s)
+}
+
+// imperativeASCII is imperative of an ASCII sentence s, low being s
+// lower-cased.
+func imperativeASCII(s, low string) bool {
+	if !imperativeVerbs.startsAt(low, 0) && !imperativeAfterConnective(low) {
+		return false
 	}
 	return imperativeRe.MatchString(s)
 }
