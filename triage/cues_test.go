@@ -134,3 +134,60 @@ func splitSentences(text string) []string {
 	}
 	return out
 }
+
+// TestOwnTextIsTheLineCopy checks ownText, which returns a prefix of the
+// body without copying it until a line is dropped, against building the
+// own text line by line, on the demo and corpus bodies and on bodies
+// written for each case.
+func TestOwnTextIsTheLineCopy(t *testing.T) {
+	bodies := []string{"", "a", "a\n", "a\n> q\nb", "a\nb\n--\nsig", "> q", "> q\n", "x\nOn Mon, A wrote:\n> q\ny\n",
+		"a\r\n>q\r\nb\r\n", "a\n\n-----Original Message-----\nold", "a\nSent from my phone", "a\n--", "a\nb", "a\nb\n"}
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			bodies = append(bodies, m.Body())
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		bodies = append(bodies, m.Body())
+	}
+	for _, b := range bodies {
+		if got, want := ownText(b), ownTextByLines(b); got != want {
+			t.Fatalf("ownText(%q) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+// ownTextByLines is ownText as it was first written: every kept line
+// copied.
+func ownTextByLines(body string) string {
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	if !quoteOrSignatureHint(body) {
+		return body
+	}
+	var sb strings.Builder
+	rest := body
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		t := strings.TrimRight(line, " \t\r")
+		switch {
+		case strings.HasPrefix(t, ">"):
+			continue
+		case t == "--" || strings.HasPrefix(t, "Sent from my "):
+			return sb.String()
+		case strings.HasPrefix(t, "-----") && (strings.Contains(t, "Original Message") || strings.Contains(t, "Forwarded")):
+			return sb.String()
+		case strings.HasSuffix(t, "wrote:") && len(t) < 200:
+			continue
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
