@@ -191,3 +191,23 @@ func ownTextByLines(body string) string {
 	}
 	return sb.String()
 }
+
+// TestIsASCII checks isASCII's eight-byte steps: a byte at or above 0x80
+// at every position of strings of every length up to 20.
+func TestIsASCII(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		b := []byte(strings.Repeat("a", n))
+		if !isASCII(string(b)) {
+			t.Errorf("isASCII(%q) = false", b)
+		}
+		for i := range b {
+			for _, c := range []byte{0x80, 0xc3, 0xff} {
+				b[i] = c
+				if isASCII(string(b)) {
+					t.Errorf("isASCII(%q) = true", b)
+				}
+				b[i] = 'a'
+			}
+		}
+	}
+}
