@@ -22,6 +22,10 @@ type gatedRe struct {
 	at      *regexp.Regexp
 	inner   map[string]bool
 	innerRe *regexp.Regexp
+	// innerAt is innerRe anchored, innerFirst the lower-case ASCII
+	// letters its matches begin with.
+	innerAt    *regexp.Regexp
+	innerFirst [256]bool
 }
 
 // gated returns re gated by marks (lower-case).
@@ -42,9 +46,14 @@ func (g *gatedRe) MatchString(s, low string) bool {
 // withInner records which of g's marks belong to alternatives that do
 // not begin with them, as "(?:i|we) need" does not begin with "need", and
 // the expression of those alternatives (re.String() must be "(?i)"
-// followed by them, or-ed with the others).
-func (g *gatedRe) withInner(re *regexp.Regexp, marks ...string) *gatedRe {
+// followed by them, or-ed with the others), whose every match begins with
+// one of the lower-case ASCII letters first.
+func (g *gatedRe) withInner(re *regexp.Regexp, first string, marks ...string) *gatedRe {
 	g.innerRe = re
+	g.innerAt = regexp.MustCompile(`(?i)^(?:` + strings.TrimPrefix(re.String(), `(?i)`) + `)`)
+	for _, c := range []byte(first) {
+		g.innerFirst[c] = true
+	}
 	for _, m := range marks {
 		g.inner[m] = true
 	}
@@ -78,7 +87,7 @@ func (g *gatedRe) matchPlain(s, low string) bool {
 				if innerTried {
 					continue
 				}
-				if g.innerRe.MatchString(s) {
+				if g.innerMatchPlain(s, low) {
 					return true
 				}
 				innerTried = true
@@ -90,6 +99,19 @@ func (g *gatedRe) matchPlain(s, low string) bool {
 				}
 				tried = true
 			}
+		}
+	}
+	return false
+}
+
+// innerMatchPlain is g.innerRe.MatchString(s) for a sentence of
+// printable ASCII: a match begins at the start of a word with one of the
+// letters innerFirst ("(?:i|we) need", "il me faut"), where innerAt is
+// tried, instead of the NFA running from every position.
+func (g *gatedRe) innerMatchPlain(s, low string) bool {
+	for i := 0; i < len(low); i++ {
+		if g.innerFirst[low[i]] && (i == 0 || !isASCIIWord(low[i-1])) && g.innerAt.MatchString(s[i:]) {
+			return true
 		}
 	}
 	return false
@@ -126,7 +148,7 @@ var (
 		"por favor", "pued", "podr", "agradecer", "necesit",
 		// Japanese
 		"ください", "下さい", "お願い", "おねがい", "いただけ", "頂け", "ほしい", "欲しい", "ませんか", "でしょうか",
-	).withInner(askInnerRe, "need", "require", "expect", "brauche", "benötige", "besoin", "faut", "agradecer")
+	).withInner(askInnerRe, "iwjntl", "need", "require", "expect", "brauche", "benötige", "besoin", "faut", "agradecer")
 	dueGate = gated(dueRe,
 		// English
 		"close", "end", "expire", "within ", "in the next", "due ", "deadline", "this week",

@@ -73,7 +73,8 @@ func TestGatesMatchTheirExpressions(t *testing.T) {
 		"Por favor", "no later than  monday", "within 3 hours", "within the hour", "d'ici lundi", "s'il vous plait",
 		"pourriez-vous", "peux-tu", "Il me faut", "les agradeceria", "needless", "Send it", "  send it", "so, send it",
 		"_send it", "1 send", "ſend it", "we\fneed it", "Then\fconfirm", "And,  review it",
-		"also,approve", "Don't forget", "do not forgetting", "sOsend", "Let me know"} {
+		"also,approve", "Don't forget", "do not forgetting", "sOsend", "Let me know", "Ich brauche das",
+		"nous avons besoin", "J'ai besoin de", "then we really need", "swe need it", "twe need", "if i need", "Le agradeceria"} {
 		sentences = append(sentences, normSpace(s))
 	}
 	n := 0
