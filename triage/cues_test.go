@@ -211,3 +211,59 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignRequestCues checks hasForeignRequest's one-pass search
+// against searching each phrase in turn, on every sentence of the demo
+// (in the five languages) and the corpus, and on sentences written for
+// overlapping cues and asks already met.
+func TestForeignRequestCues(t *testing.T) {
+	sentences := []string{"si tu pouvaisi tu pouvais", "si pudierasi pudieras", "ご確認いただいた", "ご確認いただいたご確認ください",
+		"Bitte nicht antworten", "Könnten Sie bitte", "por favor no responda", "ご確認をお願いします", "ご確認済", "merci de"}
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			sentences = append(sentences, splitSentences(m.Body())...)
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		body := m.Body()
+		if len(body) > 1500 {
+			body = body[:1500]
+		}
+		sentences = append(sentences, splitSentences(body)...)
+	}
+	n := 0
+	for _, s := range sentences {
+		want := foreignRequestBySearch(s)
+		if got := hasForeignRequest(s); got != want {
+			t.Errorf("hasForeignRequest(%q) = %t, the search says %t", s, got, want)
+		}
+		if want {
+			n++
+		}
+	}
+	if n < 5 {
+		t.Errorf("only %d requests: the test no longer exercises hasForeignRequest", n)
+	}
+}
+
+// foreignRequestBySearch is hasForeignRequest as first written: one
+// search per phrase.
+func foreignRequestBySearch(sentence string) bool {
+	low := strings.ToLower(sentence)
+	if _, ok := containsAnyOf(low, notAsked); ok {
+		return false
+	}
+	for _, r := range foreignRequests {
+		for i := 0; ; {
+			j := strings.Index(low[i:], r)
+			if j < 0 {
+				break
+			}
+			i += j + len(r)
+			if _, done := hasAnyPrefix(low[i:], askMet); !done {
+				return true
+			}
+		}
+	}
+	return false
+}
