@@ -68,9 +68,9 @@ func (g *gatedRe) withInner(re *regexp.Regexp, first string, marks ...string) *g
 // forms, its \b at the start of a match is the mark's word-start rule,
 // and its \s is a space, as in the marks ("by "). So the expression is
 // tried anchored at each mark (at), which decides in a few bytes, instead
-// of being run over the whole sentence from every position; the
-// expression of the inner alternatives (innerRe) runs over the whole
-// sentence only when one of their marks occurs.
+// of being run over the whole sentence from every position; the inner
+// alternatives are tried only when one of their marks occurs, anchored at
+// the words they begin with (innerMatchPlain).
 func (g *gatedRe) matchPlain(s, low string) bool {
 	innerTried := false
 	for i := 0; i < len(low); i++ {

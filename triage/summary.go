@@ -170,22 +170,10 @@ func (x *scoring) asks() bool {
 	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
 		return true
 	}
-	if x.ascii {
-		// isRequest, its inside phrases found with the gates' marks
-		low := x.lower()
-		if asksUpFront(low) || x.gated(gateInside) {
-			if _, not := containsAnyOf(low, notAsked); !not {
-				return true
-			}
-		}
-	} else if isRequest(x.lower()) {
-		return true
-	}
-	if x.ascii {
-		if x.match(askGate, gateAsk) {
+	if !x.ascii {
+		if isRequest(x.lower()) {
 			return true
 		}
-	} else {
 		// よろしくお願いします closes Japanese mail as "best regards"
 		// does: it asks nothing.
 		plain := strings.ReplaceAll(strings.ReplaceAll(s, "よろしくお願い", ""), "宜しくお願い", "")
@@ -193,14 +181,16 @@ func (x *scoring) asks() bool {
 		if plain != s {
 			lowPlain = strings.ToLower(plain)
 		}
-		if askGate.MatchString(plain, lowPlain) {
+		return askGate.MatchString(plain, lowPlain) || imperative(s)
+	}
+	// isRequest, its inside phrases found in the pass of the gates' marks
+	low := x.lower()
+	if asksUpFront(low) || x.gated(gateInside) {
+		if _, not := containsAnyOf(low, notAsked); !not {
 			return true
 		}
 	}
-	if x.ascii {
-		return imperativeASCII(s, x.lower())
-	}
-	return imperativeRe.MatchString(s)
+	return x.match(askGate, gateAsk) || imperativeASCII(s, low)
 }
 
 // due reports whether the sentence says by when.
