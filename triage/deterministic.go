@@ -356,7 +356,9 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 		if an.injection {
 			skip = a.phrases.containsInjection
 		}
-		quote, ask = askSentences(ownText(latest.Body()), skip)
+		// an.latestOwn is ownText(latest.Body()): bodySignals cut the body
+		// at maxAnalyzed bytes, as ownText does.
+		quote, ask = askSentences(an.latestOwn, skip)
 	}
 	switch {
 	case len(quote) > 0:

@@ -14,7 +14,11 @@ import (
 // summary answers exactly as the expression alone on every sentence of
 // the demo, both labeled sets and (when fetched) the SpamAssassin corpus,
 // in every language they hold, and on sentences written to hit each
-// alternative: a mark missing from a gate would drop matches.
+// alternative: a mark missing from a gate would drop matches. It also
+// checks the shortcuts scoreSentence takes on ASCII sentences (one pass
+// for the four gates' marks and isRequest's inside phrases, expressions
+// tried anchored at the marks,
+// imperativeRe's opening-word test) against the gates and expressions.
 func TestGatesMatchTheirExpressions(t *testing.T) {
 	var msgs []*model.Message
 	for _, th := range demoThreads(t) {
@@ -61,12 +65,44 @@ func TestGatesMatchTheirExpressions(t *testing.T) {
 			sentences = append(sentences, normSpace(body[rg[0]:rg[1]]))
 		}
 	}
+	// What the ASCII paths of scoreSentence take a shortcut on: a mark
+	// inside a word, in capitals, twice, an inner mark, a form feed (tabs
+	// and double spaces are collapsed, as askSentences does).
+	for _, s := range []string{"We'd urgently need it BY FRIDAY", "the endpoint ends in 2 days", "Ending soon: ends on Monday",
+		"bye by by noon", "CAN YOU", "we\tneed it", "by\ttomorrow", "due  by Friday", "I expect nothing", "the needle",
+		"Por favor", "no later than  monday", "within 3 hours", "within the hour", "d'ici lundi", "s'il vous plait",
+		"pourriez-vous", "peux-tu", "Il me faut", "les agradeceria", "needless", "Send it", "  send it", "so, send it",
+		"_send it", "1 send", "ſend it", "we\fneed it", "Then\fconfirm", "And,  review it",
+		"also,approve", "Don't forget", "do not forgetting", "sOsend", "Let me know", "Ich brauche das",
+		"nous avons besoin", "J'ai besoin de", "then we really need", "swe need it", "twe need", "if i need", "Le agradeceria"} {
+		sentences = append(sentences, normSpace(s))
+	}
 	n := 0
+	gates := []*gatedRe{askGate, deadlineGate, soonGate, dueGate}
+	bits := []uint8{gateAsk, gateDeadline, gateSoon, gateDue}
 	for _, s := range sentences {
 		low := strings.ToLower(s)
-		for _, g := range []*gatedRe{askGate, dueGate, deadlineGate, soonGate} {
+		marks := sentenceMarks.scan(low)
+		x := newScoring(s)
+		if got, want := imperative(s), imperativeRe.MatchString(s); got != want {
+			t.Errorf("imperative(%q) = %t, imperativeRe says %t", s, got, want)
+		}
+		if x.ascii {
+			if got, want := marks&gateInside != 0, requestInsideMarks.at(low); got != want {
+				t.Errorf("sentenceMarks on %q: requestInside %t, wordMarks says %t", s, got, want)
+			}
+		}
+		for k, g := range gates {
 			if got, want := g.MatchString(s, low), g.re.MatchString(s); got != want {
 				t.Errorf("gate of %s… on %q: %t, the expression says %t", g.re.String()[:30], s, got, want)
+			}
+			if got, want := marks&bits[k] != 0, g.marked(low); got != want {
+				t.Errorf("sentenceMarks on %q: gate %d %t, marked says %t", s, k, got, want)
+			}
+			if x.ascii {
+				if got, want := x.match(g, bits[k]), g.MatchString(s, low); got != want {
+					t.Errorf("scoring.match of %s… on %q (plain %t): %t, the gate says %t", g.re.String()[:30], s, x.plain, got, want)
+				}
 			}
 			if g.re.MatchString(s) {
 				n++

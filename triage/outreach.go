@@ -277,11 +277,8 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		// (info@, sales@) reaching the principal is still one.
 		return o
 	}
-	body := m.Body()
-	if len(body) > maxAnalyzed {
-		body = body[:maxAnalyzed]
-	}
-	text := outreachText(m.Subject + "\n" + ownText(body))
+	// an.latestOwn is ownText of m's body (cut at maxAnalyzed bytes).
+	text := outreachText(m.Subject + "\n" + an.latestOwn)
 	words, cjk := textWords(text)
 	for c := range o.found {
 		o.found[c] = findCue(text, words, cjk, compiledOutreach[c])

@@ -121,7 +121,15 @@ var deadlineStarts = []string{"next", "this", "the", "end", "monday", "tuesday",
 
 // isASCII reports whether s has no byte of 0x80 or above.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	// Eight bytes at a time: one test of their OR instead of eight.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		if (b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7])&0x80 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -197,9 +205,16 @@ func isRequest(low string) bool {
 
 // asks is isRequest without the notAsked exception.
 func asks(low string) bool {
+	return asksUpFront(low) || requestInsideMarks.at(low)
+}
+
+// asksUpFront reports whether low opens with one of requestPrefixes
+// (after "so", "and", "also" or "but").
+func asksUpFront(low string) bool {
 	t := low
 	for _, c := range []string{"so", "and", "also", "but"} {
-		if strings.HasPrefix(t, c+" ") || strings.HasPrefix(t, c+", ") {
+		// t opens with c+" " or c+", " (without building those strings)
+		if strings.HasPrefix(t, c) && (len(t) > len(c) && t[len(c)] == ' ' || strings.HasPrefix(t[len(c):], ", ")) {
 			t = strings.TrimLeft(t[len(c):], ", ")
 			break
 		}
@@ -209,7 +224,7 @@ func asks(low string) bool {
 			return true
 		}
 	}
-	return requestInsideMarks.at(low)
+	return false
 }
 
 // requestInsideMarks indexes requestInside by first byte.
@@ -219,6 +234,7 @@ var requestInsideMarks = newWordMarks(requestInside)
 // word (after a byte isWordByte rejects) in one pass over a text, instead
 // of one search per phrase.
 type wordMarks struct {
+	pairs   pairFilter
 	byFirst [256][]string
 }
 
@@ -226,21 +242,29 @@ func newWordMarks(marks []string) *wordMarks {
 	w := &wordMarks{}
 	for _, m := range marks {
 		w.byFirst[m[0]] = append(w.byFirst[m[0]], m)
+		w.pairs.add(m)
 	}
 	return w
 }
 
 // at reports whether one of the phrases starts a word of low.
 func (w *wordMarks) at(low string) bool {
-	for i := 0; i < len(low); i++ {
-		ms := w.byFirst[low[i]]
-		if len(ms) == 0 || i > 0 && isWordByte(low[i-1]) {
-			continue
+	for i := 0; i+1 < len(low); i++ { // phrases are at least two bytes long
+		if w.startsAt(low, i) {
+			return true
 		}
-		for _, m := range ms {
-			if strings.HasPrefix(low[i:], m) {
-				return true
-			}
+	}
+	return false
+}
+
+// startsAt reports whether one of the phrases starts a word of low at i.
+func (w *wordMarks) startsAt(low string, i int) bool {
+	if i+1 >= len(low) || !w.pairs.has(low[i], low[i+1]) || i > 0 && isWordByte(low[i-1]) {
+		return false
+	}
+	for _, m := range w.byFirst[low[i]] {
+		if strings.HasPrefix(low[i:], m) {
+			return true
 		}
 	}
 	return false

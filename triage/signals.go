@@ -187,7 +187,10 @@ func (a *Analyzer) Classifier() *bayes.Classifier { return a.spam }
 
 // analysis is everything the deterministic triage derives from a thread.
 type analysis struct {
-	signals      []Signal
+	signals []Signal
+	// latestOwn is ownText of the latest message from others' body (set
+	// by bodySignals; the summary reads it again).
+	latestOwn    string
 	phishScore   float64
 	lure         bool
 	spamProb     float64

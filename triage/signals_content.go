@@ -27,6 +27,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		body = body[:maxAnalyzed]
 	}
 	own := ownText(body)
+	if latest {
+		an.latestOwn = own
+	}
 	// Links. List mail links to trackers and to many third-party sites:
 	// a link's domain (raw IP, punycode, lookalike) weighs half there; a
 	// link whose text shows another domain than it goes to keeps its
@@ -225,6 +228,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	foreign = foreign || !isASCII(own)
 	an.foreign = foreign
 	low := ascii.LowerString(own) // offsets are those of own
+	// The cue words of closing dates, hours, stated needs and breakage
+	// since today, found once (see cueSet).
+	cues := sentenceCues.find(low, nil)
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
@@ -294,7 +300,13 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "The window closes this Friday", "the offer ends Monday":
 			// after it the option is gone. On the weekday the message was
 			// sent or the next one, it is as near as tomorrow.
-			if mm := closingDeadline(raw, low[a0:b0]); mm != nil {
+			// closingDeadline(raw, low[a0:b0]), its closing verb found
+			// already.
+			var mm []string
+			if cueWithin(cues, cueClosing, a0, b0) {
+				mm = closesRe.FindStringSubmatch(raw)
+			}
+			if mm != nil {
 				d := normSpace(mm[1])
 				due = &d
 				if !deadlineDone {
@@ -306,10 +318,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
-		if !soon {
+		if !soon && cueWithin(cues, cueHour, a0, b0) {
 			// A deadline that is an hour of the day ("by 14:00", "bis 10
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
-			// the sentence names another day.
+			// the sentence names another day. (hourDeadline finds nothing
+			// in a sentence without one of its hourMarkers.)
 			if h := hourDeadline(raw, low[a0:b0]); h != "" {
 				soon, soonText = true, h
 				if due == nil {
@@ -326,7 +339,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "ich brauche … von dir": a need stated with a deadline, for
 			// today, or of the reader asks.
 			sl := low[a0:b0]
-			if _, ok := containsAnyOf(sl, needWords); ok {
+			if cueWithin(cues, cueNeed, a0, b0) { // containsAnyOf(sl, needWords)
 				_, from := containsAnyOf(sl, fromYou)
 				r = due != nil || soon || from
 			}
@@ -352,7 +365,8 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			soonDone = true
 			an.soonDeadline = true
 		}
-		if an.urgency == 0 && !sinceDone {
+		// brokenSinceToday finds nothing without one of its sinceMarkers.
+		if an.urgency == 0 && !sinceDone && cueWithin(cues, cueSince, a0, b0) {
 			if w := brokenSinceToday(raw, low[a0:b0]); w != "" {
 				sinceDone = true
 				an.urgency++
@@ -458,6 +472,33 @@ var (
 		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
 )
 
+// hourDeadlineAt is hourDeadlineRe anchored at the start of its input.
+var hourDeadlineAt = regexp.MustCompile(`(?i)^(?:` + strings.TrimPrefix(hourDeadlineRe.String(), `(?i)`) + `)`)
+
+// hourStarts are the words an hourDeadlineRe match in ASCII text begins
+// with, at the start of a word (its other alternatives need a non-ASCII
+// character: 時, 正午, más, mediodía, ’).
+var hourStarts = newWordMarks([]string{"by", "before", "no later than", "bis", "vor", "avant", "d'ici", "antes de la", "para la"})
+
+// findHourDeadline is hourDeadlineRe.FindString(sentence), low being the
+// sentence ASCII lower-cased. In an ASCII sentence a match begins at one
+// of hourStarts, so the leftmost match is the anchored expression's first
+// match at those places, tried in order: the expression is not run over
+// the sentence from every position.
+func findHourDeadline(sentence, low string) string {
+	if !isASCII(sentence) {
+		return hourDeadlineRe.FindString(sentence)
+	}
+	for i := 0; i+1 < len(low); i++ {
+		if hourStarts.startsAt(low, i) {
+			if h := hourDeadlineAt.FindString(sentence[i:]); h != "" {
+				return h
+			}
+		}
+	}
+	return ""
+}
+
 // hourDeadline returns the deadline of sentence written as an hour of the
 // day ("by 14:00", "bis 10 Uhr", "avant 14h", "antes de las 12", "15時ま
 // でに"), "" when there is none or the sentence names another day than
@@ -475,7 +516,7 @@ func hourDeadline(sentence, low string) string {
 	if _, ok := containsAnyOf(low, hourMarkers); !ok {
 		return ""
 	}
-	h := hourDeadlineRe.FindString(sentence)
+	h := findHourDeadline(sentence, low)
 	if h == "" || otherDayRe.MatchString(sentence) {
 		return ""
 	}

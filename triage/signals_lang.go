@@ -64,23 +64,36 @@ var foreignRequests = []string{
 // (see notAsked) asks nothing.
 func hasForeignRequest(sentence string) bool {
 	low := strings.ToLower(sentence)
-	if _, ok := containsAnyOf(low, notAsked); ok {
-		return false
+	// Every occurrence of the request cues and of notAsked, in one pass
+	// (see cueSet) rather than one search per phrase. This also finds
+	// occurrences overlapping an earlier one of the same cue ("si tu
+	// pouvaisi tu pouvais"), which a search resuming after each match
+	// skips; they change nothing: the earlier one is followed by the rest
+	// of the cue, not by the Japanese of askMet, so it already answers.
+	var buf [8]cueHit
+	hits := foreignRequestCues.find(low, buf[:0])
+	for _, h := range hits {
+		if h.set&cueNotAsked != 0 {
+			return false
+		}
 	}
-	for _, r := range foreignRequests {
-		for i := 0; ; {
-			j := strings.Index(low[i:], r)
-			if j < 0 {
-				break
-			}
-			i += j + len(r)
-			if _, done := hasAnyPrefix(low[i:], askMet); !done {
+	for _, h := range hits {
+		if h.set&cueForeignRequest != 0 {
+			if _, done := hasAnyPrefix(low[h.end:], askMet); !done {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// The lists of hasForeignRequest, as bits of foreignRequestCues.
+const (
+	cueForeignRequest uint8 = 1 << iota // foreignRequests
+	cueNotAsked                         // notAsked
+)
+
+var foreignRequestCues = newCueSet(foreignRequests, notAsked)
 
 // askMet follow a Japanese request cue that recalls a request already met:
 // the past of いただく, thanks, "done" (済).

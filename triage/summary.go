@@ -27,21 +27,33 @@ type sentenceScore struct {
 // rank orders sentences: an ask outweighs a deadline.
 func (s sentenceScore) rank() int { return 2*s.ask + s.deadline }
 
+// The alternatives of askRe that hold their gate's mark after their start.
+const (
+	askNeedEN   = `\b(?:i|we)(?:'d| would)?\s+(?:really\s+|urgently\s+|still\s+|also\s+)?(?:need|require|expect)\b`
+	askNeedDE   = `\b(?:ich|wir)\s+(?:\S+\s+)?(?:brauche|brauchen|benötige|benötigen)\b`
+	askNeedFR   = `\b(?:j'ai|nous avons) besoin\b|\bil (?:me|nous) faut\b`
+	askThanksES = `\b(?:te|le|les) agradecer(?:ía|ia)\b`
+)
+
 var (
 	// askRe finds requests, needs and questions beyond the English
 	// prefixes isRequest knows (Go's \b is ASCII: the words around it
 	// start and end with ASCII letters).
 	askRe = regexp.MustCompile(`(?i)` +
 		// English: stated needs and wishes of the writer
-		`\b(?:i|we)(?:'d| would)?\s+(?:really\s+|urgently\s+|still\s+|also\s+)?(?:need|require|expect)\b|\bwould you\b|\bcan you\b|\bcould you\b|\bwould like you to\b|` +
+		askNeedEN + `|\bwould you\b|\bcan you\b|\bcould you\b|\bwould like you to\b|` +
 		// German
-		`\bbitte\b|\b(?:kannst|könntest|können|könnten|würdest|würden|wären)\s+(?:du|sie|ihr)\b|\b(?:ich|wir)\s+(?:\S+\s+)?(?:brauche|brauchen|benötige|benötigen)\b|` +
+		`\bbitte\b|\b(?:kannst|könntest|können|könnten|würdest|würden|wären)\s+(?:du|sie|ihr)\b|` + askNeedDE + `|` +
 		// French
-		`\bmerci de\b|\bs'il (?:te|vous) pla[iî]t\b|\bsvp\b|\bveuillez\b|\b(?:pourriez|pouvez|pourrais|peux|pourrions|pouvons)[- ](?:vous|tu|nous)\b|\b(?:j'ai|nous avons) besoin\b|\bil (?:me|nous) faut\b|` +
+		`\bmerci de\b|\bs'il (?:te|vous) pla[iî]t\b|\bsvp\b|\bveuillez\b|\b(?:pourriez|pouvez|pourrais|peux|pourrions|pouvons)[- ](?:vous|tu|nous)\b|` + askNeedFR + `|` +
 		// Spanish
-		`\bpor favor\b|\b(?:puedes|podrías|podrias|puede|podría|podria|pueden|podrían)\s|\b(?:te|le|les) agradecer(?:ía|ia)\b|\bnecesit(?:o|amos)\b|` +
+		`\bpor favor\b|\b(?:puedes|podrías|podrias|puede|podría|podria|pueden|podrían)\s|` + askThanksES + `|\bnecesit(?:o|amos)\b|` +
 		// Japanese
 		`ください|下さい|お願い|おねがい|いただけ|頂け|ほしい|欲しい|ませんか|でしょうか`)
+	// askInnerRe are the alternatives of askRe that do not begin with the
+	// word their gate looks for (need, brauche, besoin, agradecer...):
+	// see gatedRe.matchPlain.
+	askInnerRe = regexp.MustCompile(`(?i)` + askNeedEN + `|` + askNeedDE + `|` + askNeedFR + `|` + askThanksES)
 	// imperativeRe is an English sentence that opens with an imperative
 	// verb of the kind mail asks for.
 	imperativeRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|then),?\s+)?(?:approve|confirm|review|send|sign|submit|check|call|reply|respond|fill|complete|update|book|pick|choose|forward|pay|schedule|register|let me know|make sure|remember|don't forget|do not forget)\b`)
@@ -65,36 +77,198 @@ var dueStarts = strings.NewReplacer("本日から", "", "今日から", "", "明
 
 // scoreSentence scores one sentence (white space already collapsed).
 func scoreSentence(s string) sentenceScore {
+	x := newScoring(s)
 	var sc sentenceScore
-	t := strings.TrimRight(s, " \"')")
-	low := ascii.LowerString(s)
-	// よろしくお願いします closes Japanese mail as "best regards" does:
-	// it asks nothing.
-	plain := strings.ReplaceAll(strings.ReplaceAll(s, "よろしくお願い", ""), "宜しくお願い", "")
-	lowU := strings.ToLower(s) // the gates' marks are lower-case in every language
-	lowPlain := lowU
-	if plain != s {
-		lowPlain = strings.ToLower(plain)
-	}
-	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") || isRequest(low) || askGate.MatchString(plain, lowPlain) || imperativeRe.MatchString(s) {
+	if x.asks() {
 		sc.ask = 1
 	}
+	if x.due() {
+		sc.deadline = 1
+	}
+	return sc
+}
+
+// scoring is one sentence being scored. askSentences asks for its ask and
+// its deadline separately, only when the answer can change its choice;
+// what both need (the lower-cased text, the gates' marks) is computed
+// once, when first needed.
+type scoring struct {
+	s string
+	// ascii: s is all ASCII, so strings.ToLower(s) is low, and the
+	// Japanese phrases scoreSentence removes cannot occur; plain: all its
+	// bytes are printable (see gatedRe.matchPlain).
+	ascii, plain bool
+	// low is ascii.LowerString(s) ("" until lower).
+	low    string
+	lowSet bool
+	// marks are the gates (gateAsk...) with a mark in low, for an ASCII
+	// sentence (once marksSet).
+	marks    uint8
+	marksSet bool
+	// lowU is strings.ToLower(s) of a non-ASCII sentence ("" until set).
+	lowU    string
+	lowUSet bool
+}
+
+func newScoring(s string) *scoring {
+	x := &scoring{s: s, ascii: true, plain: true}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			x.plain = false
+			if c >= utf8.RuneSelf {
+				x.ascii = false
+				break
+			}
+		}
+	}
+	return x
+}
+
+// match is g.MatchString(s, low) for an ASCII sentence whose marks were
+// found (bit is g's gate).
+func (x *scoring) match(g *gatedRe, bit uint8) bool {
+	if !x.gated(bit) {
+		return false
+	}
+	if x.plain {
+		return g.matchPlain(x.s, x.low)
+	}
+	return g.re.MatchString(x.s)
+}
+
+// lower returns ascii.LowerString(s), without a copy when s has no
+// capitals.
+func (x *scoring) lower() string {
+	if !x.lowSet {
+		x.low, x.lowSet = lowerASCII(x.s), true
+	}
+	return x.low
+}
+
+// lowerU returns strings.ToLower(s) for a non-ASCII sentence.
+func (x *scoring) lowerU() string {
+	if !x.lowUSet {
+		x.lowU, x.lowUSet = strings.ToLower(x.s), true
+	}
+	return x.lowU
+}
+
+// gated reports, for an ASCII sentence, whether gate g has a mark in it:
+// the four gates' marks are found in one pass (see sentenceMarks).
+func (x *scoring) gated(g uint8) bool {
+	if !x.marksSet {
+		x.marks, x.marksSet = sentenceMarks.scan(x.lower()), true
+	}
+	return x.marks&g != 0
+}
+
+// asks reports whether the sentence asks something: a question, a
+// request, a stated need, an imperative.
+func (x *scoring) asks() bool {
+	s := x.s
+	t := strings.TrimRight(s, " \"')")
+	if strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
+		return true
+	}
+	if !x.ascii {
+		if isRequest(x.lower()) {
+			return true
+		}
+		// よろしくお願いします closes Japanese mail as "best regards"
+		// does: it asks nothing.
+		plain := strings.ReplaceAll(strings.ReplaceAll(s, "よろしくお願い", ""), "宜しくお願い", "")
+		lowPlain := x.lowerU() // the gates' marks are lower-case in every language
+		if plain != s {
+			lowPlain = strings.ToLower(plain)
+		}
+		return askGate.MatchString(plain, lowPlain) || imperative(s)
+	}
+	// isRequest, its inside phrases found in the pass of the gates' marks
+	low := x.lower()
+	if asksUpFront(low) || x.gated(gateInside) {
+		if _, not := containsAnyOf(low, notAsked); !not {
+			return true
+		}
+	}
+	return x.match(askGate, gateAsk) || imperativeASCII(s, low)
+}
+
+// due reports whether the sentence says by when.
+func (x *scoring) due() bool {
+	s := x.s
+	if x.ascii {
+		return x.match(deadlineGate, gateDeadline) || x.match(soonGate, gateSoon) || x.match(dueGate, gateDue)
+	}
+	lowU := x.lowerU()
 	// 本日から is "from today", a start and not a deadline.
 	due, lowDue := s, lowU
 	if strings.Contains(s, "から") {
 		due = dueStarts.Replace(s)
 		lowDue = strings.ToLower(due)
 	}
-	if deadlineGate.MatchString(s, lowU) || soonGate.MatchString(s, lowU) || dueGate.MatchString(due, lowDue) {
-		sc.deadline = 1
+	return deadlineGate.MatchString(s, lowU) || soonGate.MatchString(s, lowU) || dueGate.MatchString(due, lowDue)
+}
+
+// imperativeVerbs are the words imperativeRe's match begins with (after
+// "so", "and", "also" or "then", a comma and white space).
+var imperativeVerbs = newWordMarks([]string{"approve", "confirm", "review", "send", "sign", "submit", "check", "call", "reply",
+	"respond", "fill", "complete", "update", "book", "pick", "choose", "forward", "pay", "schedule", "register",
+	"let me know", "make sure", "remember", "don't forget", "do not forget"})
+
+// imperative is imperativeRe.MatchString(s). The expression is anchored:
+// an ASCII sentence (where it matches ASCII letters as their lower-case
+// forms) that does not open with one of its verbs, directly or after one
+// of its connectives, cannot match and is not run through it.
+func imperative(s string) bool {
+	if isASCII(s) {
+		return imperativeASCII(s, lowerASCII(s))
 	}
-	return sc
+	return imperativeRe.MatchString(s)
+}
+
+// imperativeASCII is imperative of an ASCII sentence s, low being s
+// lower-cased.
+func imperativeASCII(s, low string) bool {
+	if !imperativeVerbs.startsAt(low, 0) && !imperativeAfterConnective(low) {
+		return false
+	}
+	return imperativeRe.MatchString(s)
+}
+
+// imperativeAfterConnective reports whether low may open with "so", "and",
+// "also" or "then", an optional comma, white space (RE2's \s) and one of
+// imperativeVerbs.
+func imperativeAfterConnective(low string) bool {
+	for _, c := range [...]string{"so", "and", "also", "then"} {
+		if !strings.HasPrefix(low, c) {
+			continue
+		}
+		t := strings.TrimPrefix(low[len(c):], ",")
+		u := strings.TrimLeft(t, " \t\n\f\r")
+		if len(u) < len(t) && imperativeVerbs.startsAt(u, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII is ascii.LowerString(s), returning s itself when it has no
+// ASCII capitals.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return ascii.LowerString(s)
+		}
+	}
+	return s
 }
 
 // splitCJK splits a sentence further after the full-width stops
 // (。！？) that sentenceRanges does not know.
 func splitCJK(s string) []string {
-	if !strings.ContainsAny(s, "。！？") {
+	// 。 is E3 80 82 in UTF-8, ！ and ？ are EF BC 81 and EF BC 9F: without
+	// either lead byte, s holds none of them.
+	if strings.IndexByte(s, 0xE3) < 0 && strings.IndexByte(s, 0xEF) < 0 || !strings.ContainsAny(s, "。！？") {
 		return []string{s}
 	}
 	var out []string
@@ -125,11 +299,14 @@ func askSentences(own string, skip func(string) bool) (quote []string, ask strin
 	if len(own) > 1500 {
 		own = own[:1500] // asks sit near the top, as in sentenceSignals
 	}
-	type cand struct {
-		text string
-		sc   sentenceScore
-	}
-	var cs []cand
+	// The choice below needs less than every sentence's full score: a
+	// sentence that both asks and says by when is the best-ranked of
+	// either kind, and the first such one is the answer; before it, only
+	// the first sentence that asks and the first that says by when count.
+	// So a sentence is scored only for what can still change the answer,
+	// and the scan stops at the first sentence that does both.
+	ai, due := "", "" // "" until found; sentences are never empty
+	aiFirst := false  // the asking sentence comes before the deadline's
 	for k, rg := range sentenceRanges(own, 40) {
 		raw := own[rg[0]:rg[1]]
 		if k < 2 {
@@ -141,29 +318,41 @@ func askSentences(own string, skip func(string) bool) (quote []string, ask strin
 			if utf8.RuneCountInString(s) < 8 || skip != nil && skip(s) {
 				continue
 			}
-			cs = append(cs, cand{s, scoreSentence(s)})
-		}
-	}
-	ai, due := -1, -1
-	for i, c := range cs {
-		if c.sc.ask > 0 && (ai < 0 || c.sc.rank() > cs[ai].sc.rank()) {
-			ai = i
-		}
-		if c.sc.deadline > 0 && (due < 0 || c.sc.rank() > cs[due].sc.rank()) {
-			due = i
+			x := newScoring(s)
+			var isAsk, isDue bool
+			switch {
+			case ai == "" && due == "":
+				isAsk = x.asks()
+				isDue = x.due()
+			case ai == "":
+				isAsk = x.asks()
+				isDue = isAsk && x.due()
+			default:
+				isDue = x.due()
+				isAsk = isDue && x.asks()
+			}
+			if isAsk && isDue {
+				return []string{s}, s
+			}
+			if isAsk && ai == "" {
+				ai, aiFirst = s, due == ""
+			}
+			if isDue && due == "" {
+				due = s
+			}
 		}
 	}
 	switch {
-	case ai < 0 && due < 0:
+	case ai == "" && due == "":
 		return nil, ""
-	case ai < 0:
-		return []string{cs[due].text}, ""
-	case due < 0 || cs[ai].sc.deadline > 0 || due == ai:
-		return []string{cs[ai].text}, cs[ai].text
-	case due < ai:
-		return []string{cs[due].text, cs[ai].text}, cs[ai].text
+	case ai == "":
+		return []string{due}, ""
+	case due == "":
+		return []string{ai}, ai
+	case aiFirst:
+		return []string{ai, due}, ai
 	default:
-		return []string{cs[ai].text, cs[due].text}, cs[ai].text
+		return []string{due, ai}, ai
 	}
 }
 

@@ -27,31 +27,60 @@ func ownText(body string) string {
 	if !quoteOrSignatureHint(body) {
 		return body
 	}
+	// Until a line is dropped the own text is a prefix of body, body[:kept],
+	// and is not copied; from the first dropped line on it is built in sb.
 	var sb strings.Builder
-	sb.Grow(len(body))
+	copied := false
+	kept := 0
+	own := func() string {
+		if copied {
+			return sb.String()
+		}
+		return body[:kept]
+	}
 	rest := body
+	off := 0 // offset of rest in body
 	for len(rest) > 0 {
 		line := rest
+		newline := false
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
+			line, rest, newline = rest[:i], rest[i+1:], true
+			off += i + 1
 		} else {
 			rest = ""
 		}
 		t := trimRightBlank(line)
+		drop := false
 		switch {
 		case strings.HasPrefix(t, ">"):
-			continue
+			drop = true
 		case t == "--" || strings.HasPrefix(t, "Sent from my "):
-			return sb.String()
+			return own()
 		case strings.HasPrefix(t, "-----") && (strings.Contains(t, "Original Message") || strings.Contains(t, "Forwarded")):
-			return sb.String()
+			return own()
 		case strings.HasSuffix(t, "wrote:") && len(t) < 200:
-			continue
+			drop = true
 		}
-		sb.WriteString(line)
-		sb.WriteByte('\n')
+		switch {
+		case copied && !drop:
+			sb.WriteString(line)
+			sb.WriteByte('\n')
+		case copied:
+		case drop || !newline:
+			// the first dropped line, or a last line without its newline
+			// (the own text ends every line with one)
+			sb.Grow(len(body) + 1)
+			sb.WriteString(body[:kept])
+			if !drop {
+				sb.WriteString(line)
+				sb.WriteByte('\n')
+			}
+			copied = true
+		default:
+			kept = off // line and its newline
+		}
 	}
-	return sb.String()
+	return own()
 }
 
 // trimRightBlank is strings.TrimRight(s, " \t\r") without building the
@@ -148,10 +177,39 @@ func normSpace(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '\n' || c == '\r' || c == '\t' || (c == ' ' && i+1 < len(s) && s[i+1] == ' ') {
-			return strings.Join(strings.Fields(s), " ")
+			return joinFields(s)
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// fieldSpace are the bytes strings.Fields splits ASCII text at.
+var fieldSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// joinFields is strings.Join(strings.Fields(s), " "), built in one pass
+// without the slice of fields when s is ASCII.
+func joinFields(s string) string {
+	if !isASCII(s) {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for i := 0; i < len(s); {
+		for i < len(s) && fieldSpace[s[i]] {
+			i++
+		}
+		start := i
+		for i < len(s) && !fieldSpace[s[i]] {
+			i++
+		}
+		if start < i {
+			if sb.Len() > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(s[start:i])
+		}
+	}
+	return sb.String()
 }
 
 // domainOf returns the lower-cased domain of an email address.

@@ -203,7 +203,9 @@ func EachToken(s string, fn func(w Word)) {
 		case diff != 0:
 			w.kind = wordASCII
 		}
-		if n > 4 && allDigits(w.Raw) {
+		// (A word opening with an ASCII letter is no number: allDigits is
+		// not called for most words.)
+		if n > 4 && (w.Raw[0] <= '9' || w.Raw[0] >= utf8.RuneSelf) && allDigits(w.Raw) {
 			w.Hash, w.head, w.n, w.kind = hashNum, headNum, 4, wordNum
 		}
 		fn(w)
