@@ -192,6 +192,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		sender = f[0]
 	}
 	var deadlineDone, soonDone, sinceDone bool
+	auto := autoSubmitted(m)
 	// Requests and deadlines sit near the top of a message.
 	if len(own) > 1500 {
 		own = own[:1500]
@@ -238,7 +239,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if an.injection && a.phrases.containsInjection(raw) {
 			continue
 		}
-		voc := vocative(raw, an.firstName)
+		// voc: the sentence turns to the reader by name; looked for in
+		// every sentence of automated mail only (see taskNamed).
+		voc := (!an.named || auto) && vocative(raw, an.firstName)
 		if voc {
 			an.named = true
 		}
@@ -395,9 +398,10 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
 	}
-	if !an.taskNamed {
+	if !an.taskNamed && auto {
 		// "Hannah assigned NW-4412 to you": the task is the reader's
-		// wherever the message says so.
+		// wherever the message says so (asked only where it matters: of
+		// automated mail, whose other asks are instructions).
 		_, an.taskNamed = containsAnyOf(low, yoursToDo)
 		an.taskNamed = an.taskNamed || assignedToYou(low)
 	}
@@ -421,8 +425,9 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	low := strings.ToLower(subj)
 	// The subject's ask counts when the text asks nothing itself (a text
 	// that asks already has its action item).
-	_, an.subjectAsks = containsAnyOf(low, subjectAsks)
-	if w, ok := containsAnyOf(low, subjectAsks); ok && an.requests+an.questions == 0 {
+	w, ok := containsAnyOf(low, subjectAsks)
+	an.subjectAsks = ok
+	if ok && an.requests+an.questions == 0 {
 		an.requests++
 		add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("the subject asks for action (%q)", w), Message: i, Value: w})
 		if len(an.items) < 5 {
