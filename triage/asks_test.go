@@ -115,6 +115,13 @@ func TestHourDeadline(t *testing.T) {
 		{"The job ran until 03:00 last night.", ""},
 		{"The backup finished by 03:00 yesterday.", ""},
 		{"Version 2.14 is out.", ""},
+		{"Before 3 if at all possible.", "Before 3"},
+		{"Can you call me before 4?", "before 4"},
+		{"Sag mir bitte bis 11 Bescheid, damit ich antworten kann.", "bis 11 Bescheid"},
+		{"Error rates rose by 5.", ""},
+		{"We were 20 people before 2019.", ""},
+		{"Bitte bis 11. Dezember melden.", ""},
+		{"Before 3 teams joined, the room was empty.", ""},
 	} {
 		if got := hourDeadline(tt.sentence, ascii.LowerString(tt.sentence)); got != tt.want {
 			t.Errorf("hourDeadline(%q) = %q, want %q", tt.sentence, got, tt.want)

@@ -466,6 +466,11 @@ var (
 	// hourDeadlineRe finds a deadline written as an hour of the day, in
 	// English, German, French, Spanish and Japanese.
 	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
+		// a bare hour where nothing else can follow: "before 3 if at all
+		// possible", "sag mir bis 11 Bescheid" ("by 5." is as often an
+		// amount: "rose by 5.")
+		`|\bbefore\s+(?:1[0-2]|[1-9])(?:\s+(?:if|today|tonight|at the latest|please)\b|\s*[!?,;)]|\s*\.(?:\s|$)|\s*$)` +
+		`|\bbis\s+(?:spätestens\s+)?(?:1[0-9]|2[0-3]|[1-9])\s+(?:bescheid|zurück|bitte|heute)\b` +
 		`|\b(?:bis|vor)\s+(?:spätestens\s+)?(?:um\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|mittag)` +
 		`|\b(?:avant|d['’]ici)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
 		`|\b(?:antes de las?|para las?|a más tardar a las?)\s+\d{1,2}(?:[:.]\d\d)?|\bantes del mediodía` +
@@ -524,6 +529,14 @@ func hourDeadline(sentence, low string) string {
 	h := findHourDeadline(sentence, low)
 	if h == "" || otherDayRe.MatchString(sentence) {
 		return ""
+	}
+	// A bare hour's match ends with what showed it is one ("before 3 if",
+	// "before 4?"): the deadline is the hour.
+	h = strings.TrimRight(h, " \t\n!?,;).")
+	for _, w := range []string{" if", " please", " bitte"} {
+		if len(h) > len(w) && strings.EqualFold(h[len(h)-len(w):], w) {
+			h = h[:len(h)-len(w)]
+		}
 	}
 	return normSpace(h)
 }
