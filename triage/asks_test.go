@@ -265,6 +265,7 @@ func TestBrokenSinceToday(t *testing.T) {
 	}{
 		{"Since about 16:20 roughly 40% of card payments are declined.", true},
 		{"Since this morning the VPN in Lyon is down.", true},
+		{"Since about 14:40 UTC, file uploads fail for EU customers with a 413 from the edge.", true},
 		{"Seit heute 6 Uhr können unsere Filialen keine Kartenzahlungen mehr abwickeln.", true},
 		{"Depuis ce matin, nos clientes ne reçoivent plus les SMS.", true},
 		{"La oficina está sin conexión desde las 8:45.", true},

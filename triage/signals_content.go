@@ -558,7 +558,7 @@ var (
 		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
 		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から|\d{1,2}:\d\d(?:頃|ごろ)?から`)
 	// brokenWords say that something does not work (in the five languages).
-	brokenWords = []string{"declined", "failing", "failed", "fails", " down", "not working", "unavailable", "no longer", "cannot", "can't",
+	brokenWords = []string{"declined", "failing", "failed", "fails", " fail ", " fail.", " down", "not working", "unavailable", "no longer", "cannot", "can't",
 		"stopped", "outage", "errors", "offline", "unreachable",
 		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
 		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
