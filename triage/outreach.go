@@ -54,6 +54,8 @@ var outreachPhrases = [numOutreachCues][]string{
 		"my name is", "i'm writing to introduce", "allow me to introduce", "let me introduce", "quick question about",
 		"quick question",
 		"i noticed that you", "i noticed you", "i saw that you", "i stumbled upon", "while researching", "i was researching",
+		"i was analyzing your website", "i was analysing your website", "i analyzed your website", "i analysed your website",
+		"i was reviewing your website", "i reviewed your website", "i audited your website", "i ran your website",
 		"i help companies", "i work with companies",
 		// German
 		"auf ihre website gestoßen", "auf ihre webseite gestoßen", "auf ihre website gestossen", "auf ihre webseite gestossen",
@@ -85,6 +87,9 @@ var outreachPhrases = [numOutreachCues][]string{
 		"search rankings", "google rankings", "organic traffic", "website traffic", "not ranking", "website design",
 		"mobile-friendly", "outdated website",
 		"improve your seo", "seo agency", "seo package", "seo experts", "top of google", "page one of google", "google's first page", "rank your website",
+		// exhibiting and sponsoring at someone else's event
+		"exhibitor booth", "exhibitor booths", "exhibitor spots", "exhibitor package", "booth packages", "booth package",
+		"sponsorship package", "sponsorship packages", "sponsorship opportunities",
 		// leads and contact lists
 		"attendee list", "attendees list", "delegate list", "contact list", "verified contacts", "verified emails",
 		"b2b leads", "qualified leads", "lead generation", "book more meetings", "counts and pricing",
@@ -144,7 +149,8 @@ var outreachPhrases = [numOutreachCues][]string{
 	ocAsk: {
 		"would you be interested", "are you interested", "if you are interested", "if you're interested",
 		"let me know if you're interested", "let me know if you are interested", "let me know and i will send",
-		"can i send you", "shall i send you", "may i send you", "would it make sense", "are you open to",
+		"can i send you", "shall i send you", "may i send you", "can i send it over", "shall i send it over", "should i send it over",
+		"want me to send it over", "would it make sense", "are you open to",
 		"open to a quick", "worth a quick", "quick call", "15-minute call", "15 minute call", "10-minute call",
 		"15 minutes", "hop on a call", "jump on a call", "book a call", "free consultation", "reply yes",
 		"reply with yes", "who is the right person", "who would be the right person",

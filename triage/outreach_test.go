@@ -60,7 +60,11 @@ func TestColdOutreach(t *testing.T) {
 		{"fr réponse à rien", "RE: votre site", "Bonjour,\n\nnotre audit gratuit montre comment gagner plus de clients.", stranger, true},
 		{"es respuesta a nada", "RE: su web", "Hola,\n\nnuestro posicionamiento web le dará más clientes.", stranger, true},
 		{"ja 返信偽装", "Re: ホームページについて", "弊社のSEO対策で検索上位を実現します。", stranger, true},
+		{"website analysis", "Your site: 31 errors found", "Hello,\n\nI was analyzing your website and found 31 errors that keep you off page 1 of Google. Can I send it over?", stranger, true},
+		{"exhibitor booth", "Booths left", "Hi Alex,\n\nWe have a few exhibitor booths left at the Cloud Expo; booth packages start at $6,000. Would you like me to send over the floor plan?", stranger, true},
 		// Not outreach: one cue alone.
+		{"customer reviewing the site", "Pricing question", "Hi Alex,\n\nI was reviewing your website and could not find the price of the SSO add-on. Can I send it over, the quote we got last year, so you can compare?", stranger, false},
+		{"booth we booked", "Our booth", "Hi Alex,\n\nOur exhibitor booth at the Cloud Expo is confirmed for March. Can you send me the banner files?", model.Address{Name: "Priya", Email: "priya@northwind.example"}, false},
 		{"vendor note", "Renewal", "Hi Alex,\n\nYour contract renews next month. Would you be interested in adding the analytics module?", stranger, false},
 		{"recruiter", "Staff engineer role", "Hi Alex,\n\nI came across your profile and I'm reaching out about a Staff Engineer role at a fintech in Berlin. Would you be interested in a quick call?\n\nBest, Maria (Talent Partners)", stranger, false},
 		{"customer call", "Export issue", "Hi Alex,\n\nmy name is Dana, I run operations at Acme. The export to our payroll fails since Monday. Could we do a quick call of 15 minutes today?", stranger, false},
