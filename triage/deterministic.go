@@ -155,7 +155,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
 	case an.bulk && an.internal && an.questions+an.requests == 0 && len(msgs) == 1 && !isReplySubject(msgs[0].Subject) &&
-		!passedNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
+		!passedNotice(msgs[0].Subject) && !failureNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
 		// An announcement of the principal's own organisation to a list
 		// (a platform change, a published postmortem) is worth knowing;
 		// its discussions, digests and the robots' "passed" notices are
@@ -183,7 +183,8 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) || an.subjectSoon):
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) ||
+		an.subjectSoon && !deliveryNotice(msgs[max(an.latest, 0)].Subject)):
 		r.Category = contract.CategoryUrgent
 	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
 		// A response to an invitation or a cancellation: nothing to answer.
@@ -226,11 +227,12 @@ var decisionWords = []string{"approve", "approval", "review", "sign ", "docusign
 	"承認", "署名", "決裁", "選択", "選んで", "割り当て"}
 
 // asksDecision reports whether one of items asks for a decision or a
-// sign-off (see decisionWords), or sets a deadline: a service's
-// instructions name none.
+// sign-off (see decisionWords), or sets a deadline (a date or an hour,
+// not just "today": "your parcel arrives today, not home?" is a
+// service's instruction): a service's instructions name none.
 func asksDecision(items []contract.ActionItem) bool {
 	for _, it := range items {
-		if it.DueHint != nil {
+		if it.DueHint != nil && strings.ContainsAny(*it.DueHint, "0123456789") {
 			return true
 		}
 		if _, ok := containsAnyOf(strings.ToLower(it.Description), decisionWords); ok {

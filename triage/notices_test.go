@@ -243,3 +243,33 @@ func TestParcelFeeLure(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryAndDueSubjects checks that a shipping notice naming today
+// is not urgent (nor its "not home?" an ask), that a subject with a due
+// date in parentheses asks, and that a robot's failure notice about
+// someone else's work through the organisation's list is low priority.
+func TestDeliveryAndDueSubjects(t *testing.T) {
+	auto := func(from, subject, body string, hdr map[string][]string) []*model.Message {
+		h := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+		for k, v := range hdr {
+			h[k] = v
+		}
+		return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Name: "Service", Email: from},
+			To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true, Headers: h}}
+	}
+	for _, tt := range []struct {
+		msgs []*model.Message
+		want string
+	}{
+		{auto("noreply@parcels.example.net", "Your parcel arrives today", "Not at home today? Choose a drop-off point in the app.", nil), contract.CategoryInformational},
+		{auto("noreply@parcels.example.net", "Ihr Paket kommt heute", "Nicht zu Hause? Wählen Sie eine Packstation.", nil), contract.CategoryInformational},
+		{auto("security@northwind.example", "Quarterly access review: 41 accounts to certify (due Dec 4)", "Open the review in the portal.", nil), contract.CategoryActionable},
+		{auto("gitlab@gitlab.northwind.example", "Failed pipeline for tom/spike-retries | gateway | 8f31c2a", "Pipeline #4412 failed on the test stage.",
+			map[string][]string{"List-Id": {"gateway <gateway.gitlab.northwind.example>"}}), contract.CategoryLowPriority},
+	} {
+		o := Deterministic(tt.msgs, demoPrincipal)
+		if o.Result.Category != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.msgs[0].Subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -166,6 +166,9 @@ var subjectAsks = []string{
 	"is due jan", "is due feb", "is due mar", "is due apr", "is due may", "is due jun", "is due jul", "is due aug",
 	"is due sep", "is due oct", "is due nov", "is due dec", "is due mon", "is due tue", "is due wed", "is due thu",
 	"is due fri", "is due today", "is due tomorrow",
+	"(due jan", "(due feb", "(due mar", "(due apr", "(due may", "(due jun", "(due jul", "(due aug", "(due sep",
+	"(due oct", "(due nov", "(due dec", "(due mon", "(due tue", "(due wed", "(due thu", "(due fri", "(due today",
+	"(due tomorrow", "(due by", "(due on", "(due:",
 	// an invitation to join something waits for the reader's acceptance
 	"invited you to join", "invited you to collaborate", "has invited you to", "hat dich eingeladen", "hat sie eingeladen",
 	"vous a invité à rejoindre", "t'a invité à rejoindre", "t’a invité à rejoindre", "te ha invitado a unirte", "le ha invitado a unirse",
@@ -246,6 +249,19 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 func alertNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
 	return ok && !passedNotice(subject)
+}
+
+// deliveryWords in a subject say a parcel is on its way or arrived: a
+// shipping notice, worth knowing whatever day it names (lower-case).
+var deliveryWords = []string{"arriving", "arrives", "out for delivery", "delivered", "will be delivered", "your delivery",
+	"your parcel", "your package", "your shipment",
+	"ihr paket", "ihre sendung", "zugestellt", "zustellung", "kommt heute", "votre colis", "livré", "livraison",
+	"su paquete", "su envío", "su pedido llega", "en reparto", "entrega prevista", "配達", "お届け", "発送"}
+
+// deliveryNotice reports whether subject is a shipping notice.
+func deliveryNotice(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), deliveryWords)
+	return ok
 }
 
 // passedNotice reports whether subject says that something passed or
