@@ -144,6 +144,7 @@ func TestServiceInstructionsAskNothing(t *testing.T) {
 		{"[JIRA] NW-4412 updated", "Plan the migration of the exports. Alex, please write up the phases and the rollback plan.", contract.CategoryActionable},
 		{"Please DocuSign: Order Form", "Rachel Kim sent you a document to review and sign.", contract.CategoryActionable},
 		{"[JIRA] NW-4412: Plan migration of tenant exports", "Hannah Cole assigned NW-4412 to you. Please plan the phases.", contract.CategoryActionable},
+		{"Re: infra | Add second region (!812)", "Mira Vogel requested changes on merge request !812. Can you derive the bucket name from var.region?", contract.CategoryActionable},
 		{"Expense report ER-1 awaits your approval", "Mei Chen submitted an expense report.", contract.CategoryActionable},
 	} {
 		o := Deterministic(auto(tt.subject, tt.body), demoPrincipal)

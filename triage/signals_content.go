@@ -768,7 +768,9 @@ func assignedToYou(low string) bool {
 }
 
 var yoursToDo = []string{"requested your review", "requested a review from you", "requested review from you",
-	"added you as a reviewer", "assigned you", "assigned to you"}
+	"added you as a reviewer", "assigned you", "assigned to you",
+	// a review of the reader's own work waits for them
+	"requested changes", "changes requested", "you are the author", "you're the author"}
 
 var (
 	// minutesRe finds "in 40 min", "within 2 hours" in a subject.
