@@ -56,6 +56,10 @@ func TestVocative(t *testing.T) {
 		{"As Alex said, the rollout waits.", false},
 		{"Alexander, can you look?", false},
 		{"Sofia, can you approve the extra spend?", false},
+		{"I can't recreate it, you're the only admin there, Alex.", true},
+		{"Could you take this one, Alex?", true},
+		{"The plan was written by Alex.", false},
+		{"Thanks to Sofia and Alex", false},
 	} {
 		if got := vocative(tt.sentence, "Alex"); got != tt.want {
 			t.Errorf("vocative(%q) = %t, want %t", tt.sentence, got, tt.want)
@@ -121,6 +125,9 @@ func TestHourDeadline(t *testing.T) {
 		{"Error rates rose by 5.", ""},
 		{"We were 20 people before 2019.", ""},
 		{"Bitte bis 11. Dezember melden.", ""},
+		{"vor, jeweils von 02:00 bis 05:00 Uhr.", ""},
+		{"Die Wartung läuft von 2 Uhr bis 5 Uhr.", ""},
+		{"Bitte bis 10 Uhr melden, wir sind von 8 bis 9 im Termin.", "bis 10 Uhr"},
 		{"Before 3 teams joined, the room was empty.", ""},
 	} {
 		if got := hourDeadline(tt.sentence, ascii.LowerString(tt.sentence)); got != tt.want {

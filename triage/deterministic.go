@@ -184,7 +184,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) ||
-		an.subjectSoon && !deliveryNotice(msgs[max(an.latest, 0)].Subject)):
+		an.subjectSoon && !deliveryNotice(msgs[max(an.latest, 0)].Subject)) ||
+		an.named && !an.bulk && direct && an.soonDeadline:
+		// (In Cc, an ask that turns to the reader by name with a deadline
+		// within the day is theirs as much.)
 		r.Category = contract.CategoryUrgent
 	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
 		// A response to an invitation or a cancellation: nothing to answer.

@@ -274,3 +274,24 @@ func TestDeliveryAndDueSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedInCcWithADeadlineOfTheDay checks that mail to a team with the
+// reader in Cc is urgent when an ask turns to the reader by name (also at
+// the end of a sentence) with a deadline within the day, and stays
+// informational without the name.
+func TestNamedInCcWithADeadlineOfTheDay(t *testing.T) {
+	team := model.Address{Name: "Platform Team", Email: "platform@northwind.example"}
+	mk := func(body string) []*model.Message {
+		return []*model.Message{{MessageID: "cc@northwind.example", From: model.Address{Name: "Deepak Rao", Email: "deepak.rao@northwind.example"},
+			To: []model.Address{team}, Cc: []model.Address{demoPrincipal}, Subject: "Re: certificate renewal", Text: body, HasBody: true}}
+	}
+	for _, tt := range []struct{ body, want string }{
+		{"The CNAME was deleted. You're the only admin there, Alex. Could you add it before 03:14?", contract.CategoryUrgent},
+		{"Alex, could you add the CNAME before 03:14?", contract.CategoryUrgent},
+		{"The CNAME was deleted. Could someone add it before 03:14?", contract.CategoryInformational},
+	} {
+		if o := Deterministic(mk(tt.body), demoPrincipal); o.Result.Category != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

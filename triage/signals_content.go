@@ -530,6 +530,10 @@ func hourDeadline(sentence, low string) string {
 	if h == "" || otherDayRe.MatchString(sentence) {
 		return ""
 	}
+	if i := strings.Index(sentence, h); i > 0 && rangeStartRe.MatchString(sentence[:i]) {
+		// "von 02:00 bis 05:00 Uhr": the end of a time range, no deadline
+		return ""
+	}
 	// A bare hour's match ends with what showed it is one ("before 3 if",
 	// "before 4?"): the deadline is the hour.
 	h = strings.TrimRight(h, " \t\n!?,;).")
@@ -540,6 +544,11 @@ func hourDeadline(sentence, low string) string {
 	}
 	return normSpace(h)
 }
+
+// rangeStartRe is the start of a time range ending right where it ends
+// ("von 02:00 ", "zwischen 9 und … ": the "bis 05:00 Uhr" after it ends
+// the range).
+var rangeStartRe = regexp.MustCompile(`(?i)\b(?:von|ab|zwischen)\s+\d{1,2}(?:[:.]\d\d)?\s*(?:uhr\s*)?$`)
 
 // hourMarkers are the words hourDeadlineRe needs (lower-case).
 var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}
@@ -720,6 +729,12 @@ func vocative(sentence, first string) bool {
 	if first == "" || len(sentence) < len(first) {
 		return false
 	}
+	// The name closing the sentence after a comma: "you're the only
+	// admin there, Alex."
+	if end := strings.TrimRight(sentence, " .!?"); len(end) > len(first)+2 &&
+		strings.EqualFold(end[len(end)-len(first):], first) && strings.HasSuffix(end[:len(end)-len(first)], ", ") {
+		return true
+	}
 	s := sentence
 	for _, g := range vocativeGreetings {
 		if len(s) > len(g) && strings.EqualFold(s[:len(g)], g) {
@@ -744,8 +759,6 @@ func vocative(sentence, first string) bool {
 	return strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–")
 }
 
-// yoursToDo in a request say that the task is the reader's, as review
-// and issue trackers write it ("requested your review", "assigned to you").
 // assignedToYou reports whether low (lower-cased) says something was
 // assigned to the reader with the item between ("assigned NW-4412 to
 // you", "hat dir NW-4412 zugewiesen", "vous a assigné le ticket",
@@ -767,6 +780,8 @@ func assignedToYou(low string) bool {
 	return false
 }
 
+// yoursToDo in a request say that the task is the reader's, as review
+// and issue trackers write it ("requested your review", "assigned to you").
 var yoursToDo = []string{"requested your review", "requested a review from you", "requested review from you",
 	"added you as a reviewer", "assigned you", "assigned to you",
 	// a review of the reader's own work waits for them
