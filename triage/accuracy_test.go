@@ -247,8 +247,8 @@ func TestAccuracyOwnSet(t *testing.T) {
 // testdata/eval/dev (150 threads) was written the same way later; its
 // first measurement is a second held-out figure (0.667), after which
 // rules were developed on it, always checked on the fresh set. The
-// floors are today's figures (fresh: bucket accuracy 0.733, 44 of 60,
-// phishing recall 0.5, 2 of 4; dev: 0.840, 126 of 150, phishing recall
+// floors are today's figures (fresh: bucket accuracy 0.750, 45 of 60,
+// phishing recall 0.5, 2 of 4; dev: 0.847, 127 of 150, phishing recall
 // 1.0, 7 of 7; README, "Measuring triage"), guards against regressions,
 // not targets to tune for.
 var heldOutSets = []struct {
@@ -256,7 +256,7 @@ var heldOutSets = []struct {
 	threads                                 int
 	minAccuracy, minPhishRecall, maxPhishFP float64
 }{
-	{name: "fresh", dir: "../testdata/eval/fresh", threads: 60, minAccuracy: 0.73, minPhishRecall: 0.5, maxPhishFP: 0.01},
+	{name: "fresh", dir: "../testdata/eval/fresh", threads: 60, minAccuracy: 0.75, minPhishRecall: 0.5, maxPhishFP: 0.01},
 	{name: "dev", dir: "../testdata/eval/dev", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.99, maxPhishFP: 0.01},
 }
 

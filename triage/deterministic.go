@@ -142,7 +142,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	latestSubject := strings.ToLower(msgs[max(an.latest, 0)].Subject)
 	_, subjectDecides := containsAnyOf(latestSubject, decisionWords)
 	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.taskNamed && !an.subjectAsks && !subjectDecides && !asksDecision(an.items)
-	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions
+	// Bulk mail from outside the organisation and from no one the reader
+	// knows asks everyone on its list, not the reader, unless it turns to
+	// the reader by name ("Alex, can you…", "requested your review").
+	massAsk := an.bulk && !an.internal && !an.familiar && !an.named
+	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions && !massAsk
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority

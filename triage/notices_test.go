@@ -295,3 +295,28 @@ func TestNamedInCcWithADeadlineOfTheDay(t *testing.T) {
 		}
 	}
 }
+
+// TestMassAsks checks that the questions and requests of bulk mail from
+// outside the organisation ask its whole list, not the reader (a
+// newsletter's "Want to be featured?"), unless it turns to the reader by
+// name or names the reader's task.
+func TestMassAsks(t *testing.T) {
+	list := func(from, subject, body string) []*model.Message {
+		return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Name: "List", Email: from}, To: []model.Address{demoPrincipal},
+			Subject: subject, Text: body, HasBody: true,
+			Headers: map[string][]string{"List-Unsubscribe": {"<https://" + domainOf(from) + "/unsub>"}, "List-Id": {"News <news." + domainOf(from) + ">"}}}}
+	}
+	for _, tt := range []struct {
+		msgs []*model.Message
+		want string
+	}{
+		{list("boletin@semanal.example", "Semanal #214", "Novedades de la semana en bases de datos. ¿Quieres aparecer en el próximo número? Escríbenos."), contract.CategoryLowPriority},
+		{list("news@weekly.example", "Weekly #98", "This week in observability. Could you fill in our reader survey?"), contract.CategoryLowPriority},
+		{list("notifications@code.example.net", "[org/repo] Fix retries (#482)", "Sam requested your review on this pull request. Can you take a look?"), contract.CategoryActionable},
+		{list("notifications@code.example.net", "[org/repo] Fix retries (#482)", "Alex, can you take a look at the retry change?"), contract.CategoryActionable},
+	} {
+		if o := Deterministic(tt.msgs, demoPrincipal); o.Result.Category != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.msgs[0].Text, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
