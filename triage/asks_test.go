@@ -33,6 +33,9 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"先日ご承認いただいた請求書のお支払いが完了しました。", false},
 		{"ご確認いただきありがとうございます。", false},
 		{"特にご対応いただくことはありません。", false},
+		{"Your call, I'm waiting on you.", true},
+		{"It's your call whether we roll back.", true},
+		{"Thanks for your call yesterday.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
 		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {

@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -174,7 +174,9 @@ func hitsIn(h []int, a, b int) []int {
 }
 
 var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you", "would you", "will you", "would you mind",
-	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure"}
+	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure",
+	// the decision is the reader's: "Your call, I'm waiting on you."
+	"your call", "it's your call", "it is your call"}
 
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",
@@ -185,7 +187,7 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"if you could", "would like you to", "would like someone", "would like somebody", "would like one of you",
 	"i'd like someone", "we'd like someone", "i'd like one of you", "we'd like one of you",
 	// the decision is the reader's
-	"up to you to",
+	"up to you to", "it's your call", "it is your call", "waiting on you", "waiting on your",
 	// an answer awaited: "if we do not hear from you by then" (not "great
 	// to hear from you")
 	"not hear from you", "n't hear from you", "unless we hear from you", "unless i hear from you", "hear from you by",
