@@ -250,7 +250,10 @@ func TestAccuracyOwnSet(t *testing.T) {
 // floors are today's figures (fresh: bucket accuracy 0.750, 45 of 60,
 // phishing recall 0.5, 2 of 4; dev: 0.847, 127 of 150, phishing recall
 // 1.0, 7 of 7; README, "Measuring triage"), guards against regressions,
-// not targets to tune for.
+// not targets to tune for. The second held-out set under
+// testdata/eval/heldout (80 threads) was written the same way after the
+// development-set round and measured once; no rule has been changed
+// because of it.
 var heldOutSets = []struct {
 	name, dir                               string
 	threads                                 int
@@ -258,6 +261,9 @@ var heldOutSets = []struct {
 }{
 	{name: "fresh", dir: "../testdata/eval/fresh", threads: 60, minAccuracy: 0.75, minPhishRecall: 0.5, maxPhishFP: 0.01},
 	{name: "dev", dir: "../testdata/eval/dev", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	// measured once, after the development-set round: 0.688 (55 of 80),
+	// phishing recall 0.75 (3 of 4), spam false positives 1 of 70
+	{name: "heldout", dir: "../testdata/eval/heldout", threads: 80, minAccuracy: 0.68, minPhishRecall: 0.75, maxPhishFP: 0.01},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the

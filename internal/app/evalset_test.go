@@ -30,6 +30,13 @@ func TestEvalSetDev(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "dev"), 150)
 }
 
+// TestEvalSetHeldout checks the second held-out set under
+// testdata/eval/heldout: 80 threads written independently of the rules
+// and of the other sets, measured once after the development-set round.
+func TestEvalSetHeldout(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout"), 80)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
