@@ -17,14 +17,7 @@ func TestCueWithinIsContainsAnyOf(t *testing.T) {
 		"Die Frist endet morgen, bis 10 Uhr. J’ai besoin de vous avant 14h. Nos hace falta. 15時までに",
 		"runs outruns out expire expired", "closesclosesby by\nby ", "",
 	}
-	for _, th := range demoThreads(t) {
-		for _, m := range th {
-			texts = append(texts, m.Body())
-		}
-	}
-	for _, m := range loadCorpusIfPresent(t) {
-		texts = append(texts, m.Body())
-	}
+	texts = withSampleBodies(t, texts)
 	lists := [][]string{closingVerbs, hourMarkers, needWords, sinceMarkers}
 	n := 0
 	for _, text := range texts {
@@ -107,14 +100,7 @@ func TestFindHourDeadlineIsTheExpression(t *testing.T) {
 // at every sentence, and on white space of every kind.
 func TestJoinFieldsIsJoinOfFields(t *testing.T) {
 	texts := []string{"", " ", "a", " a  b\t\tc\n\r\v\fd ", "\u00a0x\u2003y\u3000z", "é  è", "a\x85b  c"}
-	for _, th := range demoThreads(t) {
-		for _, m := range th {
-			texts = append(texts, m.Body())
-		}
-	}
-	for _, m := range loadCorpusIfPresent(t) {
-		texts = append(texts, m.Body())
-	}
+	texts = withSampleBodies(t, texts)
 	for _, text := range texts {
 		if len(text) > 1500 {
 			text = text[:1500]
@@ -142,14 +128,7 @@ func splitSentences(text string) []string {
 func TestOwnTextIsTheLineCopy(t *testing.T) {
 	bodies := []string{"", "a", "a\n", "a\n> q\nb", "a\nb\n--\nsig", "> q", "> q\n", "x\nOn Mon, A wrote:\n> q\ny\n",
 		"a\r\n>q\r\nb\r\n", "a\n\n-----Original Message-----\nold", "a\nSent from my phone", "a\n--", "a\nb", "a\nb\n"}
-	for _, th := range demoThreads(t) {
-		for _, m := range th {
-			bodies = append(bodies, m.Body())
-		}
-	}
-	for _, m := range loadCorpusIfPresent(t) {
-		bodies = append(bodies, m.Body())
-	}
+	bodies = withSampleBodies(t, bodies)
 	for _, b := range bodies {
 		if got, want := ownText(b), ownTextByLines(b); got != want {
 			t.Fatalf("ownText(%q) = %q, want %q", b, got, want)
@@ -266,4 +245,19 @@ func foreignRequestBySearch(sentence string) bool {
 		}
 	}
 	return false
+}
+
+// withSampleBodies returns texts followed by the body of every demo
+// message and, when the corpus is fetched, of every corpus message.
+func withSampleBodies(t *testing.T, texts []string) []string {
+	t.Helper()
+	for _, th := range demoThreads(t) {
+		for _, m := range th {
+			texts = append(texts, m.Body())
+		}
+	}
+	for _, m := range loadCorpusIfPresent(t) {
+		texts = append(texts, m.Body())
+	}
+	return texts
 }

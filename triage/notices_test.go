@@ -7,6 +7,17 @@ import (
 	"mailsift/model/contract"
 )
 
+// autoMail is a one-message thread of automated mail (Auto-Submitted)
+// from a service to the demo principal, with the headers hdr besides.
+func autoMail(from, subject, body string, hdr map[string][]string) []*model.Message {
+	h := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	for k, v := range hdr {
+		h[k] = v
+	}
+	return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Name: "Service", Email: from},
+		To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true, Headers: h}}
+}
+
 // TestAlertNotice checks the subjects of live alerts in the five
 // languages, and that reports of something past or fine are not alerts.
 func TestAlertNotice(t *testing.T) {
@@ -40,14 +51,7 @@ func TestAlertNotice(t *testing.T) {
 // notice and a receipt stay informational, and an alert through a list
 // (everyone watching gets it) is not urgent.
 func TestAutomatedNotices(t *testing.T) {
-	auto := func(from, subject, body string, hdr map[string][]string) []*model.Message {
-		h := map[string][]string{"Auto-Submitted": {"auto-generated"}}
-		for k, v := range hdr {
-			h[k] = v
-		}
-		return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Email: from}, To: []model.Address{demoPrincipal},
-			Subject: subject, Text: body, HasBody: true, Headers: h}}
-	}
+	auto := autoMail
 	list := map[string][]string{"List-Id": {"Alerts <alerts.example.net>"}}
 	cases := []struct {
 		name string
@@ -250,14 +254,7 @@ func TestParcelFeeLure(t *testing.T) {
 // date in parentheses asks, and that a robot's failure notice about
 // someone else's work through the organisation's list is low priority.
 func TestDeliveryAndDueSubjects(t *testing.T) {
-	auto := func(from, subject, body string, hdr map[string][]string) []*model.Message {
-		h := map[string][]string{"Auto-Submitted": {"auto-generated"}}
-		for k, v := range hdr {
-			h[k] = v
-		}
-		return []*model.Message{{MessageID: subject + "@" + from, From: model.Address{Name: "Service", Email: from},
-			To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true, Headers: h}}
-	}
+	auto := autoMail
 	for _, tt := range []struct {
 		msgs []*model.Message
 		want string
