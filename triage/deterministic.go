@@ -214,12 +214,39 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	}
 	o.Extras = extras(r, an)
 	o.Decided = decisive(r, an, msgs)
+	if why := marksMoved(an, a.threshold(), r.IsSpam); why != "" {
+		o.Learned = append(o.Learned, why)
+		if r.IsSpam {
+			o.SpamReasons = append(o.SpamReasons, why)
+		}
+	}
 	a.learner.apply(o, msgs, principal)
 	if len(o.Learned) > 0 {
 		// What the user taught is a preference the model should see.
 		o.Decided = ""
 	}
 	return o, an
+}
+
+// marksMoved says how the words of the user's spam and not-spam marks
+// moved the learned score across the threshold thr, when the verdict
+// (spam) is the side the marks moved it to: "your not-spam marks of
+// similar mail lowered the spam score (0.998 → 0.310)". "" when the marks
+// did not change which side the score is on, or the verdict was decided
+// by something else.
+func marksMoved(an *analysis, thr float64, spam bool) string {
+	if an.shippedProb < 0 || an.unscorable() || an.vouched() && an.suspicious == 0 {
+		// (vouched mail is not condemned by the score either way)
+		return ""
+	}
+	before, after := an.shippedProb >= thr, an.spamProb >= thr
+	switch {
+	case before && !after && !spam:
+		return fmt.Sprintf("your not-spam marks of similar mail lowered the spam score (%.3f → %.3f)", an.shippedProb, an.spamProb)
+	case !before && after && spam:
+		return fmt.Sprintf("your spam marks of similar mail raised the spam score (%.3f → %.3f)", an.shippedProb, an.spamProb)
+	}
+	return ""
 }
 
 // decisionWords in an ask make it the reader's decision or sign-off

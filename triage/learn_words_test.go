@@ -2,7 +2,9 @@ package triage
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,8 +79,10 @@ func TestMarksTeachTheSpamScore(t *testing.T) {
 	if o.Result.IsSpam || len(marks) > 20 {
 		t.Errorf("after %d not-spam marks of offers like it, spam %v: %q", len(marks), o.Result.IsSpam, o.SpamReasons)
 	}
-	if len(o.Learned) != 0 {
-		t.Errorf("a sender, domain or list key decided (%q); the test is about the words", o.Learned)
+	for _, why := range o.Learned {
+		if strings.HasPrefix(why, "you marked") || strings.HasPrefix(why, "you moved") {
+			t.Errorf("a sender, domain or list key decided (%q); the test is about the words", why)
+		}
 	}
 	toks := bayes.Tokenize(next[0].Subject, next[0].Text, "shop-three.example")
 	lp := logOdds(l.Classifier(), toks)
@@ -150,5 +154,57 @@ func TestSpamMarksTeachTheSpamScore(t *testing.T) {
 	after := logOdds(l.Classifier(), toks)
 	if !(after > before) {
 		t.Errorf("spam marks: probability %.4f → %.4f, want higher", before, after)
+	}
+}
+
+// TestMarksMovedIsAReason checks that when the words of the user's marks
+// move the learned score across the threshold, the outcome says so
+// (Learned, and a spam reason for spam), and says nothing without marks.
+func TestMarksMovedIsAReason(t *testing.T) {
+	an := NewAnalyzer(nil)
+	l := NewLearner(nil)
+	an.SetLearner(l)
+	next := offer("o3", "deals@shop-three.example")
+	if o := an.Deterministic(next, demoPrincipal); len(o.Learned) != 0 || !o.Result.IsSpam {
+		t.Fatalf("without marks: spam %t, learned %q", o.Result.IsSpam, o.Learned)
+	}
+	var marks []Correction
+	var o *Outcome
+	for i := range 30 {
+		id := strconv.Itoa(i)
+		marks = append(marks, mark(id, offer("o"+id, "news@shop-"+id+".example"), false))
+		l.Set(marks)
+		if o = an.Deterministic(next, demoPrincipal); !o.Result.IsSpam {
+			break
+		}
+	}
+	if o.Result.IsSpam || len(o.Learned) != 1 || !strings.HasPrefix(o.Learned[0], "your not-spam marks of similar mail lowered the spam score (") {
+		t.Errorf("released by the marks: spam %t, learned %q", o.Result.IsSpam, o.Learned)
+	}
+	// The other way: spam marks of a pitch the shipped score lets through.
+	pitch := func(id, sender string) []*model.Message {
+		return []*model.Message{{MessageID: id, From: model.Address{Email: sender}, To: []model.Address{demoPrincipal},
+			Subject: "Token airdrop for early wallet holders",
+			Text: "Your wallet qualifies for the governance token airdrop. Connect the wallet on the portal " +
+				"to claim the tokens before the snapshot. Gas fees are covered for early holders.",
+			HasBody: true}}
+	}
+	l.Set(nil)
+	target := pitch("p", "drop@drops-x.example")
+	if o := an.Deterministic(target, demoPrincipal); o.Result.IsSpam {
+		t.Skipf("the shipped score already calls the pitch spam (%q)", o.SpamReasons)
+	}
+	marks = nil
+	for i := range 30 {
+		id := strconv.Itoa(i)
+		marks = append(marks, mark(id, pitch("p"+id, "a@drops-"+id+".example"), true))
+		l.Set(marks)
+		if o = an.Deterministic(target, demoPrincipal); o.Result.IsSpam {
+			break
+		}
+	}
+	if !o.Result.IsSpam || len(o.Learned) != 1 || !strings.HasPrefix(o.Learned[0], "your spam marks of similar mail raised the spam score (") ||
+		!slices.Contains(o.SpamReasons, o.Learned[0]) {
+		t.Errorf("quarantined by the marks after %d: spam %t, learned %q, reasons %q", len(marks), o.Result.IsSpam, o.Learned, o.SpamReasons)
 	}
 }

@@ -153,6 +153,19 @@ func (a *Analyzer) lookalike(host, pDomain string) (string, bool) {
 	return v, v != ""
 }
 
+// shipped holds classifiers over each base model without user marks.
+var shipped sync.Map // *bayes.Model -> *bayes.Classifier
+
+// shippedClassifier returns a classifier over c's base model without the
+// user's marks (shared, read-only).
+func shippedClassifier(c *bayes.Classifier) *bayes.Classifier {
+	if v, ok := shipped.Load(c.Base()); ok {
+		return v.(*bayes.Classifier)
+	}
+	v, _ := shipped.LoadOrStore(c.Base(), bayes.NewClassifier(c.Base(), nil))
+	return v.(*bayes.Classifier)
+}
+
 // NewAnalyzer returns an analyzer scoring spam with c (nil: the shipped
 // model without user marks).
 func NewAnalyzer(c *bayes.Classifier) *Analyzer {
@@ -253,6 +266,11 @@ type analysis struct {
 	// accented: its subject and text hold letters outside ASCII (another
 	// language than the model's English, see minAccentedCoverage).
 	accented bool
+	// shippedProb is the latest message's spam probability by the
+	// shipped model alone, computed when the user's marks taught the
+	// classifier (else -1): the two tell whether the marks changed the
+	// score's verdict.
+	shippedProb float64
 	// rawSpamProb is the score of an unscorable message before it was
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
@@ -398,7 +416,7 @@ func addrIn(list []model.Address, email string) bool {
 }
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, senders Senders) *analysis {
-	an := &analysis{latest: -1, firstName: firstName(principal), surname: surname(principal)}
+	an := &analysis{latest: -1, shippedProb: -1, firstName: firstName(principal), surname: surname(principal)}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
 		an.signals = append(an.signals, s)
@@ -456,6 +474,16 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 				an.known = int(an.coverage*float64(len(toks)) + 0.5)
 			} else {
 				an.spamProb = bayes.Probability(an.latestScore)
+			}
+			an.shippedProb = -1
+			if !an.injection && a.spam.Marked() {
+				// Scored again by the shipped model: one more pass over the
+				// words, only for users with marks.
+				body := m.Body()
+				if len(body) > maxAnalyzed {
+					body = body[:maxAnalyzed]
+				}
+				an.shippedProb = shippedClassifier(a.spam).SpamProbability(bayes.Tokenize(m.Subject, body, domainOf(m.From.Email)))
 			}
 			if an.unscorable() {
 				// Too few known words for the score to mean anything:

@@ -248,5 +248,12 @@ func Probability(score float64) float64 {
 	return 1 / (1 + math.Exp(-score))
 }
 
+// Marked reports whether the classifier holds user marks (SetUser).
+func (c *Classifier) Marked() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return !c.user.Empty()
+}
+
 // Base returns the shipped model (read-only).
 func (c *Classifier) Base() *Model { return c.base }
