@@ -271,6 +271,10 @@ type analysis struct {
 	// classifier (else -1): the two tell whether the marks changed the
 	// score's verdict.
 	shippedProb float64
+	// shippedScore is the shipped model's log-odds of the latest message,
+	// summed with the learned score when shippedScored.
+	shippedScore  float64
+	shippedScored bool
 	// rawSpamProb is the score of an unscorable message before it was
 	// set aside: it counts only with independent support.
 	rawSpamProb float64
@@ -475,15 +479,8 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 			} else {
 				an.spamProb = bayes.Probability(an.latestScore)
 			}
-			an.shippedProb = -1
-			if !an.injection && a.spam.Marked() {
-				// Scored again by the shipped model: one more pass over the
-				// words, only for users with marks.
-				body := m.Body()
-				if len(body) > maxAnalyzed {
-					body = body[:maxAnalyzed]
-				}
-				an.shippedProb = shippedClassifier(a.spam).SpamProbability(bayes.Tokenize(m.Subject, body, domainOf(m.From.Email)))
+			if !an.injection && an.shippedScored {
+				an.shippedProb = bayes.Probability(an.shippedScore)
 			}
 			if an.unscorable() {
 				// Too few known words for the score to mean anything:

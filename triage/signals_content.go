@@ -81,16 +81,27 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if latest && a.spam != nil {
 		score, weights = a.spam.Table()
 	}
+	// With the user's marks, the shipped model's score is summed in the
+	// same pass, to tell whether the marks changed the verdict.
+	var shipped *bayes.Table
+	var shippedScore float64
+	if weights != nil && a.spam.Marked() {
+		shippedScore, shipped = shippedClassifier(a.spam).Table()
+	}
 	var tokens, known int
 	bayes.EachToken(m.Subject, func(w bayes.Word) {
 		ps.push(w)
 		if weights != nil {
 			t := w.String() // subjects are short: the copy is cheap
-			wt := weights.WeightPrefixed("s:", t, bayes.HashPrefixed("s:", t))
+			h := bayes.HashPrefixed("s:", t)
+			wt := weights.WeightPrefixed("s:", t, h)
 			score += wt
 			tokens++
 			if wt != 0 {
 				known++
+			}
+			if shipped != nil {
+				shippedScore += shipped.WeightPrefixed("s:", t, h)
 			}
 		}
 	})
@@ -103,11 +114,21 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			if wt != 0 {
 				known++
 			}
+			if shipped != nil {
+				shippedScore += shipped.Weight(w)
+			}
 		}
 	})
 	if weights != nil {
 		if d := domainOf(m.From.Email); d != "" {
-			score += weights.WeightPrefixed("d:", d, bayes.HashPrefixed("d:", d))
+			h := bayes.HashPrefixed("d:", d)
+			score += weights.WeightPrefixed("d:", d, h)
+			if shipped != nil {
+				shippedScore += shipped.WeightPrefixed("d:", d, h)
+			}
+		}
+		if shipped != nil {
+			an.shippedScore, an.shippedScored = shippedScore, true
 		}
 		an.latestScore, an.latestScored = score, true
 		an.coverage, an.known = coverage(known, tokens), known
