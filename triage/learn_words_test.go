@@ -23,6 +23,34 @@ func offer(id, sender string) []*model.Message {
 		HasBody: true}}
 }
 
+// pitch is a one-message thread of a token-airdrop pitch from sender,
+// which the shipped spam model (trained on 2002 mail) lets through.
+func pitch(id, sender string) []*model.Message {
+	return []*model.Message{{MessageID: id, From: model.Address{Email: sender}, To: []model.Address{demoPrincipal},
+		Subject: "Token airdrop for early wallet holders",
+		Text: "Your wallet qualifies for the governance token airdrop. Connect the wallet on the portal " +
+			"to claim the tokens before the snapshot. Gas fees are covered for early holders.",
+		HasBody: true}}
+}
+
+// markUntilFlipped marks threads made by like (each its own sender and
+// domain) spam or not spam with l, one more at a time, until an's verdict
+// on next is what the marks say or 30 marks are made; it returns the
+// marks and the last outcome.
+func markUntilFlipped(an *Analyzer, l *Learner, next []*model.Message, like func(id string) []*model.Message, spam bool) ([]Correction, *Outcome) {
+	var marks []Correction
+	var o *Outcome
+	for i := range 30 {
+		id := strconv.Itoa(i)
+		marks = append(marks, mark(id, like(id), spam))
+		l.Set(marks)
+		if o = an.Deterministic(next, demoPrincipal); o.Result.IsSpam == spam {
+			break
+		}
+	}
+	return marks, o
+}
+
 // logOdds is c's spam log-odds of toks (the probability saturates at 1
 // long before the evidence stops growing).
 func logOdds(c *bayes.Classifier, toks []string) float64 {
@@ -62,16 +90,9 @@ func TestMarksTeachTheSpamScore(t *testing.T) {
 	// training mail, so a few are needed against a confident score: mark
 	// offers of new shops (each its own sender and domain) until the
 	// new shop's offer is released.
-	var marks []Correction
-	var o *Outcome
-	for i := range 30 {
-		id := strconv.Itoa(i)
-		marks = append(marks, mark(id, offer("o"+id, "news@shop-"+id+".example"), false))
-		l.Set(marks)
-		if o = an.Deterministic(next, demoPrincipal); !o.Result.IsSpam {
-			break
-		}
-	}
+	marks, o := markUntilFlipped(an, l, next, func(id string) []*model.Message {
+		return offer("o"+id, "news@shop-"+id+".example")
+	}, false)
 	if len(marks[0].Tokens) < 20 {
 		t.Fatalf("a mark carries %d words", len(marks[0].Tokens))
 	}
@@ -137,13 +158,6 @@ func TestMarksTeachTheSpamScore(t *testing.T) {
 // of mail the shipped score lets through raise the score of mail reading
 // like it from other senders.
 func TestSpamMarksTeachTheSpamScore(t *testing.T) {
-	pitch := func(id, sender string) []*model.Message {
-		return []*model.Message{{MessageID: id, From: model.Address{Email: sender}, To: []model.Address{demoPrincipal},
-			Subject: "Token airdrop for early wallet holders",
-			Text: "Your wallet qualifies for the governance token airdrop. Connect the wallet on the portal " +
-				"to claim the tokens before the snapshot. Gas fees are covered for early holders.",
-			HasBody: true}}
-	}
 	l := NewLearner(nil)
 	toks := bayes.Tokenize("Token airdrop for early wallet holders", pitch("p", "x@y.example")[0].Text, "drops-three.example")
 	before := logOdds(l.Classifier(), toks)
@@ -168,41 +182,21 @@ func TestMarksMovedIsAReason(t *testing.T) {
 	if o := an.Deterministic(next, demoPrincipal); len(o.Learned) != 0 || !o.Result.IsSpam {
 		t.Fatalf("without marks: spam %t, learned %q", o.Result.IsSpam, o.Learned)
 	}
-	var marks []Correction
-	var o *Outcome
-	for i := range 30 {
-		id := strconv.Itoa(i)
-		marks = append(marks, mark(id, offer("o"+id, "news@shop-"+id+".example"), false))
-		l.Set(marks)
-		if o = an.Deterministic(next, demoPrincipal); !o.Result.IsSpam {
-			break
-		}
-	}
+	marks, o := markUntilFlipped(an, l, next, func(id string) []*model.Message {
+		return offer("o"+id, "news@shop-"+id+".example")
+	}, false)
 	if o.Result.IsSpam || len(o.Learned) != 1 || !strings.HasPrefix(o.Learned[0], "your not-spam marks of similar mail lowered the spam score (") {
 		t.Errorf("released by the marks: spam %t, learned %q", o.Result.IsSpam, o.Learned)
 	}
 	// The other way: spam marks of a pitch the shipped score lets through.
-	pitch := func(id, sender string) []*model.Message {
-		return []*model.Message{{MessageID: id, From: model.Address{Email: sender}, To: []model.Address{demoPrincipal},
-			Subject: "Token airdrop for early wallet holders",
-			Text: "Your wallet qualifies for the governance token airdrop. Connect the wallet on the portal " +
-				"to claim the tokens before the snapshot. Gas fees are covered for early holders.",
-			HasBody: true}}
-	}
 	l.Set(nil)
 	target := pitch("p", "drop@drops-x.example")
 	if o := an.Deterministic(target, demoPrincipal); o.Result.IsSpam {
 		t.Skipf("the shipped score already calls the pitch spam (%q)", o.SpamReasons)
 	}
-	marks = nil
-	for i := range 30 {
-		id := strconv.Itoa(i)
-		marks = append(marks, mark(id, pitch("p"+id, "a@drops-"+id+".example"), true))
-		l.Set(marks)
-		if o = an.Deterministic(target, demoPrincipal); o.Result.IsSpam {
-			break
-		}
-	}
+	marks, o = markUntilFlipped(an, l, target, func(id string) []*model.Message {
+		return pitch("p"+id, "a@drops-"+id+".example")
+	}, true)
 	if !o.Result.IsSpam || len(o.Learned) != 1 || !strings.HasPrefix(o.Learned[0], "your spam marks of similar mail raised the spam score (") ||
 		!slices.Contains(o.SpamReasons, o.Learned[0]) {
 		t.Errorf("quarantined by the marks after %d: spam %t, learned %q, reasons %q", len(marks), o.Result.IsSpam, o.Learned, o.SpamReasons)
