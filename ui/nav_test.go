@@ -296,3 +296,29 @@ func TestRunesReadTogether(t *testing.T) {
 		t.Fatalf("search box lost typed runes:\n%s", v)
 	}
 }
+
+// TestKeyWhileThreadLoads checks that an action key pressed while the
+// opened thread is still loading (r right after enter, on a busy
+// machine) acts once the thread is there instead of being lost.
+func TestKeyWhileThreadLoads(t *testing.T) {
+	s := newFixtureStore(t, fixtureMessages(), fixtureTriage())
+	eng := drafts.New(s, drafts.Options{Principal: me, UndoWindow: 10 * time.Second,
+		Accounts: []drafts.Account{{Name: "test", From: me, Transport: &countingTransport{}}}})
+	d := newDriver(t, Options{Store: s, Drafts: eng, Principal: me}, 100, 30)
+	id := threadID(t, s, "outage@x")
+	d.keys("g")
+	// enter opens the thread; its load has not run when r arrives.
+	nm, load := d.m.Update(keyMsg("enter"))
+	d.m = nm.(Model)
+	if d.m.screen != stateThread || d.m.thread.thread != nil {
+		t.Fatalf("enter: screen %v, thread loaded %t", d.m.screen, d.m.thread.thread != nil)
+	}
+	d.send(keyMsg("r"))
+	if d.m.screen != stateThread {
+		t.Fatalf("r before the load left the thread view: %v", d.m.screen)
+	}
+	d.run(load)
+	if d.m.screen != stateDraft || d.m.draft.d == nil || d.m.draft.d.ThreadID != id {
+		t.Fatalf("r pressed while the thread loaded did not open its reply once loaded:\n%s", d.view())
+	}
+}

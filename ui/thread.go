@@ -51,6 +51,10 @@ type threadModel struct {
 	// sched is the scheduling panel (ui/schedule.go), drawn under the
 	// triage header of a meeting thread.
 	sched schedPanel
+	// pending is an action key pressed while the thread was still loading
+	// (r right after enter): it acts once the thread is there, instead of
+	// being lost.
+	pending *tea.KeyMsg
 }
 
 // threadLoadedMsg carries a thread loaded by loadThreadCmd.
@@ -136,6 +140,7 @@ func (tv threadModel) open(id int64, returnTo state) (threadModel, tea.Cmd) {
 	tv.returnTo = returnTo
 	tv.id = id
 	tv.thread = nil
+	tv.pending = nil
 	tv.attachments = nil
 	tv.vp.SetContent("loading…")
 	return tv, tea.Batch(loadThreadCmd(tv.c.ctx, tv.b, id), tv.sched.load(id))
@@ -220,19 +225,24 @@ func (tv *threadModel) loaded(msg threadLoadedMsg) tea.Cmd {
 	}
 	tv.invalidate()
 	tv.render()
+	var pendingCmd tea.Cmd
+	if p := tv.pending; p != nil {
+		tv.pending = nil
+		pendingCmd = tv.handleKey(*p)
+	}
 	// Opening marks the thread read; reloads (after m, an override) do not.
 	if first && msg.summary.Unread > 0 {
 		tv.summary.Unread = 0
 		b, ctx, id := tv.b, tv.c.ctx, msg.id
-		return func() tea.Msg {
+		return tea.Batch(func() tea.Msg {
 			err := b.MarkThreadSeen(ctx, id, true)
 			if err != nil {
 				err = fmt.Errorf("mark read: %w", err)
 			}
 			return storeChangedMsg{err: err}
-		}
+		}, pendingCmd)
 	}
-	return nil
+	return pendingCmd
 }
 
 func (tv *threadModel) handleKey(msg tea.KeyMsg) tea.Cmd {
@@ -272,6 +282,7 @@ func (tv *threadModel) handleKey(msg tea.KeyMsg) tea.Cmd {
 		tv.render()
 	default:
 		if tv.thread == nil {
+			tv.pending = &msg
 			return nil
 		}
 		if key.Matches(msg, k.ToggleRead) {
