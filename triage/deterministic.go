@@ -139,9 +139,9 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// reader by name or assigns them something (taskNamed), sets a
 	// deadline or asks a decision (asksDecision), or the subject asks or
 	// names a decision.
-	latestSubject := strings.ToLower(msgs[max(an.latest, 0)].Subject)
-	_, subjectDecides := containsAnyOf(latestSubject, decisionWords)
-	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.taskNamed && !an.subjectAsks && !subjectDecides && !asksDecision(an.items)
+	subject := msgs[max(an.latest, 0)].Subject
+	instructions := autoSubmitted(msgs[max(an.latest, 0)]) && !an.taskNamed && !an.subjectAsks && !asksDecision(an.items) &&
+		!namesDecision(subject)
 	// Bulk mail from outside the organisation and from no one the reader
 	// knows asks everyone on its list, not the reader, unless it turns to
 	// the reader by name ("Alex, can you…", "requested your review").
@@ -150,7 +150,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
-	case (an.bulk || an.automated) && an.addressed && failureNotice(msgs[max(an.latest, 0)].Subject) &&
+	case (an.bulk || an.automated) && an.addressed && failureNotice(subject) &&
 		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
 		// a renewal, a service) asks for action; through a list (a
@@ -172,28 +172,28 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		r.Category = contract.CategoryInformational
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
-	case an.automated && !direct && isDigest(msgs[max(an.latest, 0)].Subject):
+	case an.automated && !direct && isDigest(subject):
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
-	case (an.automated || an.notifier) && an.addressed && !an.bulk && alertNotice(msgs[max(an.latest, 0)].Subject):
+	case (an.automated || an.notifier) && an.addressed && !an.bulk && alertNotice(subject):
 		// A service's alert to the reader that a problem is live (a page
 		// fired or escalated, a monitor down, a secret exposed) needs
 		// them now: urgent words or not, that is what the alert is for.
 		r.Category = contract.CategoryUrgent
-	case (an.automated || an.notifier) && !direct && passedNotice(msgs[max(an.latest, 0)].Subject) &&
-		!statusNotice(msgs[max(an.latest, 0)].Subject):
+	case (an.automated || an.notifier) && !direct && passedNotice(subject) &&
+		!statusNotice(subject):
 		// A monitor or a pipeline saying something passed or recovered
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) ||
-		an.subjectSoon && !deliveryNotice(msgs[max(an.latest, 0)].Subject)) ||
+		an.subjectSoon && !deliveryNotice(subject)) ||
 		an.named && !an.bulk && direct && an.soonDeadline:
 		// (In Cc, an ask that turns to the reader by name with a deadline
 		// within the day is theirs as much.)
 		r.Category = contract.CategoryUrgent
-	case an.calendar && isCalendarNotice(msgs[max(an.latest, 0)].Subject):
+	case an.calendar && isCalendarNotice(subject):
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
 	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions):
@@ -260,6 +260,13 @@ var decisionWords = []string{"approve", "approval", "review", "sign ", "docusign
 	"aprob", "revis", "firmar", "decid", "elegir", "elija", "seleccion", "asignad",
 	"承認", "署名", "決裁", "選択", "選んで", "割り当て"}
 
+// namesDecision reports whether s names a decision or a sign-off (see
+// decisionWords).
+func namesDecision(s string) bool {
+	_, ok := containsAnyOf(strings.ToLower(s), decisionWords)
+	return ok
+}
+
 // asksDecision reports whether one of items asks for a decision or a
 // sign-off (see decisionWords), or sets a deadline (a date or an hour,
 // not just "today": "your parcel arrives today, not home?" is a
@@ -269,7 +276,7 @@ func asksDecision(items []contract.ActionItem) bool {
 		if it.DueHint != nil && strings.ContainsAny(*it.DueHint, "0123456789") {
 			return true
 		}
-		if _, ok := containsAnyOf(strings.ToLower(it.Description), decisionWords); ok {
+		if namesDecision(it.Description) {
 			return true
 		}
 	}

@@ -51,32 +51,31 @@ func TestAlertNotice(t *testing.T) {
 // notice and a receipt stay informational, and an alert through a list
 // (everyone watching gets it) is not urgent.
 func TestAutomatedNotices(t *testing.T) {
-	auto := autoMail
 	list := map[string][]string{"List-Id": {"Alerts <alerts.example.net>"}}
 	cases := []struct {
 		name string
 		msgs []*model.Message
 		want string
 	}{
-		{"page escalated", auto("no-reply@pager.example.net", "[Escalated] Incident #4471: orders-db replication lag",
+		{"page escalated", autoMail("no-reply@pager.example.net", "[Escalated] Incident #4471: orders-db replication lag",
 			"Incident #4471 was escalated to you after 15 minutes without acknowledgement.", nil), contract.CategoryUrgent},
-		{"secret exposed", auto("security@scanner.example.net", "AWS keys exposed in northwind/tools",
+		{"secret exposed", autoMail("security@scanner.example.net", "AWS keys exposed in northwind/tools",
 			"We found a valid AWS access key in a public commit pushed 6 minutes ago.", nil), contract.CategoryUrgent},
-		{"german alarm", auto("monitoring@ops.example.net", "Alarm ausgelöst: Speicher voll auf db-2",
+		{"german alarm", autoMail("monitoring@ops.example.net", "Alarm ausgelöst: Speicher voll auf db-2",
 			"Der Alarm Speicher voll wurde um 06:12 ausgelöst.", nil), contract.CategoryUrgent},
-		{"alert through a list", auto("alerts@ops.example.net", "[FIRING:1] DiskFull ci-runner-03",
+		{"alert through a list", autoMail("alerts@ops.example.net", "[FIRING:1] DiskFull ci-runner-03",
 			"Alert DiskFull is firing for ci-runner-03.", list), contract.CategoryLowPriority},
-		{"recovered", auto("alert@monitor.example.net", "[Recovered] Disk usage above 85% on ci-runner-03",
+		{"recovered", autoMail("alert@monitor.example.net", "[Recovered] Disk usage above 85% on ci-runner-03",
 			"Disk usage is back to 61%.", nil), contract.CategoryLowPriority},
-		{"pipeline passed", auto("builds@ci.example.net", "Passed: platform-infra #2291 (main)",
+		{"pipeline passed", autoMail("builds@ci.example.net", "Passed: platform-infra #2291 (main)",
 			"Build #2291 passed in 4m 12s.", nil), contract.CategoryLowPriority},
-		{"agenda", auto("calendar-notification@calendar.example.net", "Daily agenda for Alex Morgan - Tue 24 Nov",
+		{"agenda", autoMail("calendar-notification@calendar.example.net", "Daily agenda for Alex Morgan - Tue 24 Nov",
 			"10:00 Standup\n14:00 Roadmap review", nil), contract.CategoryLowPriority},
-		{"missed activities", auto("noreply@chat.example.net", "You have 6 missed activities in Northwind",
+		{"missed activities", autoMail("noreply@chat.example.net", "You have 6 missed activities in Northwind",
 			"Dana mentioned you in #platform. Open the app to see more.", nil), contract.CategoryLowPriority},
-		{"provider incident resolved", auto("status@provider.example.net", "Incident resolved: increased latency in FSN1",
+		{"provider incident resolved", autoMail("status@provider.example.net", "Incident resolved: increased latency in FSN1",
 			"The incident affecting FSN1 is resolved.", nil), contract.CategoryInformational},
-		{"receipt", auto("receipts@pay.example.net", "Your receipt from Linear Orbit #2291-4410",
+		{"receipt", autoMail("receipts@pay.example.net", "Your receipt from Linear Orbit #2291-4410",
 			"Amount paid: $96.00. Thank you for your business.", nil), contract.CategoryInformational},
 	}
 	an := NewAnalyzer(nil)
@@ -254,15 +253,14 @@ func TestParcelFeeLure(t *testing.T) {
 // date in parentheses asks, and that a robot's failure notice about
 // someone else's work through the organisation's list is low priority.
 func TestDeliveryAndDueSubjects(t *testing.T) {
-	auto := autoMail
 	for _, tt := range []struct {
 		msgs []*model.Message
 		want string
 	}{
-		{auto("noreply@parcels.example.net", "Your parcel arrives today", "Not at home today? Choose a drop-off point in the app.", nil), contract.CategoryInformational},
-		{auto("noreply@parcels.example.net", "Ihr Paket kommt heute", "Nicht zu Hause? Wählen Sie eine Packstation.", nil), contract.CategoryInformational},
-		{auto("security@northwind.example", "Quarterly access review: 41 accounts to certify (due Dec 4)", "Open the review in the portal.", nil), contract.CategoryActionable},
-		{auto("gitlab@gitlab.northwind.example", "Failed pipeline for tom/spike-retries | gateway | 8f31c2a", "Pipeline #4412 failed on the test stage.",
+		{autoMail("noreply@parcels.example.net", "Your parcel arrives today", "Not at home today? Choose a drop-off point in the app.", nil), contract.CategoryInformational},
+		{autoMail("noreply@parcels.example.net", "Ihr Paket kommt heute", "Nicht zu Hause? Wählen Sie eine Packstation.", nil), contract.CategoryInformational},
+		{autoMail("security@northwind.example", "Quarterly access review: 41 accounts to certify (due Dec 4)", "Open the review in the portal.", nil), contract.CategoryActionable},
+		{autoMail("gitlab@gitlab.northwind.example", "Failed pipeline for tom/spike-retries | gateway | 8f31c2a", "Pipeline #4412 failed on the test stage.",
 			map[string][]string{"List-Id": {"gateway <gateway.gitlab.northwind.example>"}}), contract.CategoryLowPriority},
 	} {
 		o := Deterministic(tt.msgs, demoPrincipal)
