@@ -187,7 +187,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) ||
+	case an.addressed && !an.bulk && direct && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs):
+		// A person asking the reader something about a live problem (an
+		// alert that fired, an outage, a suspended account, a suspicious
+		// sign-in) needs them now: calm words or not, the problem is
+		// running while the question waits.
+		r.Category = contract.CategoryUrgent
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) ||
 		an.subjectSoon && !deliveryNotice(subject)) ||
 		an.named && !an.bulk && direct && an.soonDeadline:
 		// (In Cc, an ask that turns to the reader by name with a deadline

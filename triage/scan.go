@@ -27,9 +27,9 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
-	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow"}},
+	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
 	// text holding none of them, and no non-ASCII byte, is not searched
 	// for those cues.
@@ -180,6 +180,9 @@ var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you"
 
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",
+	// a need or a request stated of the reader: "we ask you to rotate
+	// every token", "you'll need to re-enroll"
+	"ask you to", "ask that you", "need you to", "you need to", "you'll need to", "you will need to",
 	// indirect questions
 	"i was wondering", "we were wondering", "would like to know", "i'd like to know", "we'd like to know", "wanted to know",
 	// polite and conditional asks: "if you could approve it…", "I would

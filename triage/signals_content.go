@@ -198,7 +198,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 
 var (
 	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
-	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end of (?:the )?day|today|tonight|this morning|this afternoon|within the hour|within \d+ hours?|right away|immediately|tomorrow)\b`)
+	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end\s+of\s+(?:the\s+)?day|today|tonight|this\s+morning|this\s+afternoon|within\s+the\s+hour|within\s+\d+\s+hours?|right\s+away|immediately|tomorrow|as\s+soon\s+as\s+(?:possible|you\s+(?:can|see\s+this|get\s+this|read\s+this)))\b`)
 	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
 )
 
@@ -249,7 +249,13 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// them: a non-ASCII byte, or one of their ASCII trigger words.
 	foreign = foreign || !isASCII(own)
 	an.foreign = foreign
-	low := ascii.LowerString(own) // offsets are those of own
+	// Plain-text mail is wrapped at about 72 columns, so a phrase ("ask
+	// you\nto", "this\nafternoon") may straddle a line break inside its
+	// sentence: the phrases and expressions are matched on the text with
+	// its line breaks and tabs as spaces (same offsets as own; sentences
+	// are still cut at the paragraph breaks of own).
+	flat := flatSpace(own)
+	low := ascii.LowerString(flat) // offsets are those of own
 	// The cue words of closing dates, hours, stated needs and breakage
 	// since today, found once (see cueSet).
 	cues := sentenceCues.find(low, nil)
@@ -275,6 +281,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if raw == "" {
 			continue
 		}
+		raw = flat[a0:b0]
 		if an.firstLine == "" && len(raw) > 12 {
 			an.firstLine = normSpace(raw)
 		}
@@ -295,7 +302,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			if len(hitsIn(dlLive, ws-4, we)) == 0 {
 				continue // deadlineRe cannot match in the window
 			}
-			win := own[ws:we]
+			win := flat[ws:we]
 			if mm := deadlineRe.FindStringSubmatch(win); mm != nil {
 				d := normSpace(mm[1])
 				due = &d
@@ -309,7 +316,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		soon := false
 		var soonText string
 		for _, off := range hitsIn(soonHits, a0, b0) {
-			win := own[max(off-6, a0):min(off+24, b0)]
+			win := flat[max(off-6, a0):min(off+24, b0)]
 			if m := soonRe.FindString(win); m != "" {
 				soon, soonText = true, m
 				break

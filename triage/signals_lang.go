@@ -6,6 +6,8 @@ package triage
 
 import (
 	"strings"
+
+	"mailsift/model"
 )
 
 // calendarNoticePrefixes start the subjects calendar software writes for
@@ -249,6 +251,44 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 func alertNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
 	return ok && !passedNotice(subject)
+}
+
+// incidentWords in a subject say that something of the reader's is in
+// trouble now: besides alertWords, an outage, a suspended account, an
+// abuse report, a suspicious sign-in, a breach (lower-case substrings).
+var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
+	"unusual sign-in", "security incident", "breach", "compromised", "not working", "secret scanning",
+	"ausfall", "störung", "gesperrt", "verdächtige anmeldung", "sicherheitsvorfall", "kompromittiert", "funktioniert nicht",
+	"panne", "suspendu", "connexion suspecte", "incident de sécurité", "compte compromis", "piraté", "ne fonctionne plus",
+	"suspendida", "suspendido", "incidente de seguridad", "inicio de sesión sospechoso", "cuenta comprometida", "no funciona",
+	"障害", "不審なログイン", "不正アクセス", "不正ログイン", "停止"}
+
+// afterWords in a subject say a problem is being looked back on, not
+// lived: a postmortem or a retrospective (lower-case substrings).
+var afterWords = []string{"postmortem", "post-mortem", "post mortem", "retro", "rca:", " rca", "lessons learned", "nachbetrachtung",
+	"rétrospective", "retour d'expérience", "retrospectiva", "振り返り", "事後"}
+
+// liveIncident reports whether a subject of the thread raises a live
+// problem (see alertWords and incidentWords) that is neither said to be
+// over nor looked back on.
+func liveIncident(msgs []*model.Message) bool {
+	for _, m := range msgs {
+		low := strings.ToLower(m.Subject)
+		if _, ok := containsAnyOf(low, alertWords); !ok {
+			if _, ok := containsAnyOf(low, incidentWords); !ok {
+				continue
+			}
+		}
+		return !passedNotice(m.Subject) && !lookedBack(m.Subject)
+	}
+	return false
+}
+
+// lookedBack reports whether subject looks back on a problem (see
+// afterWords): its outage words tell a story, they do not press.
+func lookedBack(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), afterWords)
+	return ok
 }
 
 // deliveryWords in a subject say a parcel is on its way or arrived: a

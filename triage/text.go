@@ -589,3 +589,20 @@ func truncateRunes(s string, n int) string {
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
+
+// flatSpace returns s with its line breaks and tabs as spaces: the same
+// length and offsets, so that a phrase wrapped onto the next line reads
+// as written on one ("this\nafternoon" is "this afternoon").
+func flatSpace(s string) string {
+	i := strings.IndexAny(s, "\n\r\t")
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '\n' || c == '\r' || c == '\t' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,79 @@
+package triage
+
+import (
+	"testing"
+
+	"mailsift/model"
+)
+
+// TestWrappedPhrases checks that a phrase wrapped onto the next line of a
+// plain-text message reads as written on one: an ask, a time of the day
+// and "as soon as you see this" across a line break.
+func TestWrappedPhrases(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body, want string
+	}{
+		{"Alex - this is a large account. Can you take a slot with her this\nafternoon? I'll join.", "urgent"},
+		{"Alex - this is a large account. Can you take a slot with her next\nweek? I'll join.", "actionable"},
+		{"We have not seen the tokens used, but we ask you\nto rotate every token of your workspace by Friday.", "actionable"},
+		{"Can you do it as soon as\nyou see this?", "urgent"},
+		{"Thanks for the notes from the\nworkshop, they read well.", "informational"},
+		{"For the new VPN you'll need\nto install the client from the portal before December 7.", "actionable"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Marcus", Email: "marcus@partner.example"}, To: []model.Address{p},
+			Subject: "follow-up", Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestAskAboutALiveIncident checks that a person asking the principal
+// something about a live problem (an alert that fired, an outage, a
+// suspended account, a suspicious sign-in; five languages) is urgent,
+// while the same ask about a resolved incident, a postmortem, or a
+// problem named by no subject is not, nor a service's own notice.
+func TestAskAboutALiveIncident(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	colleague := model.Address{Name: "Kofi Mensah", Email: "kofi@northwind.example"}
+	for _, tt := range []struct {
+		subjects []string // the thread's messages, oldest first; the last is the colleague's
+		body     string
+		want     string
+	}{
+		{[]string{"[Triggered] #4821 api-gateway: 5xx rate above 5%", "Re: api-gateway 5xx"}, "Do you want me to roll back the release, or wait for the fix?", "urgent"},
+		{[]string{"Your Acme Cloud account has been suspended", "Re: Your Acme Cloud account has been suspended"}, "Can you approve the plan upgrade so they lift it?", "urgent"},
+		{[]string{"Abuse report for instance i-0abc12"}, "Do you know what runs on that instance? Should I stop it?", "urgent"},
+		{[]string{"Checkout caído para clientes de Chile"}, "¿Nos das el visto bueno para desactivar el nuevo proveedor de pagos?", "urgent"},
+		{[]string{"Störung im Rechenzentrum Frankfurt"}, "Sollen wir auf Amsterdam umschalten? Bitte gib kurz Bescheid.", "urgent"},
+		{[]string{"Connexion suspecte sur le compte admin"}, "Peux-tu confirmer que ce n'était pas toi ?", "urgent"},
+		{[]string{"管理画面への不審なログイン"}, "APIキーを失効させてよいか、ご判断をお願いします。", "urgent"},
+		{[]string{"[Resolved] api-gateway: 5xx rate above 5%", "Re: api-gateway 5xx"}, "Do you want a write-up for the customers?", "actionable"},
+		{[]string{"Postmortem: checkout outage of November 12"}, "Can you review the timeline before the meeting next week?", "actionable"},
+		{[]string{"Quarterly planning"}, "Can you send me your headcount numbers for next quarter?", "actionable"},
+		{[]string{"Notes from the outage review"}, "Thanks for joining, the notes are in the wiki.", "informational"},
+	} {
+		var msgs []*model.Message
+		for i, s := range tt.subjects {
+			m := &model.Message{From: colleague, To: []model.Address{p}, Subject: s, HasBody: true, Text: tt.body}
+			if i < len(tt.subjects)-1 {
+				m.From = model.Address{Name: "Monitor", Email: "alerts@monitor.example"}
+				m.Text = "An incident was raised. Acknowledge it in the console."
+				m.Headers = map[string][]string{"Auto-Submitted": {"auto-generated"}}
+			}
+			msgs = append(msgs, m)
+		}
+		if o := Deterministic(msgs, p); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subjects, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+	// A service's own notice of a suspension is its instructions, not a
+	// person's ask (the alert rule decides the services' alerts).
+	m := autoMail("billing@acmecloud.example", "Your account has been suspended",
+		"Your account was suspended because an invoice is overdue. Please update your payment method to restore service.", nil)
+	m[0].To = []model.Address{p}
+	if o := Deterministic(m, p); o.Result.Category == "urgent" {
+		t.Errorf("a service's suspension notice: urgent; signals %v", o.Signals)
+	}
+}
