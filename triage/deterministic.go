@@ -144,11 +144,19 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		!namesDecision(subject)
 	// Bulk mail from outside the organisation and from no one the reader
 	// knows asks everyone on its list, not the reader, unless it turns to
-	// the reader by name ("Alex, can you…", "requested your review").
-	massAsk := an.bulk && !an.internal && !an.familiar && !an.named
+	// the reader by name ("Alex, can you…", "requested your review"): a
+	// mail merge's "Hi Alex," greets every reader by their name.
+	massAsk := an.bulk && !an.internal && !an.familiar && !an.taskNamed
 	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions && !massAsk
+	recruiter := ""
+	if !phishing && !spam {
+		recruiter = recruiterPitch(msgs, an)
+	}
 	switch {
 	case phishing || spam:
+		r.Category = contract.CategoryLowPriority
+	case recruiter != "":
+		o.Signals = append(o.Signals, Signal{Kind: SigOutreach, Reason: recruiter, Message: an.latest})
 		r.Category = contract.CategoryLowPriority
 	case (an.bulk || an.automated) && an.addressed && failureNotice(subject) &&
 		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):

@@ -307,6 +307,8 @@ func TestMassAsks(t *testing.T) {
 	}{
 		{list("boletin@semanal.example", "Semanal #214", "Novedades de la semana en bases de datos. ¿Quieres aparecer en el próximo número? Escríbenos."), contract.CategoryLowPriority},
 		{list("news@weekly.example", "Weekly #98", "This week in observability. Could you fill in our reader survey?"), contract.CategoryLowPriority},
+		{list("events@conf.example", "Last chance: early bird ends tonight", "Hi Alex,\n\nThe early bird price ends tonight at midnight. Can we count on you this year?"), contract.CategoryLowPriority},
+		{list("evenements@datafleur.example", "Webinaire jeudi", "Bonjour Alex,\n\nVos factures de logs explosent ? Pouvez-vous nous rejoindre jeudi ?"), contract.CategoryLowPriority},
 		{list("notifications@code.example.net", "[org/repo] Fix retries (#482)", "Sam requested your review on this pull request. Can you take a look?"), contract.CategoryActionable},
 		{list("notifications@code.example.net", "[org/repo] Fix retries (#482)", "Alex, can you take a look at the retry change?"), contract.CategoryActionable},
 	} {

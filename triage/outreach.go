@@ -102,6 +102,10 @@ var outreachPhrases = [numOutreachCues][]string{
 		"line of credit", "get funded", "approved for up to", "qualify for up to", "personal loan",
 		"financing options", "funding options", "cash advance", "revenue-based financing", "loan offer",
 		"low-interest", "low interest rate",
+		// a shop's sale to someone who never bought there
+		"half price", "free shipping", "today only", "limited time offer",
+		"versandkostenfrei", "nur heute", "livraison gratuite", "aujourd'hui seulement", "envío gratis", "solo hoy",
+		"半額", "送料無料", "本日限定", "期間限定",
 		// outsourcing
 		"offshore development", "dedicated developers", "hire developers", "staff augmentation",
 		"at a fraction of the cost", "at a very low cost",
@@ -466,4 +470,51 @@ func freeMail(domain string) bool {
 		}
 	}
 	return false
+}
+
+// recruitClient and recruitAsk are the two halves of a recruiter's pitch:
+// a search for someone else's company ("I'm partnering with a Series C
+// company on a Head of Platform search") and the ask of the reader's
+// openness to it ("would you be open to a chat"), in the five languages
+// (lower case).
+var (
+	recruitClient = []string{"i'm partnering with", "i am partnering with", "i'm working with a", "i am working with a",
+		"my client", "a client of ours", "on behalf of a", "retained by", "executive search", "looking for a head of",
+		"looking for a director", "looking for a vp", "head of", "director of", "vp of",
+		"mein mandant", "meine mandantin", "unser mandant", "im auftrag eines", "im auftrag einer",
+		"mon client", "ma cliente", "pour le compte d", "cabinet de recrutement",
+		"mi cliente", "en nombre de una", "en nombre de un", "empresa cliente",
+		"ヘッドハンティング", "転職", "スカウト", "人材紹介"}
+	recruitAsk = []string{"would you be open", "you'd be open", "you would be open", "are you open to", "if you're open to",
+		"open to exploring", "interested in exploring", "not looking", "confidential chat", "confidential conversation",
+		"confidential call",
+		"wären sie offen", "wärst du offen", "offen für ein gespräch", "wechselbereit", "vertrauliches gespräch",
+		"seriez-vous ouvert", "serais-tu ouvert", "ouvert à un échange", "ouverte à un échange", "échange confidentiel",
+		"à l'écoute du marché", "estarías abierto", "estaría abierto", "abierto a una conversación", "conversación confidencial",
+		"ご興味があれば", "ご興味はございますか", "カジュアル面談"}
+)
+
+// recruiterPitch says why the latest message is a recruiter's pitch to the
+// principal ("" when it is not one): a stranger (see coldOutreach) writing
+// to the principal alone about a search for another company and asking
+// whether they are open to it. It is not spam (a person wrote it, to this
+// reader), but it asks nothing the reader has to do: low priority.
+func recruiterPitch(msgs []*model.Message, an *analysis) string {
+	if an.latest < 0 || an.replied || an.familiar || an.internal || an.automated || an.bulk {
+		return ""
+	}
+	m := msgs[an.latest]
+	if isListMail(m) || len(m.To)+len(m.Cc) > 1 {
+		return ""
+	}
+	text := outreachText(m.Subject + "\n" + an.latestOwn)
+	c, ok := containsAnyOf(text, recruitClient)
+	if !ok {
+		return ""
+	}
+	a, ok := containsAnyOf(text, recruitAsk)
+	if !ok {
+		return ""
+	}
+	return "a recruiter's pitch (\"" + strings.TrimSpace(c) + "\", \"" + strings.TrimSpace(a) + "\")"
 }

@@ -276,3 +276,64 @@ func TestNotifierAddress(t *testing.T) {
 		t.Errorf("spam wording from a notification address is not spam (%v)", o.Signals)
 	}
 }
+
+// TestRecruiterPitch checks that a stranger's search for another company
+// asking whether the principal is open to it is low priority (not spam),
+// in three languages, while a stranger's other mail and a recruiter the
+// principal has written to are not taken for one.
+func TestRecruiterPitch(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body     string
+		pitch    bool
+		familiar bool
+	}{
+		{"Hi Alex,\n\nI'm partnering with a Series B logistics company on a Head of Engineering search. Would you be open to a short call next week?", true, false},
+		{"Hallo Alex,\n\nmein Mandant, ein Softwarehaus in München, sucht eine Leitung Plattform. Wären Sie offen für ein kurzes Gespräch?", true, false},
+		{"Bonjour Alex,\n\nmon client, une scale-up lyonnaise, recrute un directeur technique. Seriez-vous ouvert à un échange de 20 minutes ?", true, false},
+		{"Hi Alex,\n\nMy client has reviewed your proposal. Would you be able to send the signed copy by Friday?", false, false},
+		{"Hi Alex,\n\nI'm partnering with a Series B logistics company on a Head of Engineering search. Would you be open to a short call next week?", false, true},
+	} {
+		m := &model.Message{From: model.Address{Name: "Megan", Email: "megan@search-partners.example"}, To: []model.Address{p},
+			Subject: "A role you may like", Text: tt.body, HasBody: true}
+		a := NewAnalyzer(nil)
+		var senders Senders
+		if tt.familiar {
+			senders = fakeSenders{"megan@search-partners.example": {3, 0}}
+		}
+		o, _ := a.deterministic([]*model.Message{m}, p, senders)
+		got := o.Result.Category == "low priority" && !o.Result.IsSpam
+		if got != tt.pitch {
+			t.Errorf("%q: %s spam=%t, want a pitch %t; signals %v", tt.body, o.Result.Category, o.Result.IsSpam, tt.pitch, o.Signals)
+		}
+	}
+}
+
+// TestShopSaleFromAStranger checks that a shop's sale sent to the
+// principal alone by a shop they never dealt with, with an opt-out line or
+// a call to action, is a stranger's pitch (spam), in three languages; the
+// same sale from a shop the principal reads is not.
+func TestShopSaleFromAStranger(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, body string
+		familiar      bool
+		spam          bool
+	}{
+		{"【本日限定】人気のサプリが半額", "人気のサプリメントが本日限定で半額です。\n※配信停止をご希望の方はその旨ご返信ください。", false, true},
+		{"Nur heute: versandkostenfrei", "Alle Bürostühle heute versandkostenfrei. Wenn Sie keine weiteren E-Mails wünschen, antworten Sie mit STOP.", false, true},
+		{"Half price on standing desks", "Our standing desks are half price this week. If you're not interested, just reply no.", false, true},
+		{"Half price on standing desks", "Our standing desks are half price this week. If you're not interested, just reply no.", true, false},
+	} {
+		m := &model.Message{From: model.Address{Name: "Shop", Email: "deals@desk-shop.example"}, To: []model.Address{p},
+			Subject: tt.subject, Text: tt.body, HasBody: true}
+		var senders Senders
+		if tt.familiar {
+			senders = fakeSenders{"deals@desk-shop.example": {0, 3}}
+		}
+		o, _ := NewAnalyzer(nil).deterministic([]*model.Message{m}, p, senders)
+		if o.Result.IsSpam != tt.spam {
+			t.Errorf("%q: spam %t, want %t; signals %v", tt.subject, o.Result.IsSpam, tt.spam, o.Signals)
+		}
+	}
+}
