@@ -36,6 +36,12 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"Your call, I'm waiting on you.", true},
 		{"It's your call whether we roll back.", true},
 		{"Thanks for your call yesterday.", false},
+		{"I'd like sign-off from you before the design review, so comments by Friday would be ideal.", true},
+		{"Nous aurions besoin du bon de commande signé au plus tard le 15 décembre.", true},
+		{"Une réponse d'ici la semaine prochaine nous conviendrait parfaitement.", true},
+		{"Eine Rückmeldung bis Mittwoch wäre ideal.", true},
+		{"Me gustaría pedirte que fueras mi mentor.", true},
+		{"Nous avons besoin de temps pour migrer.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
 		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {
@@ -501,6 +507,26 @@ func TestStatusNoticeIsInformational(t *testing.T) {
 		}
 		o := Deterministic([]*model.Message{m}, p)
 		if string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestSubjectQuestion checks that a person's question written as the
+// subject asks the principal, while a reply's subject (which repeats the
+// question answered) and a service's subject do not.
+func TestSubjectQuestion(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		subject, body, from, want string
+	}{
+		{"¿Serías mi mentor el próximo semestre?", "Se abre el programa interno de mentoría y he pensado en ti.", "lucia@northwind.example", "actionable"},
+		{"Can you cover the Friday on-call?", "Sam is out and the rota has a gap.", "sam@northwind.example", "actionable"},
+		{"Re: who owns the invoice renderer?", "It is the billing team's; Dana leads it.", "sara@northwind.example", "informational"},
+		{"Ready for your trip?", "Your booking is confirmed. Check in opens 24 hours before departure.", "noreply@trains.example", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Email: tt.from}, To: []model.Address{p}, Subject: tt.subject, Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); string(o.Result.Category) != tt.want {
 			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
 		}
 	}

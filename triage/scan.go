@@ -183,6 +183,10 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	// a need or a request stated of the reader: "we ask you to rotate
 	// every token", "you'll need to re-enroll"
 	"ask you to", "ask that you", "need you to", "you need to", "you'll need to", "you will need to",
+	// a wish only the reader can meet: "comments by Friday would be
+	// ideal", "I'd like sign-off from you"
+	"would be ideal", "would be perfect", "would be appreciated", "i'd like your", "i would like your", "we'd like your",
+	"sign-off from you",
 	// indirect questions
 	"i was wondering", "we were wondering", "would like to know", "i'd like to know", "we'd like to know", "wanted to know",
 	// polite and conditional asks: "if you could approve it…", "I would

@@ -462,6 +462,16 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Respond to "+sender+": "+normSpace(subj), 160)})
 		}
 	}
+	if an.requests+an.questions == 0 && !an.automated && !an.notifier && subjectQuestion(subj) {
+		// A person's question written as the subject ("¿Serías mi mentor
+		// el próximo semestre?", "Can you cover Friday?") with a text
+		// that explains it.
+		an.questions++
+		add(Signal{Kind: SigQuestion, Reason: "the subject asks a question", Message: i})
+		if len(an.items) < 5 {
+			an.items = append(an.items, contract.ActionItem{Description: truncateRunes("Answer "+sender+": "+normSpace(subj), 160)})
+		}
+	}
 	soon := soonRe.MatchString(subj) || minutesRe.MatchString(subj) || expiresWithinTwoDays(low)
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
@@ -946,4 +956,15 @@ func linkDense(a *Analyzer, links []link) bool {
 		}
 	}
 	return len(sites) >= denseLinkSites
+}
+
+// subjectQuestion reports whether subject is a question: it ends with a
+// question mark or opens with "¿". A reply's subject is not: it repeats
+// the question of the message it answers.
+func subjectQuestion(subject string) bool {
+	s := strings.TrimSpace(subject)
+	if isReplySubject(s) {
+		return false
+	}
+	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasPrefix(s, "¿")
 }

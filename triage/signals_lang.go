@@ -57,6 +57,13 @@ var foreignRequests = []string{
 	"je voudrais savoir", "nous voudrions savoir", "j'aimerais savoir", "nous aimerions savoir", "je me demandais",
 	"nous nous demandions", "quería saber", "queríamos saber", "quisiera saber", "quisiéramos saber",
 	"me gustaría saber", "nos gustaría saber",
+	// a need or a wish of the writer's that only the reader can meet,
+	// said in the conditional: "nous aurions besoin du bon de commande
+	// signé", "une réponse d'ici mardi nous conviendrait", "wäre ideal"
+	"nous aurions besoin", "j'aurais besoin", "j’aurais besoin", "nous conviendrait", "me conviendrait",
+	"ce serait parfait", "serait idéal", "wäre ideal", "wäre super", "wäre toll", "bräuchten wir", "wir bräuchten",
+	"ich bräuchte", "bräuchte ich", "me gustaría pedirte", "me gustaría pedirle", "te agradecería", "sería ideal",
+	"necesitaríamos", "nos vendría bien",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
