@@ -394,6 +394,10 @@ func TestOwnOrganisationAnnouncement(t *testing.T) {
 		{"ci@git.northwind.example", "Pipeline #88190 has passed for main", "Pipeline has passed!", "low priority"},
 		{"tracker@northwind.example", "Your weekly digest: 23 issues updated", "23 issues were updated.", "low priority"},
 		{"news@shop.example", "Our winter collection is here", "Discover the new collection.", "low priority"},
+		{"office@northwind.example", "Third floor closed on December 5", "The third floor is closed for works on December 5. Please work from the fourth floor or from home that day.", "informational"},
+		{"it@northwind.example", "Wartung VPN-Gateway am Samstag", "Am Samstag ist das VPN von 22 bis 2 Uhr nicht erreichbar. Fragen? Bitte melden Sie sich beim Servicedesk.", "informational"},
+		{"finance@northwind.example", "2027 budget template", "The 2027 budget template is in the shared drive. Please fill in your team's tab by Wednesday, December 2.", "actionable"},
+		{"lead@northwind.example", "Rota for December", "The rota is in the wiki. Sofia, can you take the week of the 14th?", "low priority"},
 	} {
 		m := &model.Message{From: model.Address{Email: tt.from}, To: []model.Address{{Email: "engineering@northwind.example"}},
 			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: map[string][]string{"List-Id": {"<list.northwind.example>"}}}

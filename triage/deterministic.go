@@ -166,13 +166,19 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// when it names the principal (the author of the failing commit,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
-	case an.bulk && an.internal && an.questions+an.requests == 0 && len(msgs) == 1 && !isReplySubject(msgs[0].Subject) &&
+	case an.bulk && an.internal && len(msgs) == 1 && !an.otherNamed && !isReplySubject(msgs[0].Subject) &&
 		!passedNotice(msgs[0].Subject) && !failureNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
 		// An announcement of the principal's own organisation to a list
-		// (a platform change, a published postmortem) is worth knowing;
-		// its discussions, digests and the robots' "passed" notices are
-		// read later.
+		// (a platform change, a published postmortem, an office closure
+		// with what to do about it) is worth knowing; its discussions,
+		// digests and the robots' "passed" notices are read later. It is
+		// a task when it asks the reader directly, or asks everyone for
+		// something by a date ("please fill in the template by
+		// Wednesday").
 		r.Category = contract.CategoryInformational
+		if direct || an.questions+an.requests > 0 && slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }) {
+			r.Category = contract.CategoryActionable
+		}
 	case an.bulk && !direct && autoSubmitted(msgs[an.latest]) && statusNotice(msgs[an.latest].Subject):
 		// A provider's automatic notice of an incident or maintenance (a
 		// status page's mailing, resolved or not) is worth knowing; a

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -411,6 +412,8 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// "Alex, please write up the phases": an ask turned to the
 			// reader by name, not a greeting.
 			an.taskNamed = true
+		} else if !an.otherNamed {
+			an.otherNamed = turnsToSomeone(raw)
 		}
 		if r && !an.named {
 			_, an.named = containsAnyOf(low[a0:b0], yoursToDo)
@@ -967,4 +970,26 @@ func subjectQuestion(subject string) bool {
 		return false
 	}
 	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasPrefix(s, "¿")
+}
+
+// groupWords open a sentence with a comma without naming one person
+// ("Team, please…", "All: …", "Also, can you…"), lower case.
+var groupWords = []string{"team", "all", "everyone", "everybody", "folks", "guys", "hi", "hello", "hey", "thanks", "also",
+	"so", "ok", "okay", "fyi", "note", "ps", "update", "reminder", "again", "then", "and", "but", "please", "yes", "no",
+	"well", "sorry", "alle", "zusammen", "bitte", "danke", "tous", "merci", "todos", "gracias", "equipo", "hola"}
+
+// turnsToSomeone reports whether an ask sentence opens by turning to a
+// person by name: a capitalised word followed by a comma or a colon
+// ("Sofia, can you approve…", "Kenji: bitte…").
+func turnsToSomeone(sentence string) bool {
+	end := strings.IndexAny(sentence, ",:")
+	if end < 2 || end > 20 {
+		return false
+	}
+	w := sentence[:end]
+	r, _ := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) || strings.ContainsAny(w, " \t") {
+		return false
+	}
+	return !slices.Contains(groupWords, strings.ToLower(w))
 }
