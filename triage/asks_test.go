@@ -535,3 +535,16 @@ func TestSubjectQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestNoReplyAddressInstructions checks that what a message from a
+// service's no-reply address asks ("if this wasn't you, reset your
+// password") is its instructions: the notice is informational.
+func TestNoReplyAddressInstructions(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	m := &model.Message{From: model.Address{Email: "account-security-noreply@accountprotection.example"}, To: []model.Address{p},
+		Subject: "Das Kennwort für Ihr Konto wurde geändert", HasBody: true,
+		Text: "Das Kennwort für Ihr Konto wurde am 23.11. geändert. Wenn Sie das nicht waren, setzen Sie bitte Ihr Kennwort zurück."}
+	if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "informational" || len(o.Result.ActionItems) != 0 {
+		t.Errorf("a no-reply notice: %s with %d action items, want informational with none; signals %v", o.Result.Category, len(o.Result.ActionItems), o.Signals)
+	}
+}

@@ -254,6 +254,9 @@ func TestNotifierAddress(t *testing.T) {
 		{"sales@shop.example", false},
 		{"offers@quickcapital.example", false},
 		{"jane.noreply@example.org", false},
+		{"account-security-noreply@accountprotection.example", true},
+		{"billing_no-reply@cloud.example", true},
+		{"noreplyhelper@tools.example", false},
 		{"noreply", false},
 	} {
 		if got := notifierAddress(tt.email); got != tt.want {

@@ -334,7 +334,21 @@ func notifierAddress(email string) bool {
 	if i := strings.IndexByte(local, '+'); i >= 0 {
 		local = local[:i]
 	}
-	return slices.Contains(notifierLocals, local)
+	if slices.Contains(notifierLocals, local) {
+		return true
+	}
+	// "account-security-noreply", "noreply-billing": a no-reply word among
+	// the local part's hyphenated words (not "jane.noreply": a dot
+	// separates a person's names).
+	if strings.Contains(local, ".") {
+		return false
+	}
+	for w := range strings.FieldsFuncSeq(local, func(r rune) bool { return r == '-' || r == '_' }) {
+		if w == "noreply" || w == "donotreply" {
+			return true
+		}
+	}
+	return strings.Contains(local, "no-reply") || strings.Contains(local, "do-not-reply")
 }
 
 // autoSubmitted reports whether m says it was sent automatically
