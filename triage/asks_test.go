@@ -42,6 +42,9 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"Eine Rückmeldung bis Mittwoch wäre ideal.", true},
 		{"Me gustaría pedirte que fueras mi mentor.", true},
 		{"Nous avons besoin de temps pour migrer.", false},
+		{"La politique d'accès demande ta validation pour tout accès production.", true},
+		{"Für den Zugang fehlt nur noch deine Freigabe.", true},
+		{"Solo falta tu visto bueno para cerrar el pedido.", true},
 	} {
 		low := ascii.LowerString(tt.sentence)
 		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {
@@ -546,5 +549,27 @@ func TestNoReplyAddressInstructions(t *testing.T) {
 		Text: "Das Kennwort für Ihr Konto wurde am 23.11. geändert. Wenn Sie das nicht waren, setzen Sie bitte Ihr Kennwort zurück."}
 	if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "informational" || len(o.Result.ActionItems) != 0 {
 		t.Errorf("a no-reply notice: %s with %d action items, want informational with none; signals %v", o.Result.Category, len(o.Result.ActionItems), o.Signals)
+	}
+}
+
+// TestSaidNotUrgent checks that an urgency word said not to apply ("Rien
+// d'urgent, mais…", "no rush", "eilt nicht", "no es urgente") does not
+// press: the ask stays actionable.
+func TestSaidNotUrgent(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body, want string
+	}{
+		{"Salut Alex,\n\nPeux-tu approuver la demande ACC-3310 ? Rien d'urgent, mais ce serait bien avant son arrivée.", "actionable"},
+		{"Hi Alex,\n\nCan you approve the access request? No rush, it is not urgent.", "actionable"},
+		{"Hallo Alex,\n\nkannst du den Zugang freigeben? Das ist nicht dringend.", "actionable"},
+		{"Hola Alex:\n\n¿Puedes aprobar el acceso? No es urgente.", "actionable"},
+		{"Hi Alex,\n\nCan you approve the access request? It is urgent.", "urgent"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Julien", Email: "julien@northwind.example"}, To: []model.Address{p},
+			Subject: "access request", Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
 	}
 }

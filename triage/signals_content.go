@@ -171,7 +171,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if !latest {
 		return
 	}
-	if counts[pkUrgency] > 0 {
+	if counts[pkUrgency] > 0 && !saysNotUrgent(own) {
 		an.urgency = counts[pkUrgency]
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
 	}
@@ -324,7 +324,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			}
 		}
 		if !soon && foreign {
-			if w, ok := containsAnyOf(rawLow, foreignSoon); ok {
+			if w, ok := containsAnyOf(rawLow, foreignSoon); ok && !saysNotUrgent(rawLow) {
 				soon, soonText = true, w
 			}
 		}
@@ -496,7 +496,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		if !ok && an.foreign {
 			w, ok = containsAnyOf(strings.ToLower(own), foreignUrgent)
 		}
-		if ok {
+		if ok && !saysNotUrgent(subj) && !saysNotUrgent(own) {
 			an.urgency = 1
 			add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", w), Message: i, Value: w})
 		}
@@ -992,4 +992,24 @@ func turnsToSomeone(sentence string) bool {
 		return false
 	}
 	return !slices.Contains(groupWords, strings.ToLower(w))
+}
+
+// notUrgentWords say that something is not urgent ("Rien d'urgent, mais…",
+// "no rush", "eilt nicht"), in the five languages (lower case): the
+// urgency word in them does not press.
+var notUrgentWords = []string{"not urgent", "nothing urgent", "isn't urgent", "is not urgent", "no rush", "no hurry",
+	"not in a hurry", "not a rush", "non-urgent", "not time-sensitive", "not time sensitive",
+	"nicht dringend", "nichts dringendes", "keine eile", "eilt nicht", "hat zeit",
+	"pas urgent", "rien d'urgent", "rien d’urgent", "pas d'urgence", "pas d’urgence", "sans urgence", "rien de pressé",
+	"no es urgente", "nada urgente", "sin prisa", "no hay prisa", "no corre prisa",
+	"急ぎません", "急ぎではありません", "急ぎではない", "お急ぎでない", "急ぎの件ではありません"}
+
+// saysNotUrgent reports whether text says it is not urgent (see
+// notUrgentWords).
+func saysNotUrgent(text string) bool {
+	if len(text) > maxAnalyzed {
+		text = text[:maxAnalyzed]
+	}
+	_, ok := containsAnyOf(strings.ToLower(text), notUrgentWords)
+	return ok
 }

@@ -64,6 +64,11 @@ var foreignRequests = []string{
 	"ce serait parfait", "serait idéal", "wäre ideal", "wäre super", "wäre toll", "bräuchten wir", "wir bräuchten",
 	"ich bräuchte", "bräuchte ich", "me gustaría pedirte", "me gustaría pedirle", "te agradecería", "sería ideal",
 	"necesitaríamos", "nos vendría bien",
+	// the reader's sign-off named as what is missing: "la politique
+	// demande ta validation ; il suffit de l'approuver"
+	"ta validation", "votre validation", "ton feu vert", "votre feu vert", "il suffit de", "il te suffit", "il vous suffit",
+	"deine freigabe", "ihre freigabe", "deine zustimmung", "ihre zustimmung", "dein okay", "dein ok ",
+	"tu aprobación", "su aprobación", "tu visto bueno", "su visto bueno", "basta con que",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
