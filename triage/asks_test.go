@@ -192,6 +192,7 @@ func TestPaymentDiversionIsPhishing(t *testing.T) {
 		{"Accounts", "Hi Alex,\n\nyou can open a new account for the test environment in the portal.", false},
 		{"Accounts", "Hi Alex,\n\nplease move your files to the new account before Friday.", false},
 		{"Club news", "Hi Alex,\n\nI opened a new bank account for the club, the treasurer has the details.", false},
+		{"Contract - banking update", "Alex,\n\nthe vendor let me know their bank changed, and the November payment will bounce. New details below, please send them to AP today.\n\nIBAN: GB00 0000", true},
 	} {
 		m := &model.Message{From: model.Address{Name: "Accounts", Email: "ar@vendor.example"}, To: []model.Address{p},
 			Subject: tt.subject, Text: tt.body, HasBody: true}
@@ -570,6 +571,29 @@ func TestSaidNotUrgent(t *testing.T) {
 			Subject: "access request", Text: tt.body, HasBody: true}
 		if o := Deterministic([]*model.Message{m}, p); string(o.Result.Category) != tt.want {
 			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestFreeMailNamingYourOrganisation checks that a free-mail address
+// presenting itself as the principal's organisation (in its address or
+// its name) and asking for gift cards is phishing, while the same ask from
+// a free-mail address that does not, and a colleague's own address, are not.
+func TestFreeMailNamingYourOrganisation(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	body := "Are you available? I need you to buy six gift cards for a client today, I will pay you back. Reply with the codes."
+	for _, tt := range []struct {
+		from  model.Address
+		phish bool
+	}{
+		{model.Address{Name: "Farah Nadeem", Email: "farah.nadeem.northwind@gmail.com"}, true},
+		{model.Address{Name: "Farah Nadeem (Northwind)", Email: "farah.nadeem1984@gmail.com"}, true},
+		{model.Address{Name: "Farah Nadeem", Email: "farah.nadeem1984@gmail.com"}, false},
+	} {
+		m := &model.Message{From: tt.from, To: []model.Address{p}, ReplyTo: []model.Address{{Email: "farah.n@outlook.example"}},
+			Subject: "Are you available?", Text: body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%s: phishing %t, want %t; signals %v", tt.from, o.Result.IsPhishing, tt.phish, o.Signals)
 		}
 	}
 }

@@ -72,7 +72,8 @@ var phraseLists = [numPhraseKinds][]string{
 	pkDiversion: {
 		"change of bank details", "new bank details", "updated bank details", "new banking details", "new bank account",
 		"bank details have changed", "bank details have been changed", "bank details has changed", "banking details have changed",
-		"bank account has changed", "bank account has been changed", "changed banks", "changed our bank", "changed their bank",
+		"bank account has changed", "bank account has been changed", "changed banks", "their bank changed", "our bank changed",
+		"bank has changed", "new banking details", "banking details have changed", "updated banking details", "new details below", "changed our bank", "changed their bank",
 		"payment to the new account", "payments to the new account", "paid to our new account", "paid into our new account",
 		"to their new bank", "to our new bank", "updated remittance details", "new remittance details", "updated payment details",
 		"neue bankverbindung", "geänderte bankverbindung", "bankverbindung hat sich geändert", "bankverbindung geändert",

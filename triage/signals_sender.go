@@ -104,6 +104,16 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if from != "" && !seen[from] {
 		seen[from] = true
 		a.domainSignals(from, "the sender's domain", i, pDomain, 1, add)
+		if org := orgName(pReg); org != "" && freeMail(from) {
+			// "farah.nadeem.northwind@gmail.com", "Farah (Northwind)": a
+			// free-mail address presenting itself as the principal's
+			// organisation, whose people write from its own domain: the
+			// impersonation of CEO and gift-card fraud.
+			if strings.Contains(strings.ToLower(m.From.Email[:max(strings.LastIndexByte(m.From.Email, '@'), 0)]), org) ||
+				strings.Contains(strings.ToLower(m.From.Name), org) {
+				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) presents itself as %s, whose people write from %s", from, org, pReg), Message: i, Value: from, Weight: 2})
+			}
+		}
 	}
 	// The parser records what it stripped (terminal escapes, bidi controls).
 	for _, p := range m.Problems {
@@ -356,4 +366,16 @@ func notifierAddress(email string) bool {
 func autoSubmitted(m *model.Message) bool {
 	v := strings.TrimSpace(m.Header("Auto-Submitted"))
 	return v != "" && !strings.EqualFold(v, "no")
+}
+
+// orgName is the name of the organisation a registrable domain belongs
+// to, as people write it in addresses and names ("northwind" for
+// northwind.example), when it is long enough to mean it (five letters or
+// more; "" otherwise).
+func orgName(reg string) string {
+	name, _, _ := strings.Cut(reg, ".")
+	if len(name) < 5 || freeMail(reg) {
+		return ""
+	}
+	return strings.ToLower(name)
 }
