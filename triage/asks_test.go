@@ -597,3 +597,29 @@ func TestFreeMailNamingYourOrganisation(t *testing.T) {
 		}
 	}
 }
+
+// TestSigningServiceReplyTo checks that a Reply-To elsewhere on mail a
+// service sends automatically and authenticates as itself (an e-signature
+// request pointing replies at the person it writes for) is no spam
+// indicator, while the same mail without the authentication is one.
+func TestSigningServiceReplyTo(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		auth string
+		spam bool
+	}{
+		{"mx.northwind.example; spf=pass smtp.mailfrom=sign.example; dkim=pass header.d=sign.example; dmarc=pass header.from=sign.example", false},
+		{"", true},
+	} {
+		h := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+		if tt.auth != "" {
+			h["Authentication-Results"] = []string{tt.auth}
+		}
+		m := &model.Message{From: model.Address{Name: "Dana via Sign", Email: "dse@sign.example"}, To: []model.Address{p},
+			ReplyTo: []model.Address{{Email: "dana@meridian.example"}}, Headers: h, HasBody: true,
+			Subject: "Please sign: mutual NDA", Text: "Dana sent you a document to review and sign. Click here to review the document."}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsSpam != tt.spam {
+			t.Errorf("auth %q: spam %t, want %t; signals %v", tt.auth, o.Result.IsSpam, tt.spam, o.Signals)
+		}
+	}
+}

@@ -186,6 +186,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		r.Category = contract.CategoryInformational
 	case an.bulk && !direct:
 		r.Category = contract.CategoryLowPriority
+	case (an.automated || an.notifier) && !direct && !an.taskNamed && an.questions+an.requests == 0 && !an.soonDeadline &&
+		toolNotice(msgs[an.latest]) && !failureNotice(subject) && !alertNotice(subject):
+		// A collaboration tool's notice that asks nothing (an issue
+		// updated, a recording ready, a page edited) is read later, like
+		// its digests.
+		r.Category = contract.CategoryLowPriority
 	case an.automated && !direct && isDigest(subject):
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.

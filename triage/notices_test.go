@@ -317,3 +317,25 @@ func TestMassAsks(t *testing.T) {
 		}
 	}
 }
+
+// TestToolActivityIsLowPriority checks that a collaboration tool's notice
+// of activity that asks nothing (an issue updated, a recording ready) is
+// low priority, while its notices that ask the reader (a review
+// requested), that something failed, or about the reader's account (a new
+// sign-in) are not.
+func TestToolActivityIsLowPriority(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body, want string
+	}{
+		{"jira@northwind.atlassian.net", "[JIRA] (PLAT-2291) Upgrade Redis clients to 7.x", "Sam Ortiz updated PLAT-2291: Status changed from To Do to In Progress.", "low priority"},
+		{"no-reply@zoom.us", "Cloud Recording - Platform guild is now available", "Your cloud recording is now available. Share it with the attendees.", "low priority"},
+		{"notifications@github.com", "[northwind/api] Fix retries (#482)", "Sam requested your review on this pull request. Can you take a look?", "actionable"},
+		{"noreply@github.com", "[GitHub] A new sign-in to your account", "We noticed a new sign-in to your account from Firefox on Linux.", "informational"},
+		{"noreply@trains.example", "Your booking is confirmed", "Your seat is booked for 30 November, coach 7 seat 45.", "informational"},
+	} {
+		m := autoMail(tt.from, tt.subject, tt.body, nil)
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

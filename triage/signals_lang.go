@@ -334,3 +334,35 @@ func statusNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), statusWords)
 	return ok
 }
+
+// toolDomains are the registrable domains of the collaboration tools whose
+// notices report activity (issue trackers, code hosts, chat, video calls,
+// documents, design and planning boards).
+var toolDomains = []string{"atlassian.net", "atlassian.com", "github.com", "gitlab.com", "bitbucket.org", "zoom.us",
+	"slack.com", "asana.com", "trello.com", "notion.so", "figma.com", "linear.app", "monday.com", "clickup.com",
+	"miro.com", "loom.com", "basecamp.com", "airtable.com", "smartsheet.com", "webex.com", "dropbox.com", "box.com"}
+
+// accountWords in a subject say a notice is about the reader's account,
+// security or money (a new sign-in, a password change, a receipt): worth
+// knowing from any service (lower case).
+var accountWords = []string{"sign-in", "sign in", "signed in", "login", "log-in", "password", "security", "two-factor", "2fa",
+	"ssh key", "access token", "verify", "verification", "receipt", "invoice", "payment", "billing", "subscription", "renew",
+	"anmeldung", "kennwort", "passwort", "sicherheit", "rechnung", "zahlung", "connexion", "mot de passe", "sécurité",
+	"facture", "paiement", "inicio de sesión", "contraseña", "seguridad", "factura", "pago",
+	"ログイン", "パスワード", "セキュリティ", "請求", "領収"}
+
+// toolNotice reports whether m comes from a collaboration tool (see
+// toolDomains, or a tenant's subdomain of one: northwind.atlassian.net),
+// about its activity rather than the reader's account (see accountWords).
+func toolNotice(m *model.Message) bool {
+	if _, ok := containsAnyOf(strings.ToLower(m.Subject), accountWords); ok {
+		return false
+	}
+	d := strings.ToLower(domainOf(m.From.Email))
+	for _, t := range toolDomains {
+		if d == t || strings.HasSuffix(d, "."+t) {
+			return true
+		}
+	}
+	return false
+}

@@ -79,10 +79,13 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		d := domainOf(rt.Email)
 		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
-			if !isListMail(m) {
+			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) {
 				// Outside a mailing list (which points replies at itself),
 				// replies diverted from the sender are a spam indicator
 				// too: one of the independent ones spam needs two of.
+				// Not from a service that authenticated as itself and says
+				// it sends automatically: a signing or form service
+				// points replies at the person it writes for.
 				an.suspicious++
 			}
 			break
