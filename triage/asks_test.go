@@ -45,6 +45,13 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"La politique d'accès demande ta validation pour tout accès production.", true},
 		{"Für den Zugang fehlt nur noch deine Freigabe.", true},
 		{"Solo falta tu visto bueno para cerrar el pedido.", true},
+		{"Les trois autres membres du jury ont déjà saisi leur avis, il ne manque que le tien.", true},
+		{"Si tu peux saisir ton retour avant jeudi, nous pourrons décider vendredi.", true},
+		{"Te recordamos que siguen pendientes los dos justificantes de tu nota de gastos.", true},
+		{"Für die Abrechnung fehlt nur noch dein Beleg vom 14. Oktober.", true},
+		{"If you can send the slides by Friday, I'll merge them into the deck.", true},
+		{"The other reviewers are done; only yours is missing.", true},
+		{"Il ne pleut plus à Lyon depuis ce matin.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
 		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {

@@ -186,7 +186,8 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	// a wish only the reader can meet: "comments by Friday would be
 	// ideal", "I'd like sign-off from you"
 	"would be ideal", "would be perfect", "would be appreciated", "i'd like your", "i would like your", "we'd like your",
-	"sign-off from you",
+	"sign-off from you", "if you can ", "only yours is missing", "still missing your", "we're still missing", "we are still missing",
+	"still waiting on your",
 	// indirect questions
 	"i was wondering", "we were wondering", "would like to know", "i'd like to know", "we'd like to know", "wanted to know",
 	// polite and conditional asks: "if you could approve it…", "I would

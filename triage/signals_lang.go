@@ -69,6 +69,14 @@ var foreignRequests = []string{
 	"ta validation", "votre validation", "ton feu vert", "votre feu vert", "il suffit de", "il te suffit", "il vous suffit",
 	"deine freigabe", "ihre freigabe", "deine zustimmung", "ihre zustimmung", "dein okay", "dein ok ",
 	"tu aprobación", "su aprobación", "tu visto bueno", "su visto bueno", "basta con que",
+	// what only the reader can still supply: "il ne manque que le tien",
+	// "nos faltan los justificantes", "siguen pendientes", and the
+	// conditional "si tu peux saisir ton retour avant jeudi"
+	"il ne manque que", "ne manque plus que", "il nous manque", "toujours en attente de ton", "toujours en attente de votre",
+	"fehlt nur noch", "fehlen noch", "es fehlt noch", "uns fehlt noch",
+	"solo falta", "sólo falta", "nos falta", "nos faltan", "siguen pendientes", "sigue pendiente",
+	"si tu peux", "si vous pouvez", "si tu pouvais", "si puedes", "si pudieras",
+	"j'aimerais ton", "j’aimerais ton", "j'aimerais votre", "j’aimerais votre", "j'aimerais avoir ton", "j’aimerais avoir ton",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
