@@ -52,6 +52,8 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"If you can send the slides by Friday, I'll merge them into the deck.", true},
 		{"The other reviewers are done; only yours is missing.", true},
 		{"Il ne pleut plus à Lyon depuis ce matin.", false},
+		{"Please keep it to yourselves until Monday.", false},
+		{"Bitte das bis Montag vertraulich behandeln.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
 		if got := isRequest(low) || hasForeignRequest(tt.sentence); got != tt.want {
@@ -146,6 +148,9 @@ func TestHourDeadline(t *testing.T) {
 		{"Bitte bis 11. Dezember melden.", ""},
 		{"vor, jeweils von 02:00 bis 05:00 Uhr.", ""},
 		{"Die Wartung läuft von 2 Uhr bis 5 Uhr.", ""},
+		{"Donnerstag, 10:00 bis 13:00 Uhr (MEZ), Raum Spree.", ""},
+		{"会議は10時から12時までです。", ""},
+		{"Bitte schick mir die Zahlen bis 13:00 Uhr.", "bis 13:00 Uhr"},
 		{"Bitte bis 10 Uhr melden, wir sind von 8 bis 9 im Termin.", "bis 10 Uhr"},
 		{"Before 3 teams joined, the room was empty.", ""},
 	} {
@@ -627,6 +632,36 @@ func TestSigningServiceReplyTo(t *testing.T) {
 			Subject: "Please sign: mutual NDA", Text: "Dana sent you a document to review and sign. Click here to review the document."}
 		if o := Deterministic([]*model.Message{m}, p); o.Result.IsSpam != tt.spam {
 			t.Errorf("auth %q: spam %t, want %t; signals %v", tt.auth, o.Result.IsSpam, tt.spam, o.Signals)
+		}
+	}
+}
+
+// TestConfirmationAddressInstructions checks that what a service's
+// confirmation address asks ("Bitte halten Sie Ihren Ausweis bereit") is
+// its instructions, and that such an address vouches for nothing else.
+func TestConfirmationAddressInstructions(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	m := &model.Message{From: model.Address{Name: "DB", Email: "buchungsbestaetigung@bahn.example"}, To: []model.Address{p},
+		Subject: "Ihre Buchung: Berlin - Hamburg am 30.11.", HasBody: true,
+		Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=bahn.example; dmarc=pass header.from=bahn.example"}},
+		Text: "Ihre Fahrkarte ist gebucht. Bitte halten Sie bei der Kontrolle Ihren Ausweis bereit."}
+	if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "informational" {
+		t.Errorf("a booking confirmation: %s, want informational; signals %v", o.Result.Category, o.Signals)
+	}
+	for _, tt := range []struct {
+		email string
+		want  bool
+	}{
+		{"buchungsbestaetigung@bahn.example", true},
+		{"booking-confirmation@hotel.example", true},
+		{"orders@shop.example", true},
+		{"jane@shop.example", false},
+	} {
+		if got := confirmationAddress(tt.email); got != tt.want {
+			t.Errorf("confirmationAddress(%q) = %t, want %t", tt.email, got, tt.want)
+		}
+		if notifierAddress(tt.email) && tt.email == "orders@shop.example" {
+			t.Errorf("%s became a notifier address: it would vouch against the spam score", tt.email)
 		}
 	}
 }

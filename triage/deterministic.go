@@ -140,7 +140,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// deadline or asks a decision (asksDecision), or the subject asks or
 	// names a decision.
 	subject := msgs[max(an.latest, 0)].Subject
-	instructions := (autoSubmitted(msgs[max(an.latest, 0)]) || an.notifier) && !an.taskNamed && !an.subjectAsks && !asksDecision(an.items) &&
+	instructions := (autoSubmitted(msgs[max(an.latest, 0)]) || an.notifier || confirmationAddress(msgs[max(an.latest, 0)].From.Email)) && !an.taskNamed && !an.subjectAsks && !asksDecision(an.items) &&
 		!namesDecision(subject)
 	// Bulk mail from outside the organisation and from no one the reader
 	// knows asks everyone on its list, not the reader, unless it turns to

@@ -587,9 +587,9 @@ func hourDeadline(sentence, low string) string {
 }
 
 // rangeStartRe is the start of a time range ending right where it ends
-// ("von 02:00 ", "zwischen 9 und … ": the "bis 05:00 Uhr" after it ends
-// the range).
-var rangeStartRe = regexp.MustCompile(`(?i)\b(?:von|ab|zwischen)\s+\d{1,2}(?:[:.]\d\d)?\s*(?:uhr\s*)?$`)
+// ("von 02:00 ", "zwischen 9 und … ", a clock time "10:00 ", 10時から:
+// the "bis 05:00 Uhr" or 13時まで after it ends the range).
+var rangeStartRe = regexp.MustCompile(`(?i)(?:\b(?:von|ab|zwischen)\s+\d{1,2}(?:[:.]\d\d)?|\b\d{1,2}:\d\d|\d{1,2}時(?:\d{1,2}分|半)?から)\s*(?:uhr\s*)?[-–]?\s*$`)
 
 // hourMarkers are the words hourDeadlineRe needs (lower-case).
 var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}

@@ -131,6 +131,12 @@ var notAsked = []string{
 	"ne pas répondre", "ne répondez pas", "aucune action", "rien à faire",
 	"no responda", "no contestes", "no conteste", "no se requiere", "no es necesario", "no hace falta",
 	"返信しないで", "返信不要", "返信は不要", "対応不要", "対応は不要", "ことはありません", "必要はありません", "必要ありません",
+	// discretion asked about news, not a task: "please keep it to
+	// yourselves until Monday"
+	"keep it confidential", "keep this confidential", "keep it to yourself", "keep it to yourselves", "keep this to yourself",
+	"keep this to yourselves", "vertraulich behandeln", "für dich behalten", "für euch behalten",
+	"garder confidentiel", "garder pour toi", "garder pour vous", "reste confidentiel", "mantenerlo en confidencialidad",
+	"mantenlo en confidencialidad", "no lo comentes", "内密に",
 }
 
 // hasAnyPrefix reports whether s starts with one of prefixes, returning it.

@@ -382,3 +382,21 @@ func orgName(reg string) string {
 	}
 	return strings.ToLower(name)
 }
+
+// confirmationWords name what a service's confirmation address sends
+// (a booking, an order, a ticket, a receipt), in its local part.
+var confirmationWords = []string{"confirm", "bestaetigung", "bestätigung", "booking", "buchung", "reservation",
+	"reservierung", "receipt", "order", "ticket", "billet", "reserva"}
+
+// confirmationAddress reports whether email's local part names what a
+// service's confirmation address sends (buchungsbestaetigung@,
+// booking-confirmation@, orders@): what such mail asks is its
+// instructions. It vouches for nothing else (spam uses such addresses too).
+func confirmationAddress(email string) bool {
+	at := strings.LastIndexByte(email, '@')
+	if at <= 0 {
+		return false
+	}
+	_, ok := containsAnyOf(strings.ToLower(email[:at]), confirmationWords)
+	return ok
+}
