@@ -644,7 +644,7 @@ func TestConfirmationAddressInstructions(t *testing.T) {
 	m := &model.Message{From: model.Address{Name: "DB", Email: "buchungsbestaetigung@bahn.example"}, To: []model.Address{p},
 		Subject: "Ihre Buchung: Berlin - Hamburg am 30.11.", HasBody: true,
 		Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=bahn.example; dmarc=pass header.from=bahn.example"}},
-		Text: "Ihre Fahrkarte ist gebucht. Bitte halten Sie bei der Kontrolle Ihren Ausweis bereit."}
+		Text:    "Ihre Fahrkarte ist gebucht. Bitte halten Sie bei der Kontrolle Ihren Ausweis bereit."}
 	if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "informational" {
 		t.Errorf("a booking confirmation: %s, want informational; signals %v", o.Result.Category, o.Signals)
 	}
