@@ -158,7 +158,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case recruiter != "":
 		o.Signals = append(o.Signals, Signal{Kind: SigOutreach, Reason: recruiter, Message: an.latest})
 		r.Category = contract.CategoryLowPriority
-	case (an.bulk || an.automated) && an.addressed && failureNotice(subject) &&
+	case (an.bulk || an.automated) && (an.addressed || an.teamAddressed) && failureNotice(subject) &&
+		(!an.bulk || mentions(msgs[an.latest].Body(), principal)) && (an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject))):
+		// … and that it runs out within the day ("Renewal failed:
+		// example.com expires today", "expires in 9h") is urgent.
+		r.Category = contract.CategoryUrgent
+	case (an.bulk || an.automated) && (an.addressed || an.teamAddressed) && failureNotice(subject) &&
 		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
 		// a renewal, a service) asks for action; through a list (a
@@ -196,7 +201,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
-	case (an.automated || an.notifier) && an.addressed && !an.bulk && alertNotice(subject):
+	case (an.automated || an.notifier) && (an.addressed || an.teamAddressed) && !an.bulk && alertNotice(subject):
 		// A service's alert to the reader that a problem is live (a page
 		// fired or escalated, a monitor down, a secret exposed) needs
 		// them now: urgent words or not, that is what the alert is for.

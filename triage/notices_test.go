@@ -339,3 +339,31 @@ func TestToolActivityIsLowPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamAddressAlertsAndRunningOut checks that a live alert or a failure
+// notice sent to a team's address of the principal's organisation (not a
+// list) reaches them as one sent to them, and that a failure notice saying
+// something runs out within the day ("expires today", "expires in 9h") is
+// urgent, while one with days left stays actionable.
+func TestTeamAddressAlertsAndRunningOut(t *testing.T) {
+	team := []model.Address{{Email: "platform-oncall@northwind.example"}}
+	for _, tt := range []struct {
+		from, subject string
+		to            []model.Address
+		want          string
+	}{
+		{"alert@monitor.example", "[Triggered on host:pg-01] Disk usage above 92%", team, "urgent"},
+		{"certwatch@northwind.example", "[CertWatch] api.northwind.example expires in 9h 12m - renewal failed", team, "urgent"},
+		{"noreply@registrar.example", "Renewal failed: northwind-status.com expires today", nil, "urgent"},
+		{"noreply@registrar.example", "Renewal failed: northwind-status.com expires in 20 days", nil, "actionable"},
+		{"alert@monitor.example", "[Triggered on host:pg-01] Disk usage above 92%", []model.Address{{Email: "someone@partner.example"}}, "informational"},
+	} {
+		m := autoMail(tt.from, tt.subject, "See the console for details.", nil)
+		if tt.to != nil {
+			m[0].To = tt.to
+		}
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q to %v: %s, want %s; signals %v", tt.subject, tt.to, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

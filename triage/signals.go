@@ -203,38 +203,39 @@ type analysis struct {
 	signals []Signal
 	// latestOwn is ownText of the latest message from others' body (set
 	// by bodySignals; the summary reads it again).
-	latestOwn    string
-	phishScore   float64
-	lure         bool
-	spamProb     float64
-	spamPhrases  int
-	bulk         bool
-	automated    bool
-	list         bool // a message came through a mailing list (see isListMail)
-	calendar     bool
-	meeting      bool
-	addressed    bool // principal in To (or no recipients known) of the latest message from others
-	ccOnly       bool
-	replied      bool // the principal wrote in the thread
-	urgency      int
-	soonDeadline bool
-	injection    bool
-	positive     int
-	negative     int
-	items        []contract.ActionItem
-	questions    int
-	requests     int
-	latest       int    // index of the latest message not from the principal (-1 none)
-	suspicious   int    // independent spam indicators (obfuscation, raw IP links, auth failures)
-	internal     bool   // the latest message from others comes from the principal's domain
-	spoofed      bool   // DMARC failed for the sender's domain outside list mail
-	greeted      bool   // the latest message from others opens with the principal's first name
-	firstName    string // the principal's (see firstName)
-	surname      string // the principal's (see surname)
-	subjectSoon  bool   // its subject names today, tonight, tomorrow or minutes
-	subjectAsks  bool   // its subject asks for action (see subjectAsks)
-	taskNamed    bool   // an ask says the task is the reader's (see yoursToDo)
-	otherNamed   bool   // an ask turns to someone else by name ("Sofia, can you…")
+	latestOwn     string
+	phishScore    float64
+	lure          bool
+	spamProb      float64
+	spamPhrases   int
+	bulk          bool
+	automated     bool
+	list          bool // a message came through a mailing list (see isListMail)
+	calendar      bool
+	meeting       bool
+	addressed     bool // principal in To (or no recipients known) of the latest message from others
+	teamAddressed bool // the latest message from others went to an address of the principal's domain, not a list
+	ccOnly        bool
+	replied       bool // the principal wrote in the thread
+	urgency       int
+	soonDeadline  bool
+	injection     bool
+	positive      int
+	negative      int
+	items         []contract.ActionItem
+	questions     int
+	requests      int
+	latest        int    // index of the latest message not from the principal (-1 none)
+	suspicious    int    // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal      bool   // the latest message from others comes from the principal's domain
+	spoofed       bool   // DMARC failed for the sender's domain outside list mail
+	greeted       bool   // the latest message from others opens with the principal's first name
+	firstName     string // the principal's (see firstName)
+	surname       string // the principal's (see surname)
+	subjectSoon   bool   // its subject names today, tonight, tomorrow or minutes
+	subjectAsks   bool   // its subject asks for action (see subjectAsks)
+	taskNamed     bool   // an ask says the task is the reader's (see yoursToDo)
+	otherNamed    bool   // an ask turns to someone else by name ("Sofia, can you…")
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when
@@ -464,6 +465,20 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		case addrIn(m.Cc, principal.Email):
 			an.ccOnly = true
 			add(Signal{Kind: SigPrincipalCc, Reason: "you are only in Cc", Message: an.latest})
+		default:
+			// To a team's address of the principal's own organisation
+			// (platform-oncall@; not a person's first.last@), not through
+			// a list: the alias the principal received it through.
+			if !isListMail(m) && pDomain != "" {
+				pReg := a.regDomain(pDomain)
+				for _, t := range m.To {
+					local, d, _ := strings.Cut(t.Email, "@")
+					if d != "" && !strings.Contains(local, ".") && a.regDomain(d) == pReg {
+						an.teamAddressed = true
+						break
+					}
+				}
+			}
 		}
 		// Spam score on the latest message from others, as trained.
 		if a.spam != nil && !an.replied {

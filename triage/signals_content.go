@@ -834,7 +834,7 @@ var (
 	// expiresInDaysRe finds in a subject something expiring within two
 	// days ("Certificate expires in 2 days", "Zertifikat läuft in 2 Tagen
 	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
-	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b`)
+	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b|\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b))`)
 	// expiryWords are the words expiresInDaysRe needs (lower-case).
 	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence"}
 	// priorityRe finds an incident or alert's top priority in a subject:
