@@ -311,9 +311,33 @@ func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add f
 // with a bulk-spam build) does not condemn it alone: it comes from the
 // principal's own domain, its domain's authentication passed, it came
 // through its own domain's list, it greets the principal by name, it was
-// generated automatically, or the user wrote to or reads its sender.
+// generated automatically, the user wrote to or reads its sender, or it
+// answers someone else's message the mailbox holds (inConversation).
 func (an *analysis) vouched() bool {
-	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier
+	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier || an.conversation
+}
+
+// inConversation reports whether msgs[latest] replies (In-Reply-To or
+// References) to an earlier message of the thread from another sender:
+// a discussion the mailbox holds both sides of. Spam is written to
+// strangers and cannot cite the Message-ID of mail its target received
+// from someone else, while a reply on a discussion list quotes and
+// discusses whatever the thread is about (prices, offers, a forwarded
+// article) in the words the spam score weighs.
+func inConversation(msgs []*model.Message, latest int) bool {
+	last := msgs[latest]
+	if len(last.InReplyTo) == 0 && len(last.References) == 0 {
+		return false
+	}
+	for _, m := range msgs[:latest] {
+		if m.MessageID == "" || sameAddr(m.From.Email, last.From.Email) {
+			continue
+		}
+		if slices.Contains(last.InReplyTo, m.MessageID) || slices.Contains(last.References, m.MessageID) {
+			return true
+		}
+	}
+	return false
 }
 
 // notifierLocals are the local parts services send their automated

@@ -1,0 +1,47 @@
+package triage
+
+import (
+	"testing"
+	"time"
+
+	"mailsift/model"
+)
+
+// conversationThread is a discussion-list thread: a question, and
+// someone else's reply that talks money in the words of 2002 spam.
+func conversationThread(replyRefs []string) []*model.Message {
+	list := map[string][]string{"List-Id": {"<talk.lists.example.net>"}, "Precedence": {"list"}}
+	q := &model.Message{MessageID: "q1@mail.example.org", From: model.Address{Email: "sam@example.org"},
+		To: []model.Address{{Email: "talk@lists.example.net"}}, Date: time.Date(2002, 9, 1, 10, 0, 0, 0, time.UTC),
+		Subject: "[talk] phoning home from abroad?", Text: "Anyone know a good way to phone home from abroad?\n", Headers: list}
+	r := &model.Message{MessageID: "r1@mail.example.com", InReplyTo: replyRefs, References: replyRefs,
+		From: model.Address{Email: "kim@example.com"}, To: []model.Address{{Email: "talk@lists.example.net"}},
+		Date: time.Date(2002, 9, 1, 12, 0, 0, 0, time.UTC), Subject: "Re: [talk] phoning home from abroad?", Headers: list,
+		Text: "Save up to 70% on international calls with our FREE offer. Order now, limited time only, " +
+			"money back guarantee. Call toll free today. To be removed from our mailing list reply with remove.\n"}
+	return []*model.Message{q, r}
+}
+
+// A reply to someone else's message the mailbox holds is a
+// conversation: the learned score alone does not make it spam, however
+// much it reads like an advertisement; the same text citing no message
+// of the thread is judged by its score.
+func TestConversationVouches(t *testing.T) {
+	a := NewAnalyzer(nil)
+	me := model.Address{Email: "me@example.net"}
+	stranger := a.Deterministic(conversationThread([]string{"unknown@elsewhere.example"}), me)
+	if !stranger.Result.IsSpam {
+		t.Fatalf("the advertisement citing no message of the thread is not spam (reasons %q): the test text no longer scores as spam", stranger.SpamReasons)
+	}
+	reply := a.Deterministic(conversationThread([]string{"q1@mail.example.org"}), me)
+	if reply.Result.IsSpam {
+		t.Errorf("a reply to someone else's message of the thread is spam: %q", reply.SpamReasons)
+	}
+	// Answering one's own earlier message is no conversation.
+	own := conversationThread([]string{"q1@mail.example.org"})
+	own[0].From = own[1].From
+	if !inConversation(own, 1) {
+		return
+	}
+	t.Errorf("a reply to the sender's own message counts as a conversation")
+}
