@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,7 +38,8 @@ import (
 //
 //	go test ./triage -run TestCrossValidation -v
 //
-// MAILSIFT_CV_TOP, MAILSIFT_CV_MIN_DF and MAILSIFT_CV_THRESHOLD override
+// MAILSIFT_CV_TOP, MAILSIFT_CV_MIN_DF, MAILSIFT_CV_ALPHA and
+// MAILSIFT_CV_THRESHOLD override
 // the training parameters (default those of triage/bayes/train);
 // MAILSIFT_CV_LIST=1 logs every out-of-fold mistake with its reasons, and
 // the ham threads the fold's model alone scores as spam.
@@ -51,22 +53,25 @@ import (
 // built into bayes.Tokenize and triage: a comma-separated list of
 // binary (each token once per message), cap=N (the body's first N
 // bytes), noquote (without lines starting with '>') and nosig (without
-// what follows a "-- " signature line). It transforms the training
-// messages and the "score alone" figure only; the whole decision still
-// scores the message as triage does, so only the "score alone" figures
-// are meaningful then.
+// what follows a "-- " signature line), which transform the training
+// messages and the scored one, and norm=N (a long message's summed
+// log-likelihoods scaled by sqrt(N/tokens)) and topk=K (only the K
+// distinct tokens of largest weight), which change how the score is
+// summed. They apply to the "score alone" figures only: the whole
+// decision still scores the message as triage does, so its figures are
+// not meaningful then.
 
 // cvFolds is the number of folds.
 const cvFolds = 5
 
 // cvConfig are the training parameters of one cross-validation run.
 type cvConfig struct {
-	topN, minDF int
-	threshold   float64
+	topN, minDF      int
+	threshold, alpha float64
 }
 
 // cvDefault is what triage/bayes/train ships with.
-var cvDefault = cvConfig{topN: 20000, minDF: 3, threshold: 0.9}
+var cvDefault = cvConfig{topN: 20000, minDF: 3, threshold: 0.9, alpha: bayes.DefaultAlpha}
 
 // Out-of-fold floors, so that a change that makes the decision worse on
 // mail the model has not seen fails. Measured when the harness was
@@ -229,6 +234,59 @@ func cvDoc(m *model.Message, spam bool) bayes.Doc {
 	return bayes.Doc{Tokens: toks, Spam: spam}
 }
 
+// cvScore is c.SpamProbability(toks), or with MAILSIFT_CV_VARIANT
+// norm=N the log-likelihood sum of a message of more than N tokens
+// scaled by sqrt(N/len), or with topk=K only the K distinct tokens of
+// largest weight either way summed.
+func cvScore(c *bayes.Classifier, m *bayes.Model, toks []string) float64 {
+	v := os.Getenv("MAILSIFT_CV_VARIANT")
+	norm, topk := 0, 0
+	if i := strings.Index(v, "norm="); i >= 0 {
+		norm, _ = strconv.Atoi(strings.Split(v[i+5:], ",")[0])
+	}
+	if i := strings.Index(v, "topk="); i >= 0 {
+		topk, _ = strconv.Atoi(strings.Split(v[i+5:], ",")[0])
+	}
+	if norm == 0 && topk == 0 {
+		return c.SpamProbability(toks)
+	}
+	alpha := m.Alpha
+	if alpha <= 0 {
+		alpha = bayes.DefaultAlpha
+	}
+	vocab := float64(len(m.Tokens))
+	spamDen := math.Log(float64(m.SpamTotal) + alpha*vocab)
+	hamDen := math.Log(float64(m.HamTotal) + alpha*vocab)
+	prior := math.Log(float64(m.SpamDocs)) - math.Log(float64(m.HamDocs))
+	var ws []float64
+	seen := map[string]bool{}
+	for _, t := range toks {
+		cnt, ok := m.Tokens[t]
+		if !ok {
+			continue
+		}
+		if topk > 0 {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+		}
+		ws = append(ws, math.Log(float64(cnt[0])+alpha)-spamDen-(math.Log(float64(cnt[1])+alpha)-hamDen))
+	}
+	if topk > 0 {
+		sort.Slice(ws, func(i, j int) bool { return math.Abs(ws[i]) > math.Abs(ws[j]) })
+		ws = ws[:min(topk, len(ws))]
+	}
+	var sum float64
+	for _, w := range ws {
+		sum += w
+	}
+	if norm > 0 && len(toks) > norm {
+		sum *= math.Sqrt(float64(norm) / float64(len(toks)))
+	}
+	return bayes.Probability(prior + sum)
+}
+
 // cvLatest returns the latest message not from principal (nil if none):
 // the one triage scores.
 func cvLatest(msgs []*model.Message, principal model.Address) *model.Message {
@@ -266,6 +324,7 @@ func crossValidate(t *testing.T, groups []cvGroup, cfg cvConfig, principal model
 		}
 		m := bayes.Train(docs, cfg.topN, cfg.minDF, fmt.Sprintf("cross-validation fold %d", k))
 		m.Threshold = cfg.threshold
+		m.Alpha = cfg.alpha
 		c := bayes.NewClassifier(m, nil)
 		det := triage.NewOffline(triage.NewAnalyzer(c))
 		for _, g := range groups {
@@ -279,7 +338,7 @@ func crossValidate(t *testing.T, groups []cvGroup, cfg cvConfig, principal model
 				}
 				spam := o.Result.IsSpam
 				if last := cvLatest(th.msgs, principal); last != nil {
-					p := c.SpamProbability(cvDoc(last, th.spam).Tokens)
+					p := cvScore(c, m, cvDoc(last, th.spam).Tokens)
 					if p >= cfg.threshold {
 						if th.spam {
 							res.scoreSpamTP++
@@ -340,6 +399,13 @@ func cvEnv(t *testing.T) cvConfig {
 		}
 		cfg.minDF = n
 	}
+	if v := os.Getenv("MAILSIFT_CV_ALPHA"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("MAILSIFT_CV_ALPHA: %v", err)
+		}
+		cfg.alpha = f
+	}
 	if v := os.Getenv("MAILSIFT_CV_THRESHOLD"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
@@ -368,7 +434,7 @@ func TestCrossValidation(t *testing.T) {
 	} {
 		t.Run(run.name, func(t *testing.T) {
 			res := crossValidate(t, groups, cfg, model.Address{Email: "me@example.org"}, run.bySource)
-			t.Logf("out of fold (%d folds %s, per thread; top %d, min-df %d, threshold %.3f): %s", cvFolds, run.name, cfg.topN, cfg.minDF, cfg.threshold, res)
+			t.Logf("out of fold (%d folds %s, per thread; top %d, min-df %d, alpha %g, threshold %.3f): %s", cvFolds, run.name, cfg.topN, cfg.minDF, cfg.alpha, cfg.threshold, res)
 			if os.Getenv("MAILSIFT_CV_LIST") != "" {
 				for _, m := range res.mistakes {
 					t.Logf("MISS %s spam=%t %q from %s\n    %s", m.group, m.spam, m.subject, m.from, m.reasons)
