@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,4 +45,31 @@ func TestConversationVouches(t *testing.T) {
 		return
 	}
 	t.Errorf("a reply to the sender's own message counts as a conversation")
+}
+
+// A signed message (inline PGP, or a PGP/MIME or S/MIME signature part)
+// is not condemned by the learned score alone; the same text unsigned is.
+func TestSignedVouches(t *testing.T) {
+	a := NewAnalyzer(nil)
+	me := model.Address{Email: "me@example.net"}
+	unsigned := conversationThread(nil)[1:]
+	if o := a.Deterministic(unsigned, me); !o.Result.IsSpam {
+		t.Fatalf("the unsigned advertisement is not spam (reasons %q): the test text no longer scores as spam", o.SpamReasons)
+	}
+	inline := conversationThread(nil)[1:]
+	inline[0].Text = "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA1\n\n" + inline[0].Text +
+		"-----BEGIN PGP SIGNATURE-----\nVersion: GnuPG v1.0.7\n\niD8DBQE9\n-----END PGP SIGNATURE-----\n"
+	// A long body whose signature block lies beyond what is analyzed.
+	block := conversationThread(nil)[1:]
+	block[0].Text = strings.Repeat(block[0].Text, 2*maxAnalyzed/len(block[0].Text)) +
+		"-----BEGIN PGP SIGNATURE-----\nVersion: GnuPG v1.0.7\n\niD8DBQE9\n-----END PGP SIGNATURE-----\n"
+	mime := conversationThread(nil)[1:]
+	mime[0].Attachments = []model.Attachment{{Filename: "signature.asc", ContentType: "application/pgp-signature", Part: "2"}}
+	smime := conversationThread(nil)[1:]
+	smime[0].Attachments = []model.Attachment{{Filename: "smime.p7s", ContentType: "application/pkcs7-signature", Part: "2"}}
+	for name, th := range map[string][]*model.Message{"inline PGP": inline, "PGP signature block": block, "PGP/MIME": mime, "S/MIME": smime} {
+		if o := a.Deterministic(th, me); o.Result.IsSpam {
+			t.Errorf("%s signed: spam (%q)", name, o.SpamReasons)
+		}
+	}
 }

@@ -76,13 +76,13 @@ var cvDefault = cvConfig{topN: 20000, minDF: 3, threshold: 0.9, alpha: bayes.Def
 // Out-of-fold floors, so that a change that makes the decision worse on
 // mail the model has not seen fails. Measured when the harness was
 // written: ham false positives 3 of 1,434 threads (0.21 %), spam recall
-// 0.9534 (450 of 472 threads); by source, ham false positives 106
-// (7.39 %; 122 before replies in a conversation were vouched for) and
-// spam recall 0.9449 (446).
+// 0.9534 (450 of 472 threads); by source, ham false positives 104
+// (7.25 %; 122 before replies in a conversation and signed mail were
+// vouched for) and spam recall 0.9449 (446).
 const (
 	cvMaxHamFP            = 0.0025
 	cvMinSpamRecall       = 0.95
-	cvSourceMaxHamFP      = 0.075
+	cvSourceMaxHamFP      = 0.0735
 	cvSourceMinSpamRecall = 0.94
 )
 
