@@ -73,3 +73,33 @@ func TestSignedVouches(t *testing.T) {
 		}
 	}
 }
+
+// A request for credentials counts only in the author's own text: quoted
+// or forwarded, it is someone else's (a warning passes a scam on).
+func TestCredentialRequestOwnTextOnly(t *testing.T) {
+	a := NewAnalyzer(nil)
+	me := model.Address{Email: "me@example.net"}
+	scam := "Dear customer, unusual activity was found. Verify your account within 24 hours or your account will be suspended.\n"
+	has := func(body string) bool {
+		m := &model.Message{MessageID: "w1@example.org", From: model.Address{Email: "pat@example.org"},
+			To: []model.Address{{Email: "me@example.net"}}, Subject: "look at this one", Text: body,
+			Date: time.Date(2002, 9, 1, 10, 0, 0, 0, time.UTC)}
+		for _, s := range a.Deterministic([]*model.Message{m}, me).Signals {
+			if s.Kind == SigCredentialRequest {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(scam) {
+		t.Fatal("the scam's own text asks for no credentials: the test text no longer matches the phrases")
+	}
+	for name, body := range map[string]string{
+		"quoted":    "Another one of these arrived today, careful:\n\n> " + scam,
+		"forwarded": "FYI, another one.\n\n-----Original Message-----\nFrom: security@bank.example\n\n" + scam,
+	} {
+		if has(body) {
+			t.Errorf("%s scam: a credential request is found in the forwarder's message", name)
+		}
+	}
+}
