@@ -58,8 +58,11 @@ import (
 // built into bayes.Tokenize and triage: a comma-separated list of
 // binary (each token once per message), cap=N (the body's first N
 // bytes), noquote (without lines starting with '>'), nosig (without
-// what follows a "-- " signature line) and nofooter (list mail without
-// its list's footer, see cvStripFooter), which transform the training
+// what follows a "-- " signature line), nofooter (list mail without
+// its list's footer, see cvStripFooter), header (tokens of the
+// envelope: HTML-only text, list mail, attachment types, the
+// Return-Path's domain) and bigram (pairs of adjacent words), which
+// transform the training
 // messages and the scored one, and norm=N (a long message's summed
 // log-likelihoods scaled by sqrt(N/tokens)) and topk=K (only the K
 // distinct tokens of largest weight), which change how the score is
@@ -247,6 +250,34 @@ func cvDoc(m *model.Message, spam bool) bayes.Doc {
 		}
 	}
 	toks := bayes.Tokenize(m.Subject, body, from)
+	if strings.Contains(v, "bigram") {
+		n := len(toks)
+		prev := ""
+		for _, t := range toks[:n] {
+			if strings.Contains(t, ":") {
+				prev = ""
+				continue
+			}
+			if prev != "" {
+				toks = append(toks, "b:"+prev+"_"+t)
+			}
+			prev = t
+		}
+	}
+	if strings.Contains(v, "header") {
+		if strings.TrimSpace(m.Text) == "" && m.HTMLText != "" {
+			toks = append(toks, "h:htmlonly")
+		}
+		if m.Header("List-Id") != "" || m.Header("List-Unsubscribe") != "" || strings.EqualFold(strings.TrimSpace(m.Header("Precedence")), "list") {
+			toks = append(toks, "h:list")
+		}
+		for _, a := range m.Attachments {
+			toks = append(toks, "h:att:"+strings.ToLower(a.ContentType))
+		}
+		if rp := strings.Trim(strings.TrimSpace(m.Header("Return-Path")), "<>"); strings.Contains(rp, "@") {
+			toks = append(toks, "h:rp:"+strings.ToLower(rp[strings.LastIndexByte(rp, '@')+1:]))
+		}
+	}
 	if strings.Contains(v, "binary") {
 		seen := map[string]bool{}
 		out := toks[:0]
