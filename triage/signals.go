@@ -284,6 +284,12 @@ type analysis struct {
 	// notifier: the latest message comes from a service's notification
 	// address (see notifierAddress).
 	notifier bool
+	// conversation: the latest message answers an earlier message of the
+	// thread from someone else (see inConversation).
+	conversation bool
+	// signed: the latest message carries a PGP or S/MIME signature (see
+	// signedMessage).
+	signed bool
 	// outreach: the latest message is a stranger's unsolicited pitch
 	// (see coldOutreach): spam whatever its learned score.
 	outreach outreach
@@ -444,6 +450,8 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// Known before the messages are read: a notification's asks are
 		// read even when its words score like spam (see bodySignals).
 		an.notifier = notifierAddress(msgs[an.latest].From.Email)
+		an.conversation = inConversation(msgs, an.latest)
+		an.signed = signedMessage(msgs[an.latest])
 	}
 	seenDomain := map[string]bool{}
 	// Only the newest messages are scanned: the cost per thread is bounded

@@ -136,6 +136,18 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		an.accented = accentedLetters(m.Subject, own) >= minAccented
 	}
 	counts, first := ps.counts, ps.first
+	if (counts[pkCredential] > 0 || counts[pkPayment] > 0) && len(own) < len(body) {
+		// A request for credentials or for a payment is the author's
+		// only in their own text: one that stands only in quoted or
+		// forwarded text is someone else's (a warning about a scam, or a
+		// joke appeal passed on, quotes the scam's words).
+		ops := phraseStream{idx: a.phrases}
+		bayes.EachToken(m.Subject, ops.push)
+		bayes.EachToken(own, ops.push)
+		for _, k := range []phraseKind{pkCredential, pkPayment} {
+			counts[k], first[k] = ops.counts[k], ops.first[k]
+		}
+	}
 	if counts[pkInjection] > 0 {
 		an.injection = true
 		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})

@@ -324,9 +324,69 @@ func (an *analysis) familiarSignal(msgs []*model.Message, senders Senders, add f
 // with a bulk-spam build) does not condemn it alone: it comes from the
 // principal's own domain, its domain's authentication passed, it came
 // through its own domain's list, it greets the principal by name, it was
-// generated automatically, or the user wrote to or reads its sender.
+// generated automatically, the user wrote to or reads its sender, or it
+// answers someone else's message the mailbox holds (inConversation), or
+// its sender signed it (signedMessage).
 func (an *analysis) vouched() bool {
-	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier
+	return an.internal || an.authAligned || an.ownList || an.greeted || an.automated || an.familiar || an.notifier || an.conversation ||
+		an.signed
+}
+
+// signedMessage reports whether m carries a cryptographic signature: an
+// inline PGP block (RFC 4880 cleartext signature) or a PGP/MIME or
+// S/MIME signature part (RFC 3156, RFC 8551). Signing takes a key the
+// sender keeps and publishes: people sign their mail to lists and
+// colleagues, bulk senders of unsolicited mail do not, and the signed
+// text (a long post, a patch, an announcement) is the kind of prose the
+// learned score, trained on one mailbox's lists, can mistake for spam.
+func signedMessage(m *model.Message) bool {
+	for _, a := range m.Attachments {
+		switch strings.ToLower(a.ContentType) {
+		case "application/pgp-signature", "application/pkcs7-signature", "application/x-pkcs7-signature":
+			return true
+		}
+	}
+	// A cleartext signature opens with its header and ends with its
+	// block: the body's first maxAnalyzed bytes and its last
+	// pgpTailBytes are read, whatever the body's length.
+	body := m.Body()
+	head, tail := body, ""
+	if len(body) > maxAnalyzed {
+		head, tail = body[:maxAnalyzed], body[max(maxAnalyzed, len(body)-pgpTailBytes):]
+	}
+	return strings.Contains(head, pgpBegin) || strings.Contains(tail, pgpBegin)
+}
+
+// pgpBegin starts both a cleartext-signed message's header ("-----BEGIN
+// PGP SIGNED MESSAGE-----") and its signature block ("-----BEGIN PGP
+// SIGNATURE-----").
+const pgpBegin = "-----BEGIN PGP SIGN"
+
+// pgpTailBytes is how much of a long body's end signedMessage reads for
+// the signature block (an ASCII-armoured signature is under 1 KiB).
+const pgpTailBytes = 2 << 10
+
+// inConversation reports whether msgs[latest] replies (In-Reply-To or
+// References) to an earlier message of the thread from another sender:
+// a discussion the mailbox holds both sides of. Spam is written to
+// strangers and cannot cite the Message-ID of mail its target received
+// from someone else, while a reply on a discussion list quotes and
+// discusses whatever the thread is about (prices, offers, a forwarded
+// article) in the words the spam score weighs.
+func inConversation(msgs []*model.Message, latest int) bool {
+	last := msgs[latest]
+	if len(last.InReplyTo) == 0 && len(last.References) == 0 {
+		return false
+	}
+	for _, m := range msgs[:latest] {
+		if m.MessageID == "" || sameAddr(m.From.Email, last.From.Email) {
+			continue
+		}
+		if slices.Contains(last.InReplyTo, m.MessageID) || slices.Contains(last.References, m.MessageID) {
+			return true
+		}
+	}
+	return false
 }
 
 // notifierLocals are the local parts services send their automated

@@ -26,6 +26,17 @@ type Model struct {
 	Tokens map[string][2]int `json:"tokens"`
 	// Threshold is the spam probability at or above which a message is spam.
 	Threshold float64 `json:"threshold"`
+	// Alpha is the additive (Laplace / Lidstone) smoothing of the token
+	// counts; 0 means DefaultAlpha.
+	Alpha float64 `json:"alpha,omitempty"`
+}
+
+// smoothing returns m.Alpha, or DefaultAlpha when it is not set.
+func (m *Model) smoothing() float64 {
+	if m.Alpha > 0 {
+		return m.Alpha
+	}
+	return DefaultAlpha
 }
 
 // Read decodes a gzipped JSON model.
@@ -70,8 +81,9 @@ type UserCounts struct {
 	Tokens    map[string][2]int `json:"tokens"`
 }
 
-// alpha is the Laplace smoothing constant.
-const alpha = 1.0
+// DefaultAlpha is the smoothing of a model that does not set Alpha:
+// Laplace's add-one.
+const DefaultAlpha = 1.0
 
 // Classifier scores messages with a base model plus the user's marks.
 // It is safe for concurrent use.
@@ -164,6 +176,7 @@ func (c *Classifier) rebuild() {
 // rebuildAll computes the weights of the base model and the user's marks.
 func (c *Classifier) rebuildAll() {
 	b, u := c.base, c.user
+	alpha := b.smoothing()
 	vocab := float64(len(b.Tokens) + len(u.Tokens))
 	spamDen := math.Log(float64(b.SpamTotal+u.SpamTotal) + alpha*vocab)
 	hamDen := math.Log(float64(b.HamTotal+u.HamTotal) + alpha*vocab)

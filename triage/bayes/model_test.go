@@ -1,6 +1,8 @@
 package bayes
 
 import (
+	"bytes"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -47,5 +49,38 @@ func TestDefaultWeightsShared(t *testing.T) {
 	c1.SetUser(nil)
 	if _, tab := c1.Table(); tab != shared || c1.SpamProbability(toks) != p0 {
 		t.Error("after SetUser(nil) the classifier does not score with the shipped weights")
+	}
+}
+
+// TestAlpha checks that a model's smoothing is what its weights use, that
+// an unset Alpha means Laplace's add-one, and that Write and Read keep it.
+func TestAlpha(t *testing.T) {
+	m := &Model{SpamDocs: 1, HamDocs: 1, SpamTotal: 1, HamTotal: 2, Threshold: 0.9,
+		Tokens: map[string][2]int{"offer": {1, 0}, "patch": {0, 2}}}
+	// Token "offer": log((1+a)/(1+2a)) - log(a/(2+2a)).
+	want := func(a float64) float64 {
+		return (math.Log(1+a) - math.Log(1+2*a)) - (math.Log(a) - math.Log(2+2*a))
+	}
+	for _, a := range []float64{0, 1, 0.5} {
+		m.Alpha = a
+		c := NewClassifier(m, nil)
+		wa := a
+		if a == 0 {
+			wa = DefaultAlpha
+		}
+		if got := c.weights["offer"]; math.Abs(got-want(wa)) > 1e-12 {
+			t.Errorf("alpha %v: weight of offer %v, want %v", a, got, want(wa))
+		}
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Alpha != 0.5 {
+		t.Errorf("alpha after Write and Read: %v, want 0.5", r.Alpha)
 	}
 }

@@ -25,8 +25,13 @@ func main() {
 	topN := flag.Int("top", 20000, "tokens kept, by information gain")
 	minDF := flag.Int("min-df", 3, "drop tokens seen in fewer documents")
 	threshold := flag.Float64("threshold", 0.9, "spam probability at or above which a message is spam")
+	// Cross-validation on spam-1 and easy-ham-1 (triage/crossval_test.go)
+	// favoured 0.75 (folds by source: ham false positives 106 -> 100 at
+	// the same spam recall), but held out it cost spam-2 three threads
+	// (recall 0.951 -> 0.949): the shipped model keeps Laplace's 1.
+	alpha := flag.Float64("alpha", bayes.DefaultAlpha, "additive smoothing of the token counts")
 	flag.Parse()
-	if err := run(*corpus, *out, *topN, *minDF, *threshold); err != nil {
+	if err := run(*corpus, *out, *topN, *minDF, *threshold, *alpha); err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
 	}
@@ -62,7 +67,7 @@ func load(corpus, group string, spam bool) ([]bayes.Doc, error) {
 	return docs, nil
 }
 
-func run(corpus, out string, topN, minDF int, threshold float64) error {
+func run(corpus, out string, topN, minDF int, threshold, alpha float64) error {
 	groups := map[string][]bayes.Doc{}
 	for _, g := range []struct {
 		name string
@@ -78,6 +83,7 @@ func run(corpus, out string, topN, minDF int, threshold float64) error {
 	train := append(append([]bayes.Doc{}, groups["spam-1"]...), groups["easy-ham-1"]...)
 	m := bayes.Train(train, topN, minDF, "SpamAssassin public corpus: spam-1 + easy-ham-1")
 	m.Threshold = threshold
+	m.Alpha = alpha
 	c := bayes.NewClassifier(m, nil)
 	report := func(name string, docs []bayes.Doc) {
 		s := bayes.Evaluate(c, docs)
