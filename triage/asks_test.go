@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +54,9 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"The other reviewers are done; only yours is missing.", true},
 		{"Il ne pleut plus à Lyon depuis ce matin.", false},
 		{"Please keep it to yourselves until Monday.", false},
+		{"If this was you, there's nothing else you need to do.", false},
+		{"Please do not share this email, link, or access code with others.", false},
+		{"Approve or deny this request: https://hr.example/requests/40217", true},
 		{"Bitte das bis Montag vertraulich behandeln.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
@@ -593,7 +597,7 @@ func TestSaidNotUrgent(t *testing.T) {
 // a free-mail address that does not, and a colleague's own address, are not.
 func TestFreeMailNamingYourOrganisation(t *testing.T) {
 	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
-	body := "Are you available? I need you to buy six gift cards for a client today, I will pay you back. Reply with the codes."
+	body := "Are you available? I need you to buy six gift cards for a client today, I will pay you back."
 	for _, tt := range []struct {
 		from  model.Address
 		phish bool
@@ -662,6 +666,56 @@ func TestConfirmationAddressInstructions(t *testing.T) {
 		}
 		if notifierAddress(tt.email) && tt.email == "orders@shop.example" {
 			t.Errorf("%s became a notifier address: it would vouch against the spam score", tt.email)
+		}
+	}
+}
+
+// TestGiftCardCodesArePhishing checks that asking the reader to buy gift
+// cards and pass on their codes is phishing on its own, in the five
+// languages, while a shop's gift card on a receipt is not.
+func TestGiftCardCodesArePhishing(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body  string
+		phish bool
+	}{
+		{"I need you to pick up 8 Apple gift cards at $200 each, scratch the back and email me photos of the codes.", true},
+		{"Kannst du bitte 5 Geschenkkarten kaufen und mir die Codes schicken? Ich erstatte es heute.", true},
+		{"Peux-tu acheter 6 cartes cadeaux et m'envoyer les codes ? Je te rembourse ce soir.", true},
+		{"¿Puedes comprar 4 tarjetas regalo y enviarme los códigos? Te lo devuelvo hoy.", true},
+		{"ギフトカードを5枚購入して、裏面のコードを写真で送ってください。", true},
+		{"Thank you for your order. Your gift card balance is $25.00 and can be used at checkout.", false},
+	} {
+		m := &model.Message{From: model.Address{Name: "Dan", Email: "dan.okoro.office@freemail.example"}, To: []model.Address{p},
+			Subject: "Quick favour", Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q: phishing %t, want %t; signals %v", tt.body, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}
+
+// TestDMARCFailWithALinkIsPhishingWhenItImpersonates checks that mail
+// failing its own domain's DMARC with a link is phishing when it presents
+// itself as a brand, an account or the principal's organisation, and only
+// spam when it is a scammer's own offer.
+func TestDMARCFailWithALinkIsPhishingWhenItImpersonates(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		name, from, subject string
+		phish               bool
+	}{
+		{"PayPal Service", "service@pp-notices.example", "Your payment is on hold", true},
+		{"IT Helpdesk", "it@northwind.example", "Mailbox quota", true},
+		{"Health Deals", "offers@slim-direct.example", "Lose 15 lbs before the holidays", false},
+		{"Quantum Yield", "invest@qyc-returns.example", "Your 4.2% weekly returns are waiting", false},
+	} {
+		d := tt.from[strings.LastIndexByte(tt.from, '@')+1:]
+		m := &model.Message{From: model.Address{Name: tt.name, Email: tt.from}, To: []model.Address{p}, Subject: tt.subject,
+			Text: "See the details here: https://" + d + "/go", HasBody: true,
+			Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=" + d + "; dmarc=fail header.from=" + d}}}
+		o := Deterministic([]*model.Message{m}, p)
+		if !o.Result.IsSpam || o.Result.IsPhishing != tt.phish {
+			t.Errorf("%s <%s> %q: spam %t phishing %t, want spam and phishing %t; signals %v", tt.name, tt.from, tt.subject, o.Result.IsSpam, o.Result.IsPhishing, tt.phish, o.Signals)
 		}
 	}
 }

@@ -212,7 +212,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && direct && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs):
+	case an.addressed && !an.bulk && (direct || !an.internal && (an.familiar || an.replied)) && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is

@@ -165,7 +165,7 @@ var (
 	// with their white space collapsed to single spaces (normSpace).
 	deadlineGate = gated(deadlineRe, "by ", "before ", "until ", "till ", "due ", "no later than ", "deadline", "avant ")
 	soonGate     = gated(soonRe, "eod", "asap", "end of", "today", "tonight", "this morning", "this afternoon",
-		"within", "right away", "immediately", "tomorrow", "as soon as")
+		"within", "right away", "immediately", "tomorrow", "as soon as", "in ")
 )
 
 // isASCIIWord reports whether c is a word byte of regexp's \b: an ASCII

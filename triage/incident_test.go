@@ -49,6 +49,9 @@ func TestAskAboutALiveIncident(t *testing.T) {
 		{[]string{"Störung im Rechenzentrum Frankfurt"}, "Sollen wir auf Amsterdam umschalten? Bitte gib kurz Bescheid.", "urgent"},
 		{[]string{"Connexion suspecte sur le compte admin"}, "Peux-tu confirmer que ce n'était pas toi ?", "urgent"},
 		{[]string{"管理画面への不審なログイン"}, "APIキーを失効させてよいか、ご判断をお願いします。", "urgent"},
+		{[]string{"Réplica de eu-south sin espacio en disco"}, "¿Me das el visto bueno para ampliar el volumen?", "urgent"},
+		{[]string{"Drivers unable to sign in to the app"}, "Can you check what changed in last night's release?", "urgent"},
+		{[]string{"Scheduled maintenance: admin console unavailable on Dec 3"}, "Can you tell your team to plan around it?", "actionable"},
 		{[]string{"[Resolved] api-gateway: 5xx rate above 5%", "Re: api-gateway 5xx"}, "Do you want a write-up for the customers?", "actionable"},
 		{[]string{"Postmortem: checkout outage of November 12"}, "Can you review the timeline before the meeting next week?", "actionable"},
 		{[]string{"Quarterly planning"}, "Can you send me your headcount numbers for next quarter?", "actionable"},
@@ -75,5 +78,22 @@ func TestAskAboutALiveIncident(t *testing.T) {
 	m[0].To = []model.Address{p}
 	if o := Deterministic(m, p); o.Result.Category == "urgent" {
 		t.Errorf("a service's suspension notice: urgent; signals %v", o.Signals)
+	}
+}
+
+// TestWithinTheHour checks that a need due in an hour ("ich brauche die
+// Angaben in einer Stunde", "in an hour") is urgent, in three languages.
+func TestWithinTheHour(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, body := range []string{
+		"Alex, kurze Erinnerung: ich brauche die Angaben in einer Stunde, sonst wird es knapp.",
+		"Alex, I need the figures in an hour for the board pack.",
+		"Alex, j'ai besoin des chiffres dans une heure pour le comité.",
+	} {
+		m := &model.Message{From: model.Address{Name: "Sabine", Email: "sabine@northwind.example"}, To: []model.Address{p},
+			Subject: "Angaben", Text: body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "urgent" {
+			t.Errorf("%q: %s, want urgent; signals %v", body, o.Result.Category, o.Signals)
+		}
 	}
 }

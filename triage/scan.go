@@ -27,9 +27,9 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
-	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon"}},
+	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon", "hour", "hours"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
 	// text holding none of them, and no non-ASCII byte, is not searched
 	// for those cues.
@@ -176,7 +176,9 @@ func hitsIn(h []int, a, b int) []int {
 var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you", "would you", "will you", "would you mind",
 	"can we", "could we", "let me know", "i need you to", "we need you to", "i'd like you to", "make sure",
 	// the decision is the reader's: "Your call, I'm waiting on you."
-	"your call", "it's your call", "it is your call"}
+	"your call", "it's your call", "it is your call",
+	// an approval tool's ask: "Approve or deny this request"
+	"approve or deny", "approve or decline", "approve or reject"}
 
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",

@@ -547,10 +547,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	for _, w := range strongest {
 		an.phishScore += w
 	}
-	if an.spoofed && an.links > 0 {
+	if an.spoofed && an.links > 0 && an.latest >= 0 && (an.lure || a.impersonates(msgs[an.latest], pDomain)) {
 		// Mail its sender's own domain disowns (DMARC failed) that points
-		// somewhere to click is the phishing pattern itself: the link is
-		// the lure, and it weighs as much as the failure.
+		// somewhere to click and names a brand or asks something risky is
+		// the phishing pattern itself: the link is the lure, and it weighs
+		// as much as the failure. A scammer's own domain failing its own
+		// DMARC under an offer is spam (quarantined as such), not the
+		// impersonation of someone.
 		an.lure = true
 		an.phishScore += 2
 	}
@@ -559,3 +562,29 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	return an
 }
+
+// impersonates reports whether m presents itself as a brand (its name in
+// the sender's name, the subject or the sender's domain) or as the
+// principal's own organisation (its domain): what mail failing DMARC
+// pretends to be when it is phishing.
+func (a *Analyzer) impersonates(m *model.Message, pDomain string) bool {
+	from := domainOf(m.From.Email)
+	if pDomain != "" && from != "" && a.regDomain(from) == a.regDomain(pDomain) {
+		return true
+	}
+	low := strings.ToLower(m.From.Name + " " + m.Subject + " " + from)
+	for _, b := range brands {
+		if len(b.name) >= 4 && strings.Contains(low, b.name) {
+			return true
+		}
+	}
+	_, ok := containsAnyOf(low, institutionWords)
+	return ok
+}
+
+// institutionWords in a sender's name or a subject present mail as a
+// bank's, an account's or a help desk's (lower case).
+var institutionWords = []string{"bank", "banco", "banque", "sparkasse", "銀行", "account", "cuenta", "konto", "compte",
+	"アカウント", "password", "passwort", "kennwort", "contraseña", "mot de passe", "パスワード", "security", "sicherheit",
+	"sécurité", "seguridad", "セキュリティ", "helpdesk", "help desk", "it support", "service desk", "servicedesk", "webmail",
+	"mailbox", "postfach", "buzón", "messagerie", "aviso", "avis", "hinweis", "notice", "alert", "verif"}

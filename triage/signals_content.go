@@ -173,6 +173,10 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// Asking that a payment go to changed bank details is the fraud
 		// itself: it weighs as much as phishing needs.
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks to pay to changed bank details (%q)", div), Message: i, Value: div, Weight: 3.5})
+	} else if w := giftCardCodes(own); w != "" {
+		// Asking the reader to buy gift cards and pass on their codes is
+		// the gift-card fraud itself (nobody pays a business that way).
+		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for gift card codes (%q)", w), Message: i, Value: w, Weight: 3.5})
 	}
 	if counts[pkSpammy] > 0 {
 		// The messages of a thread quote each other: the thread's spam
@@ -211,7 +215,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 
 var (
 	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
-	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end\s+of\s+(?:the\s+)?day|today|tonight|this\s+morning|this\s+afternoon|within\s+the\s+hour|within\s+\d+\s+hours?|right\s+away|immediately|tomorrow|as\s+soon\s+as\s+(?:possible|you\s+(?:can|see\s+this|get\s+this|read\s+this)))\b`)
+	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end\s+of\s+(?:the\s+)?day|today|tonight|this\s+morning|this\s+afternoon|within\s+the\s+hour|within\s+\d+\s+hours?|right\s+away|immediately|tomorrow|in\s+(?:an|one|two|\d)\s+hours?|in\s+the\s+next\s+hour|as\s+soon\s+as\s+(?:possible|you\s+(?:can|see\s+this|get\s+this|read\s+this)))\b`)
 	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
 )
 
@@ -1024,4 +1028,30 @@ func saysNotUrgent(text string) bool {
 	}
 	_, ok := containsAnyOf(strings.ToLower(text), notUrgentWords)
 	return ok
+}
+
+// giftCards name gift cards and codes names what is on their back, in the
+// five languages (lower case).
+var (
+	giftCards = []string{"gift card", "giftcard", "itunes card", "google play card", "steam card", "geschenkkarte", "gutscheinkarte",
+		"carte cadeau", "cartes cadeaux", "carte-cadeau", "tarjeta regalo", "tarjetas regalo", "tarjeta de regalo", "ギフトカード", "ギフト券"}
+	giftCodes = []string{"code", "scratch", "rubbel", "gratter", "código", "codigo", "raspa", "コード", "番号"}
+)
+
+// giftCardCodes returns the gift-card words of text when it also asks for
+// their codes ("pick up 8 gift cards, scratch the back and email me photos
+// of the codes"), "" otherwise.
+func giftCardCodes(text string) string {
+	if len(text) > maxAnalyzed {
+		text = text[:maxAnalyzed]
+	}
+	low := strings.ToLower(text)
+	w, ok := containsAnyOf(low, giftCards)
+	if !ok {
+		return ""
+	}
+	if _, ok := containsAnyOf(low, giftCodes); !ok {
+		return ""
+	}
+	return strings.TrimSpace(w)
 }

@@ -137,6 +137,10 @@ var notAsked = []string{
 	"keep this to yourselves", "vertraulich behandeln", "für dich behalten", "für euch behalten",
 	"garder confidentiel", "garder pour toi", "garder pour vous", "reste confidentiel", "mantenerlo en confidencialidad",
 	"mantenlo en confidencialidad", "no lo comentes", "内密に",
+	// a notice's closing lines: "If this was you, there's nothing else
+	// you need to do", "Please do not share this email"
+	"nothing else you need to do", "nothing more you need to do", "no need to do anything", "you don't need to do anything",
+	"do not share this", "don't share this", "do not forward this", "nicht weiterleiten", "ne partagez pas", "no comparta",
 }
 
 // hasAnyPrefix reports whether s starts with one of prefixes, returning it.
@@ -159,7 +163,8 @@ func isQuestion(sentence string) bool {
 // foreignSoon are words for "today", "tonight", "tomorrow" and "as soon as
 // possible" beyond soonRe's English ones (lower-case substrings).
 var foreignSoon = []string{
-	"heute", "morgen früh", "bis morgen", "sofort", "umgehend", "dringend",
+	"heute", "morgen früh", "bis morgen", "sofort", "umgehend", "dringend", "in einer stunde", "in zwei stunden",
+	"dans une heure", "dans l'heure", "dans deux heures", "en una hora", "en dos horas", "1時間以内",
 	"aujourd'hui", "aujourd’hui", "ce soir", "demain", "immédiatement", "dès que possible", "urgent",
 	"hoy", "esta noche", "esta tarde", "mañana", "cuanto antes", "urgente", "inmediatamente",
 	"本日", "今日", "今夜", "明日", "至急", "緊急", "今すぐ",
@@ -283,6 +288,10 @@ func alertNotice(subject string) bool {
 // trouble now: besides alertWords, an outage, a suspended account, an
 // abuse report, a suspicious sign-in, a breach (lower-case substrings).
 var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
+	"failing", "unable to", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
+	"out of disk", "since this morning", "seit heute morgen", "kein speicherplatz", "kommen nicht an", "können sich nicht",
+	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",
+	"desde esta mañana", "no reciben", "no pueden", "no llegan", "sin espacio", "今朝から", "届かない", "できない", "容量不足",
 	"unusual sign-in", "security incident", "breach", "compromised", "not working", "secret scanning",
 	"ausfall", "störung", "gesperrt", "verdächtige anmeldung", "sicherheitsvorfall", "kompromittiert", "funktioniert nicht",
 	"panne", "suspendu", "connexion suspecte", "incident de sécurité", "compte compromis", "piraté", "ne fonctionne plus",
@@ -305,10 +314,16 @@ func liveIncident(msgs []*model.Message) bool {
 				continue
 			}
 		}
-		return !passedNotice(m.Subject) && !lookedBack(m.Subject)
+		_, planned := containsAnyOf(low, maintenanceWords)
+		return !passedNotice(m.Subject) && !lookedBack(m.Subject) && !planned
 	}
 	return false
 }
+
+// maintenanceWords in a subject announce planned work: what it stops is
+// stopped on purpose, later (lower case).
+var maintenanceWords = []string{"maintenance", "wartung", "mantenimiento", "メンテナンス", "scheduled", "geplant", "planifié",
+	"programado", "予定"}
 
 // lookedBack reports whether subject looks back on a problem (see
 // afterWords): its outage words tell a story, they do not press.

@@ -345,6 +345,8 @@ var brands = []struct {
 	{"microsoft", []string{"microsoft.com", "live.com", "outlook.com", "office.com", "office365.com", "microsoftonline.com"}},
 	{"office365", []string{"office.com", "office365.com", "microsoft.com"}},
 	{"outlook", []string{"outlook.com", "live.com", "microsoft.com"}},
+	{"sharepoint", []string{"sharepoint.com", "microsoft.com", "microsoftonline.com"}},
+	{"onedrive", []string{"onedrive.com", "live.com", "microsoft.com"}},
 	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com", "google.de", "google.fr", "google.es", "google.co.jp", "google.co.uk"}},
 	{"gmail", []string{"gmail.com", "google.com"}},
 	{"apple", []string{"apple.com", "icloud.com", "apple.co.jp"}},
