@@ -500,7 +500,7 @@ var (
 // whether they are open to it. It is not spam (a person wrote it, to this
 // reader), but it asks nothing the reader has to do: low priority.
 func recruiterPitch(msgs []*model.Message, an *analysis) string {
-	if an.latest < 0 || an.replied || an.familiar || an.internal || an.automated || an.bulk {
+	if an.latest < 0 || !an.addressed || an.replied || an.familiar || an.internal || an.automated || an.bulk {
 		return ""
 	}
 	m := msgs[an.latest]

@@ -20,6 +20,7 @@ const (
 	pkPositive
 	pkNegative
 	pkSpammy
+	pkCalm
 	numPhraseKinds
 )
 
@@ -57,7 +58,9 @@ var phraseLists = [numPhraseKinds][]string{
 		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
 	},
 	pkPayment: {
-		"gift card", "gift cards", "itunes card", "google play card", "wire transfer", "wire the", "bank transfer",
+		"gift card", "gift cards", "giftcard", "giftcards", "itunes card", "google play card", "steam card",
+		"geschenkkarte", "geschenkkarten", "gutscheinkarte", "gutscheinkarten", "carte cadeau", "cartes cadeaux",
+		"tarjeta regalo", "tarjetas regalo", "wire transfer", "wire the", "bank transfer",
 		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
 		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice",
 		// a small fee held against a parcel: the carrier-lookalike lure
@@ -109,6 +112,14 @@ var phraseLists = [numPhraseKinds][]string{
 		"unfortunately", "problem", "issue", "issues", "disappointed", "frustrated", "angry", "broken", "failed",
 		"failure", "complaint", "sorry", "concern", "concerned", "unacceptable", "bad news", "delay", "delayed",
 		"cancelled", "canceled", "error", "outage", "refund", "escalate", "escalation",
+	},
+	// an urgency word said not to apply ("Rien d'urgent, mais…"), as
+	// the tokenizer reads it (d', n't and 1-letter words dropped)
+	pkCalm: {
+		"not urgent", "nothing urgent", "isn urgent", "no rush", "no hurry", "not in hurry", "not rush", "non urgent",
+		"not time sensitive", "nicht dringend", "nichts dringendes", "keine eile", "eilt nicht", "pas urgent",
+		"rien urgent", "pas urgence", "sans urgence", "rien de pressé", "no es urgente", "nada urgente", "sin prisa",
+		"no hay prisa", "no corre prisa",
 	},
 	pkSpammy: {
 		"you have won", "you won", "winner", "lottery", "claim your prize", "claim your reward", "free money",

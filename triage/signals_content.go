@@ -173,7 +173,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// Asking that a payment go to changed bank details is the fraud
 		// itself: it weighs as much as phishing needs.
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks to pay to changed bank details (%q)", div), Message: i, Value: div, Weight: 3.5})
-	} else if w := giftCardCodes(own); w != "" {
+	} else if w := giftCardCodes(own, counts[pkPayment] > 0); w != "" {
 		// Asking the reader to buy gift cards and pass on their codes is
 		// the gift-card fraud itself (nobody pays a business that way).
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for gift card codes (%q)", w), Message: i, Value: w, Weight: 3.5})
@@ -187,7 +187,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if !latest {
 		return
 	}
-	if counts[pkUrgency] > 0 && !saysNotUrgent(own) {
+	if counts[pkUrgency] > 0 && counts[pkCalm] == 0 && !(!isASCII(own) && saysNotUrgent(own)) {
 		an.urgency = counts[pkUrgency]
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
 	}
@@ -1020,13 +1020,14 @@ var notUrgentWords = []string{"not urgent", "nothing urgent", "isn't urgent", "i
 	"no es urgente", "nada urgente", "sin prisa", "no hay prisa", "no corre prisa",
 	"急ぎません", "急ぎではありません", "急ぎではない", "お急ぎでない", "急ぎの件ではありません"}
 
-// saysNotUrgent reports whether text says it is not urgent (see
-// notUrgentWords).
+// saysNotUrgent reports whether text says, near its top (where the asks
+// are read), that it is not urgent (see notUrgentWords).
 func saysNotUrgent(text string) bool {
-	if len(text) > maxAnalyzed {
-		text = text[:maxAnalyzed]
+	if len(text) > 1500 {
+		text = text[:1500]
 	}
-	_, ok := containsAnyOf(strings.ToLower(text), notUrgentWords)
+	low := ascii.LowerString(text) // the non-ASCII phrases have no capitals to fold
+	_, ok := containsAnyOf(low, notUrgentWords)
 	return ok
 }
 
@@ -1040,8 +1041,13 @@ var (
 
 // giftCardCodes returns the gift-card words of text when it also asks for
 // their codes ("pick up 8 gift cards, scratch the back and email me photos
-// of the codes"), "" otherwise.
-func giftCardCodes(text string) string {
+// of the codes"), "" otherwise. payment says the phrase scan found a
+// payment phrase (the gift cards of the four languages with spaces are
+// among them): without one, only Japanese text is searched.
+func giftCardCodes(text string, payment bool) string {
+	if !payment && !strings.Contains(text, "ギフト") {
+		return ""
+	}
 	if len(text) > maxAnalyzed {
 		text = text[:maxAnalyzed]
 	}
