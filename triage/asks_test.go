@@ -57,6 +57,7 @@ func TestWhatIsAnAsk(t *testing.T) {
 		{"If this was you, there's nothing else you need to do.", false},
 		{"Please do not share this email, link, or access code with others.", false},
 		{"Approve or deny this request: https://hr.example/requests/40217", true},
+		{"時間帯指定のタイムゾーンは配送先の現地時間で指定するという理解でよろしいでしょうか。", true},
 		{"Bitte das bis Montag vertraulich behandeln.", false},
 	} {
 		low := ascii.LowerString(tt.sentence)
@@ -155,6 +156,9 @@ func TestHourDeadline(t *testing.T) {
 		{"Donnerstag, 10:00 bis 13:00 Uhr (MEZ), Raum Spree.", ""},
 		{"会議は10時から12時までです。", ""},
 		{"Bitte schick mir die Zahlen bis 13:00 Uhr.", "bis 13:00 Uhr"},
+		{"I need them by 3 so Farah can check them before it ships.", "need them by 3"},
+		{"We need it by 11am for the review.", "need it by 11am"},
+		{"Bump the replicas by 2 so we have headroom.", ""},
 		{"Bitte bis 10 Uhr melden, wir sind von 8 bis 9 im Termin.", "bis 10 Uhr"},
 		{"Before 3 teams joined, the room was empty.", ""},
 	} {
@@ -717,5 +721,43 @@ func TestDMARCFailWithALinkIsPhishingWhenItImpersonates(t *testing.T) {
 		if !o.Result.IsSpam || o.Result.IsPhishing != tt.phish {
 			t.Errorf("%s <%s> %q: spam %t phishing %t, want spam and phishing %t; signals %v", tt.name, tt.from, tt.subject, o.Result.IsSpam, o.Result.IsPhishing, tt.phish, o.Signals)
 		}
+	}
+}
+
+// TestTasksWaitingInTheSubject checks that a tool's subject counting the
+// reader's tasks ("You have 4 manager reviews to write") asks, while one
+// counting what happened does not.
+func TestTasksWaitingInTheSubject(t *testing.T) {
+	for _, tt := range []struct {
+		subject, want string
+	}{
+		{"You have 4 manager reviews to write for H2 2026", "actionable"},
+		{"You have 2 expense reports to approve", "actionable"},
+		{"You have 3 new followers", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Email: "notifications@reviews.example"}, To: []model.Address{demoPrincipal},
+			Subject: tt.subject, Text: "Open the app to see them.", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestDueDateInAConversation checks that in a thread the principal wrote
+// in, a due date the other side names is actionable, and that without
+// the principal's part it is only informational.
+func TestDueDateInAConversation(t *testing.T) {
+	them := model.Address{Name: "Chloe", Email: "chloe@university.example"}
+	first := &model.Message{From: them, To: []model.Address{demoPrincipal}, Subject: "Reference letter", HasBody: true,
+		Text: "Would you write me a reference letter for my applications?"}
+	mine := &model.Message{From: demoPrincipal, To: []model.Address{them}, Subject: "Re: Reference letter", HasBody: true,
+		Text: "Happy to. Send me the list of schools."}
+	last := &model.Message{From: them, To: []model.Address{demoPrincipal}, Subject: "Re: Reference letter", HasBody: true,
+		Text: "Thank you! The list is attached. The earliest one, ETH, is due December 5."}
+	if o := Deterministic([]*model.Message{first, mine, last}, demoPrincipal); o.Result.Category != "actionable" {
+		t.Errorf("a due date in a conversation: %s, want actionable; signals %v", o.Result.Category, o.Signals)
+	}
+	if o := Deterministic([]*model.Message{last}, demoPrincipal); o.Result.Category != "informational" {
+		t.Errorf("a due date alone: %s, want informational; signals %v", o.Result.Category, o.Signals)
 	}
 }

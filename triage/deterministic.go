@@ -184,7 +184,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		if direct || an.questions+an.requests > 0 && slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }) {
 			r.Category = contract.CategoryActionable
 		}
-	case an.bulk && !direct && autoSubmitted(msgs[an.latest]) && statusNotice(msgs[an.latest].Subject):
+	case an.bulk && !direct && (autoSubmitted(msgs[an.latest]) || an.notifier) && statusNotice(msgs[an.latest].Subject):
 		// A provider's automatic notice of an incident or maintenance (a
 		// status page's mailing, resolved or not) is worth knowing; a
 		// newsletter that talks about incidents is not one.
@@ -228,6 +228,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
 	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions):
+		r.Category = contract.CategoryActionable
+	case an.replied && an.addressed && !an.bulk && !an.automated &&
+		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }):
+		// In a conversation the principal takes part in, a due date the
+		// other side names ("the earliest one is due December 5") is
+		// theirs to keep.
 		r.Category = contract.CategoryActionable
 	default:
 		r.Category = contract.CategoryInformational

@@ -108,7 +108,9 @@ var outreachPhrases = [numOutreachCues][]string{
 		"半額", "送料無料", "本日限定", "期間限定",
 		// outsourcing
 		"offshore development", "dedicated developers", "hire developers", "staff augmentation",
-		"at a fraction of the cost", "at a very low cost",
+		"at a fraction of the cost", "at a very low cost", "scale your engineering team", "extend your engineering team",
+		"extend your team", "vetted engineers", "vetted developers", "nearshore", "a third of the cost", "1/3 the cost",
+		"1/3 of the cost", "dedicated team of",
 		"outsource your", "outsourcing services",
 		// growth promises
 		"increase your revenue", "grow your business", "boost your sales", "more customers", "more leads",
@@ -136,6 +138,7 @@ var outreachPhrases = [numOutreachCues][]string{
 		"base de données b2b", "rendez-vous qualifiés", "leads qualifiés",
 		// Spanish
 		"primera página de google", "posicionamiento web", "posicionamiento seo", "rediseño de su sitio",
+		"rediseño desde", "diseñamos webs", "diseño web", "tu web está", "su web está",
 		"auditoría gratuita", "maqueta gratuita", "más clientes", "generación de leads", "clientes potenciales",
 		"lista de asistentes", "financiación para su empresa", "préstamo para su negocio", "sin aval", "preaprobado",
 		"rentabilidad garantizada",
@@ -193,6 +196,7 @@ var outreachPhrases = [numOutreachCues][]string{
 		"si vous n'êtes pas intéressé", "si cela ne vous intéresse pas", "ne plus être contacté", "répondez stop",
 		// Spanish
 		"si no le interesa", "si no está interesado", "no volver a contactarle", "responda stop", "responda baja",
+		"no deseas recibir", "no desea recibir", "darte de baja", "darse de baja", "responde baja",
 		// Japanese
 		"ご不要の場合", "不要な場合", "今後のご案内が不要", "配信停止",
 	},

@@ -340,3 +340,25 @@ func TestShopSaleFromAStranger(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsourcingPitch checks that an outsourcing firm's pitch from a
+// stranger ("scale your engineering team at 1/3 the cost") with a call to
+// action is cold outreach, while a partner's plain mention of scaling is
+// not.
+func TestOutsourcingPitch(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body string
+		spam bool
+	}{
+		{"Hi Alex,\n\nWe help logistics companies scale your engineering team at 1/3 the cost with vetted engineers. Do you have 15 minutes Thursday or Friday?", true},
+		{"Hola Alex,\n\nEn NovaWeb diseñamos webs modernas desde 499 €. Si no deseas recibir más comunicaciones, responde BAJA.", true},
+		{"Hi Alex,\n\nOur team grew to 40 engineers this year; can we move the integration review to Thursday?", false},
+	} {
+		m := &model.Message{From: model.Address{Name: "Rahul", Email: "rahul@offshore-devs.example"}, To: []model.Address{p},
+			Subject: "Scaling in 2027", Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsSpam != tt.spam {
+			t.Errorf("%q: spam %t, want %t; signals %v", tt.body, o.Result.IsSpam, tt.spam, o.Signals)
+		}
+	}
+}

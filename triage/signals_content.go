@@ -473,6 +473,11 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	// The subject's ask counts when the text asks nothing itself (a text
 	// that asks already has its action item).
 	w, ok := containsAnyOf(low, subjectAsks)
+	if !ok {
+		if m := tasksWaitingRe.FindString(subj); m != "" {
+			w, ok = m, true
+		}
+	}
 	an.subjectAsks = ok
 	if ok && an.requests+an.questions == 0 {
 		an.requests++
@@ -527,6 +532,8 @@ var (
 		// possible", "sag mir bis 11 Bescheid" ("by 5." is as often an
 		// amount: "rose by 5.")
 		`|\bbefore\s+(?:1[0-2]|[1-9])(?:\s+(?:if|today|tonight|at the latest|please)\b|\s*[!?,;)]|\s*\.(?:\s|$)|\s*$)` +
+		// "I need them by 3": a need of something by a bare hour
+		`|\bneed\s+(?:it|them|this|that|these|those)\s+by\s+(?:1[0-2]|[1-9])(?:\s*[ap]\.?m\b|\b)` +
 		`|\bbis\s+(?:spätestens\s+)?(?:1[0-9]|2[0-3]|[1-9])\s+(?:bescheid|zurück|bitte|heute)\b` +
 		`|\b(?:bis|vor)\s+(?:spätestens\s+)?(?:um\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|mittag)` +
 		`|\b(?:avant|d['’]ici)\s+(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|midi\b)` +
@@ -545,7 +552,7 @@ var hourDeadlineAt = regexp.MustCompile(`(?i)^(?:` + strings.TrimPrefix(hourDead
 // hourStarts are the words an hourDeadlineRe match in ASCII text begins
 // with, at the start of a word (its other alternatives need a non-ASCII
 // character: 時, 正午, más, mediodía, ’).
-var hourStarts = newWordMarks([]string{"by", "before", "no later than", "bis", "vor", "avant", "d'ici", "antes de la", "para la"})
+var hourStarts = newWordMarks([]string{"by", "before", "no later than", "need", "bis", "vor", "avant", "d'ici", "antes de la", "para la"})
 
 // findHourDeadline is hourDeadlineRe.FindString(sentence), low being the
 // sentence ASCII lower-cased. In an ASCII sentence a match begins at one
@@ -1061,3 +1068,8 @@ func giftCardCodes(text string, payment bool) string {
 	}
 	return strings.TrimSpace(w)
 }
+
+// tasksWaitingRe finds a subject counting the reader's tasks waiting for
+// them ("You have 4 manager reviews to write", "You have 2 expense
+// reports to approve").
+var tasksWaitingRe = regexp.MustCompile(`(?i)^you have \d+ [^:]{0,60}? to (?:write|complete|submit|review|approve|sign|fill in|answer)\b`)

@@ -45,6 +45,8 @@ var foreignRequests = []string{
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
 	"por favor", "podría", "podrías", "necesito que", "le agradecería",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
+	// a polite question closed with 。 rather than ？: "…という理解でよろしいでしょうか。"
+	"でしょうか", "よろしいですか", "いかがですか",
 	// the decision is the reader's: "c'est à toi de valider la demande"
 	"c'est à toi de", "c'est à vous de", "c’est à toi de", "c’est à vous de", "liegt bei dir", "liegt bei ihnen",
 	"te toca", "le toca", "le corresponde a usted",
