@@ -761,3 +761,45 @@ func TestDueDateInAConversation(t *testing.T) {
 		t.Errorf("a due date alone: %s, want informational; signals %v", o.Result.Category, o.Signals)
 	}
 }
+
+// TestAvailabilityOpenerInYourOrganisationsName checks that "are you at
+// your desk?" from a free-mail address presenting itself as the
+// principal's organisation is phishing (the opening of payment fraud),
+// while the same question from a colleague's own address is not.
+func TestAvailabilityOpenerInYourOrganisationsName(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		from  string
+		phish bool
+	}{
+		{"sarah.chen.northwind@gmail.com", true},
+		{"sarah.chen@northwind.example", false},
+	} {
+		m := &model.Message{From: model.Address{Name: "Sarah Chen", Email: tt.from}, To: []model.Address{p},
+			Subject: "Are you at your desk?", Text: "Are you at your desk? I need a quick favour, reply when you see this.", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%s: phishing %t, want %t; signals %v", tt.from, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}
+
+// TestIncidentAskOfTheDayInCc checks that with the principal in Cc, an
+// ask with a deadline of the day about a live problem is urgent ("Ich
+// brauche bis 10 Uhr eine Einschätzung"), and without the deadline it is
+// not.
+func TestIncidentAskOfTheDayInCc(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		body, want string
+	}{
+		{"Ich brauche bis 10 Uhr eine Einschätzung, ob das heute noch behoben wird.", "urgent"},
+		{"Können Sie uns nächste Woche sagen, woran es lag?", "informational"},
+	} {
+		m := &model.Message{From: model.Address{Name: "Björn", Email: "b.petersen@spedition.example"},
+			To: []model.Address{{Email: "support@northwind.example"}}, Cc: []model.Address{p},
+			Subject: "Tourenexport seit 6 Uhr nicht möglich", Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.body, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -155,6 +155,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
+	case (an.automated || an.notifier || an.internal) && (an.addressed || an.teamAddressed || an.internal) && !passedNotice(subject) &&
+		expiresWithinHoursRe.MatchString(subject):
+		// A service saying something of the reader's runs out within
+		// hours ("certificate expires in 17h 40m") needs them today.
+		r.Category = contract.CategoryUrgent
 	case recruiter != "":
 		o.Signals = append(o.Signals, Signal{Kind: SigOutreach, Reason: recruiter, Message: an.latest})
 		r.Category = contract.CategoryLowPriority
@@ -212,13 +217,17 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case an.addressed && !an.bulk && (direct || !an.internal && (an.familiar || an.replied)) && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs):
+	case !an.bulk && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs) &&
+		(an.addressed && (direct || !an.internal && (an.familiar || an.replied)) ||
+			an.ccOnly && an.soonDeadline && an.questions+an.requests > 0):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is
-		// running while the question waits.
+		// running while the question waits. So does a report of one from
+		// a known correspondent, and, with the reader in Cc, an ask of
+		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung").
 		r.Category = contract.CategoryUrgent
-	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) ||
+	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) && !plannedWork(subject) ||
 		an.subjectSoon && !deliveryNotice(subject)) ||
 		an.named && !an.bulk && direct && an.soonDeadline:
 		// (In Cc, an ask that turns to the reader by name with a deadline
@@ -227,7 +236,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case an.calendar && isCalendarNotice(subject):
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
-	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions):
+	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions) ||
+		an.taskNamed && an.addressed && !an.bulk:
+		// (A task said to be the reader's, "Lena assigned ROUTE-4412 to
+		// you", is theirs to do whether or not the notice asks.)
 		r.Category = contract.CategoryActionable
 	case an.replied && an.addressed && !an.bulk && !an.automated &&
 		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }):

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"slices"
 	"testing"
 
 	"mailsift/model"
@@ -364,6 +365,64 @@ func TestTeamAddressAlertsAndRunningOut(t *testing.T) {
 		}
 		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
 			t.Errorf("%q to %v: %s, want %s; signals %v", tt.subject, tt.to, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestServiceNoticesOfTheDay checks more of what services send: a
+// certificate running out within hours is urgent (also from the
+// organisation's own robot through a list), a task assigned to the
+// reader or a comment mentioning their handle is actionable, a subject
+// saying approval is awaited asks, a build's "Success:" is low priority,
+// and planned maintenance does not press.
+func TestServiceNoticesOfTheDay(t *testing.T) {
+	list := map[string][]string{"List-Id": {"<ops.northwind.example>"}}
+	for _, tt := range []struct {
+		from, subject, body string
+		hdr                 map[string][]string
+		auto                bool
+		want                string
+	}{
+		{"certwatch@northwind.example", "[certwatch] api.northwind.example certificate expires in 17h 40m", "certwatch daily run", list, false, "urgent"},
+		{"certwatch@northwind.example", "[certwatch] api.northwind.example certificate expires in 20 days", "certwatch daily run", list, false, "informational"},
+		{"jira@northwind.atlassian.net", "[JIRA] Lena Fischer assigned ROUTE-4412 to you", "Lena Fischer assigned ROUTE-4412 to you.", nil, true, "actionable"},
+		{"comments-noreply@docs.example", "2027 Platform Roadmap - draft v3", "Priya Raman: @alex.morgan can you give me a rough size for this?", nil, false, "actionable"},
+		{"comments-noreply@docs.example", "2027 Platform Roadmap - draft v3", "Priya Raman: @sam.ortiz can you give me a rough size for this?", nil, false, "informational"},
+		{"noreply@hr.example", "Neuer Abwesenheitsantrag von Lena Fischer wartet auf Genehmigung", "Lena Fischer hat einen Abwesenheitsantrag gestellt.", nil, true, "actionable"},
+		{"builds@ci.example", "Success: northwind/route-engine #18812 (main)", "Workflow nightly-benchmarks succeeded.", nil, true, "low priority"},
+		{"support@mailer.example", "Scheduled maintenance: console unavailable Dec 3, 02:00-04:00", "Since 02:00 the console will be unavailable. We apologise for the inconvenience.",
+			map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=mailer.example; dmarc=pass header.from=mailer.example"}}, false, "informational"},
+	} {
+		var m []*model.Message
+		if tt.auto {
+			m = autoMail(tt.from, tt.subject, tt.body, tt.hdr)
+		} else {
+			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
+				Subject: tt.subject, Text: tt.body, HasBody: true, Headers: tt.hdr}}
+		}
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestBrandsOwnReplyTo checks that a Reply-To at another real domain of
+// the sender's brand (amazonaws.com replying to amazon.com) is no
+// diversion, while one at an unrelated domain is.
+func TestBrandsOwnReplyTo(t *testing.T) {
+	for _, tt := range []struct {
+		replyTo string
+		want    bool
+	}{
+		{"abuse-reply@amazon.com", false},
+		{"abuse-reply@elsewhere.example", true},
+	} {
+		m := autoMail("abuse@amazonaws.com", "Your AWS Abuse Report [1189204877-1]", "We received a report about your instance.", nil)
+		m[0].ReplyTo = []model.Address{{Email: tt.replyTo}}
+		o := Deterministic(m, demoPrincipal)
+		got := slices.ContainsFunc(o.Signals, func(s Signal) bool { return s.Kind == SigReplyToMismatch })
+		if got != tt.want {
+			t.Errorf("Reply-To %s: mismatch %t, want %t; signals %v", tt.replyTo, got, tt.want, o.Signals)
 		}
 	}
 }

@@ -53,6 +53,7 @@ var phraseLists = [numPhraseKinds][]string{
 		// German, French, Spanish: sign-in and bank details
 		"anmeldedaten", "zugangsdaten", "passwort bestätigen", "konto bestätigen", "konto verifizieren",
 		"konto wurde gesperrt", "bankdaten", "bankverbindung bestätigen", "mot de passe", "identifiants",
+		"vous identifier", "identifiez vous", "melden sie sich mit", "inicie sesión con", "identifíquese",
 		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
 		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
 		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",

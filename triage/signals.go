@@ -231,6 +231,7 @@ type analysis struct {
 	spoofed       bool   // DMARC failed for the sender's domain outside list mail
 	greeted       bool   // the latest message from others opens with the principal's first name
 	firstName     string // the principal's (see firstName)
+	handle        string // "@" and the principal's address's local part, lower case ("@alex.morgan")
 	surname       string // the principal's (see surname)
 	subjectSoon   bool   // its subject names today, tonight, tomorrow or minutes
 	subjectAsks   bool   // its subject asks for action (see subjectAsks)
@@ -429,6 +430,9 @@ func addrIn(list []model.Address, email string) bool {
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, senders Senders) *analysis {
 	an := &analysis{latest: -1, shippedProb: -1, firstName: firstName(principal), surname: surname(principal)}
+	if at := strings.IndexByte(principal.Email, '@'); at > 2 {
+		an.handle = "@" + strings.ToLower(principal.Email[:at])
+	}
 	pDomain := domainOf(principal.Email)
 	add := func(s Signal) {
 		an.signals = append(an.signals, s)

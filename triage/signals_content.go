@@ -286,6 +286,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		// voc: the sentence turns to the reader by name; looked for in
 		// every sentence of automated mail only (see taskNamed).
 		voc := (!an.named || auto) && vocative(raw, an.firstName)
+		if !voc && (auto || an.notifier) && an.handle != "" && strings.Contains(low[a0:b0], an.handle) {
+			// "@alex.morgan can you give me a rough size": a comment
+			// mentioning the reader in a document or a tracker.
+			voc = true
+		}
 		if voc {
 			an.named = true
 		}
@@ -1073,3 +1078,7 @@ func giftCardCodes(text string, payment bool) string {
 // them ("You have 4 manager reviews to write", "You have 2 expense
 // reports to approve").
 var tasksWaitingRe = regexp.MustCompile(`(?i)^you have \d+ [^:]{0,60}? to (?:write|complete|submit|review|approve|sign|fill in|answer)\b`)
+
+// expiresWithinHoursRe finds a subject saying something expires or runs
+// out within hours ("expires in 17h 40m", "läuft in 6 Stunden ab").
+var expiresWithinHoursRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b)`)

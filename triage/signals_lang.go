@@ -79,6 +79,7 @@ var foreignRequests = []string{
 	"solo falta", "sólo falta", "nos falta", "nos faltan", "siguen pendientes", "sigue pendiente",
 	"si tu peux", "si vous pouvez", "si tu pouvais", "si puedes", "si pudieras",
 	"j'aimerais ton", "j’aimerais ton", "j'aimerais votre", "j’aimerais votre", "j'aimerais avoir ton", "j’aimerais avoir ton",
+	"si me la apruebas", "si me lo apruebas", "si puedes aprobar", "でお願い",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
@@ -192,6 +193,8 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	"action needed", "awaiting approval", "pending approval", "needs approval", "wartet auf genehmigung",
+	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
 	"please review", "action required", "please sign", "please docusign", "awaiting your", "your approval", "for approval",
 	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
@@ -225,7 +228,7 @@ var foreignUrgent = []string{"dringend", "eilt", "sofort", "urgente", "urgencia"
 // build, a failed renewal, a service down); resolvedWords that it is over.
 var (
 	failureWords  = []string{"failed", "failure", "failing", "broken", "is down", "outage", "fehlgeschlagen", "ausfall", "échec", "échoué", "fallido", "fallo", "失敗", "障害"}
-	resolvedWords = []string{"resolved", "recovered", "fixed", "passed", "succeeded", "back to normal", "behoben", "résolu", "resuelto", "復旧"}
+	resolvedWords = []string{"resolved", "recovered", "fixed", "passed", "succeeded", "success:", "back to normal", "behoben", "résolu", "resuelto", "復旧"}
 )
 
 // failureNotice reports whether subject reports a failure that is not
@@ -290,7 +293,7 @@ func alertNotice(subject string) bool {
 // trouble now: besides alertWords, an outage, a suspended account, an
 // abuse report, a suspicious sign-in, a breach (lower-case substrings).
 var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
-	"failing", "unable to", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
+	"failing", "unable to", "nicht möglich", "not possible", "imposible", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
 	"out of disk", "since this morning", "seit heute morgen", "kein speicherplatz", "kommen nicht an", "können sich nicht",
 	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",
 	"desde esta mañana", "no reciben", "no pueden", "no llegan", "sin espacio", "今朝から", "届かない", "できない", "容量不足",
@@ -316,8 +319,7 @@ func liveIncident(msgs []*model.Message) bool {
 				continue
 			}
 		}
-		_, planned := containsAnyOf(low, maintenanceWords)
-		return !passedNotice(m.Subject) && !lookedBack(m.Subject) && !planned
+		return !passedNotice(m.Subject) && !lookedBack(m.Subject) && !plannedWork(m.Subject)
 	}
 	return false
 }
@@ -326,6 +328,13 @@ func liveIncident(msgs []*model.Message) bool {
 // stopped on purpose, later (lower case).
 var maintenanceWords = []string{"maintenance", "wartung", "mantenimiento", "メンテナンス", "scheduled", "geplant", "planifié",
 	"programado", "予定"}
+
+// plannedWork reports whether subject announces planned work (see
+// maintenanceWords).
+func plannedWork(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), maintenanceWords)
+	return ok
+}
 
 // lookedBack reports whether subject looks back on a problem (see
 // afterWords): its outage words tell a story, they do not press.

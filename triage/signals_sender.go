@@ -77,7 +77,8 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	pReg := a.regDomain(pDomain)
 	for _, rt := range m.ReplyTo {
 		d := domainOf(rt.Email)
-		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) {
+		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) &&
+			!sameBrand(a.regDomain(d), fromReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
 			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) {
 				// Outside a mailing list (which points replies at itself),
@@ -115,6 +116,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			if strings.Contains(strings.ToLower(m.From.Email[:max(strings.LastIndexByte(m.From.Email, '@'), 0)]), org) ||
 				strings.Contains(strings.ToLower(m.From.Name), org) {
 				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) presents itself as %s, whose people write from %s", from, org, pReg), Message: i, Value: from, Weight: 2})
+				if w, ok := containsAnyOf(strings.ToLower(m.Subject+" "+m.Body()), availabilityOpeners); ok {
+					// "Are you at your desk?": the opening move of gift-card
+					// and payment fraud, the ask follows once you answer.
+					add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
+				}
 			}
 		}
 	}
@@ -446,7 +452,8 @@ func orgName(reg string) string {
 // confirmationWords name what a service's confirmation address sends
 // (a booking, an order, a ticket, a receipt), in its local part.
 var confirmationWords = []string{"confirm", "bestaetigung", "bestätigung", "booking", "buchung", "reservation",
-	"reservierung", "receipt", "order", "ticket", "billet", "reserva"}
+	"reservierung", "receipt", "order", "ticket", "billet", "reserva", "billing", "invoice", "statement", "rechnung",
+	"facturation", "facturacion"}
 
 // confirmationAddress reports whether email's local part names what a
 // service's confirmation address sends (buchungsbestaetigung@,
@@ -460,3 +467,22 @@ func confirmationAddress(email string) bool {
 	_, ok := containsAnyOf(strings.ToLower(email[:at]), confirmationWords)
 	return ok
 }
+
+// sameBrand reports whether two registrable domains are both real domains
+// of one brand (amazon.com and amazonaws.com, google.com and gmail.com):
+// replies to the brand's other domain divert nothing.
+func sameBrand(a, b string) bool {
+	for _, br := range brands {
+		if slices.Contains(br.real, a) && slices.Contains(br.real, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// availabilityOpeners are how payment fraud in a colleague's name opens
+// (lower case): whether the reader is free or at their desk.
+var availabilityOpeners = []string{"are you at your desk", "are you available", "are you free", "are you in the office",
+	"bist du am platz", "bist du erreichbar", "sind sie erreichbar", "es-tu disponible", "êtes-vous disponible",
+	"es-tu au bureau", "¿estás en la oficina", "estás en la oficina", "¿estás disponible", "estás disponible",
+	"今お時間", "席にいますか"}
