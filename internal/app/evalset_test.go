@@ -37,6 +37,19 @@ func TestEvalSetHeldout(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout"), 80)
 }
 
+// TestEvalSetDev2 checks the second development set under
+// testdata/eval/dev2: 150 threads written independently of the rules and
+// of the other sets.
+func TestEvalSetDev2(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "dev2"), 150)
+}
+
+// TestEvalSetHeldout2 checks the set under testdata/eval/heldout2: 100
+// threads written independently of the rules and of the other sets.
+func TestEvalSetHeldout2(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout2"), 100)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
