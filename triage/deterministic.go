@@ -312,9 +312,20 @@ var decisionWords = []string{"approve", "approval", "review", "sign ", "docusign
 // namesDecision reports whether s names a decision or a sign-off (see
 // decisionWords).
 func namesDecision(s string) bool {
-	_, ok := containsAnyOf(strings.ToLower(s), decisionWords)
+	low := strings.ToLower(s)
+	if _, done := containsAnyOf(low, decisionsMade); done {
+		return false
+	}
+	_, ok := containsAnyOf(low, decisionWords)
 	return ok
 }
+
+// decisionsMade say a decision or a sign-off was made already ("Expense
+// report approved", 経費精算が承認されました): it names no decision to
+// make.
+var decisionsMade = []string{"approved", "has been signed", "was signed", "were signed", "completed:", "genehmigt wurde",
+	"wurde genehmigt", "wurde freigegeben", "a été approuvé", "a été validé", "ha sido aprobad", "fue aprobad",
+	"承認されました", "承認済", "承認が完了"}
 
 // asksDecision reports whether one of items asks for a decision or a
 // sign-off (see decisionWords), or sets a deadline (a date or an hour,

@@ -426,3 +426,61 @@ func TestBrandsOwnReplyTo(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksTakenBackAndDecisionsMade checks that an ask taken back ("Please
+// ignore my request above") and a decision already made ("Expense report
+// approved", "Tu solicitud de ausencia ha sido aprobada") ask nothing,
+// while an approval request of a manager's ("Time Off Request - Mateo
+// Ruiz", 【レビュー依頼】) does.
+func TestAsksTakenBackAndDecisionsMade(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body string
+		auto                bool
+		want                string
+	}{
+		{"hannah@northwind.example", "Re: Q4 reforecast", "Please ignore my request above - Priya sent me the consolidated numbers, so I have everything I need.", false, "informational"},
+		{"notifications@hr.example", "Tu solicitud de ausencia ha sido aprobada", "Tu solicitud del 21 al 23 de diciembre ha sido aprobada.", true, "informational"},
+		{"noreply@expenses.example", "経費精算が承認されました (申請番号: 2026-000784)", "詳細は以下のURLからご確認ください。", true, "informational"},
+		{"northwind@hr.example", "Inbox: Time Off Request - Mateo Ruiz (21/12 - 04/01)", "You have a new item in your inbox.", true, "actionable"},
+		{"yuki@northwind.example", "【レビュー依頼】パートナー連携 技術仕様書 v0.9", "仕様書を共有します。", false, "actionable"},
+		{"notifications@app.terraform.io", "Run applied in northwind/platform-staging", "Resources: 0 added, 2 changed, 0 destroyed.", true, "low priority"},
+	} {
+		var m []*model.Message
+		if tt.auto {
+			m = autoMail(tt.from, tt.subject, tt.body, nil)
+		} else {
+			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
+				Subject: tt.subject, Text: tt.body, HasBody: true}}
+		}
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// TestExecutiveTitleOnFreeMail checks that an executive's title on a
+// free-mail address asking for a confidential payment is phishing, that
+// Microsoft's own country domains (outlook.fr) are not lookalikes, and
+// that a colleague's own address with the same words is not phishing.
+func TestExecutiveTitleOnFreeMail(t *testing.T) {
+	body := "Necesito que me ayudes con un asunto confidencial antes de las 17:00. Envíame los datos bancarios del proveedor."
+	for _, tt := range []struct {
+		from  model.Address
+		phish bool
+	}{
+		{model.Address{Name: "Greg Holm", Email: "greg.holm.ceo@gmail.com"}, true},
+		{model.Address{Name: "Greg Holm (CEO)", Email: "gholm1971@gmail.com"}, true},
+		{model.Address{Name: "Greg Holm", Email: "greg.holm@northwind.example"}, false},
+	} {
+		m := &model.Message{From: tt.from, To: []model.Address{demoPrincipal}, Subject: "Tarea confidencial", Text: body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%s: phishing %t, want %t; signals %v", tt.from, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+	m := &model.Message{From: model.Address{Name: "Me Dubois", Email: "cabinet.dubois@outlook.fr"}, To: []model.Address{demoPrincipal},
+		Subject: "Dossier 2026/NT/4471", Text: "Cher Monsieur, merci de me rappeler.", HasBody: true}
+	o := Deterministic([]*model.Message{m}, demoPrincipal)
+	if slices.ContainsFunc(o.Signals, func(s Signal) bool { return s.Kind == SigLookalikeDomain }) {
+		t.Errorf("outlook.fr taken for a lookalike: %v", o.Signals)
+	}
+}

@@ -108,7 +108,10 @@ var outreachPhrases = [numOutreachCues][]string{
 		"半額", "送料無料", "本日限定", "期間限定",
 		// outsourcing
 		"offshore development", "dedicated developers", "hire developers", "staff augmentation",
-		"at a fraction of the cost", "at a very low cost", "scale your engineering team", "extend your engineering team",
+		"at a fraction of the cost", "at a very low cost", "scale your engineering team", "engineers from $",
+		"developers from $", "engineers at $", "developers at $", "qualifizierte termine", "demo-termine",
+		"profils disponibles", "profils sre", "consultants disponibles", "perfiles disponibles", "ai trading",
+		"trading account", "trading bot", "extend your engineering team",
 		"extend your team", "vetted engineers", "vetted developers", "nearshore", "a third of the cost", "1/3 the cost",
 		"1/3 of the cost", "dedicated team of",
 		"outsource your", "outsourcing services",

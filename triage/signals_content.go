@@ -478,6 +478,11 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	// The subject's ask counts when the text asks nothing itself (a text
 	// that asks already has its action item).
 	w, ok := containsAnyOf(low, subjectAsks)
+	if ok {
+		// "Tu solicitud de ausencia ha sido aprobada": decided already.
+		_, done := containsAnyOf(low, decisionsMade)
+		ok = !done
+	}
 	if !ok {
 		if m := tasksWaitingRe.FindString(subj); m != "" {
 			w, ok = m, true

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"mailsift/model"
+	"mailsift/triage/internal/ascii"
 )
 
 // calendarNoticePrefixes start the subjects calendar software writes for
@@ -142,6 +143,11 @@ var notAsked = []string{
 	"mantenlo en confidencialidad", "no lo comentes", "内密に",
 	// a notice's closing lines: "If this was you, there's nothing else
 	// you need to do", "Please do not share this email"
+	// an ask taken back: "Please ignore my request above, I have
+	// everything I need"
+	"ignore my request", "ignore my previous", "ignore my last", "disregard my", "never mind", "nevermind",
+	"no longer need", "have everything i need", "hat sich erledigt", "vergiss meine", "ne tiens pas compte",
+	"oublie ma demande", "oubliez ma demande", "olvida mi", "ya no hace falta", "ya no es necesario", "不要になりました",
 	"nothing else you need to do", "nothing more you need to do", "no need to do anything", "you don't need to do anything",
 	"do not share this", "don't share this", "do not forward this", "nicht weiterleiten", "ne partagez pas", "no comparta",
 }
@@ -195,6 +201,10 @@ var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
 	"action needed", "awaiting approval", "pending approval", "needs approval", "wartet auf genehmigung",
 	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
+	"レビュー依頼", "確認依頼", "承認依頼", "ご依頼",
+	// an approval request of a manager's: "Time Off Request - Mateo Ruiz"
+	"time off request", "leave request", "absence request", "abwesenheitsantrag", "urlaubsantrag", "demande de congé",
+	"demande d'absence", "solicitud de vacaciones", "solicitud de ausencia", "休暇申請",
 	"please review", "action required", "please sign", "please docusign", "awaiting your", "your approval", "for approval",
 	"bitte um", "freigabe", "ihre rückmeldung", "zur genehmigung", "en attente de votre", "validation requise",
 	"merci de", "pendiente de aprobación", "requiere su", "aprobación", "承認", "ご判断", "ご確認",
@@ -279,7 +289,7 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
-	"disparada", "escalado", "caído", "expuesto", "filtrado",
+	"disparada", "escalado", "caído", "caída", "caida", "expuesto", "filtrado",
 	"エスカレーション", "ダウン", "漏洩", "流出"}
 
 // alertNotice reports whether subject raises a live problem (see
@@ -315,7 +325,7 @@ func liveIncident(msgs []*model.Message) bool {
 	for _, m := range msgs {
 		low := strings.ToLower(m.Subject)
 		if _, ok := containsAnyOf(low, alertWords); !ok {
-			if _, ok := containsAnyOf(low, incidentWords); !ok {
+			if _, ok := containsAnyOf(low, incidentWords); !ok && brokenSinceToday(m.Subject, ascii.LowerString(m.Subject)) == "" {
 				continue
 			}
 		}
@@ -380,7 +390,8 @@ func statusNotice(subject string) bool {
 // documents, design and planning boards).
 var toolDomains = []string{"atlassian.net", "atlassian.com", "github.com", "gitlab.com", "bitbucket.org", "zoom.us",
 	"slack.com", "asana.com", "trello.com", "notion.so", "figma.com", "linear.app", "monday.com", "clickup.com",
-	"miro.com", "loom.com", "basecamp.com", "airtable.com", "smartsheet.com", "webex.com", "dropbox.com", "box.com"}
+	"miro.com", "loom.com", "basecamp.com", "airtable.com", "smartsheet.com", "webex.com", "dropbox.com", "box.com",
+	"terraform.io", "circleci.com", "vercel.com", "netlify.com", "buildkite.com", "travis-ci.com"}
 
 // accountWords in a subject say a notice is about the reader's account,
 // security or money (a new sign-in, a password change, a receipt): worth

@@ -108,7 +108,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if from != "" && !seen[from] {
 		seen[from] = true
 		a.domainSignals(from, "the sender's domain", i, pDomain, 1, add)
-		if org := orgName(pReg); org != "" && freeMail(from) {
+		if title := execTitle(m); title != "" && freeMail(from) {
+			// "greg.holm.ceo@gmail.com": an executive's title on a
+			// free-mail address, the signature of CEO fraud.
+			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) claims an executive's title (%s)", from, title), Message: i, Value: from, Weight: 2})
+		} else if org := orgName(pReg); org != "" && freeMail(from) {
 			// "farah.nadeem.northwind@gmail.com", "Farah (Northwind)": a
 			// free-mail address presenting itself as the principal's
 			// organisation, whose people write from its own domain: the
@@ -486,3 +490,28 @@ var availabilityOpeners = []string{"are you at your desk", "are you available", 
 	"bist du am platz", "bist du erreichbar", "sind sie erreichbar", "es-tu disponible", "êtes-vous disponible",
 	"es-tu au bureau", "¿estás en la oficina", "estás en la oficina", "¿estás disponible", "estás disponible",
 	"今お時間", "席にいますか"}
+
+// execTitles are executives' titles as CEO fraud writes them into a
+// free-mail address or its display name (lower case, whole words).
+var execTitles = []string{"ceo", "cfo", "coo", "cto", "president", "chairman", "managing director", "geschäftsführer",
+	"geschaeftsfuehrer", "vorstand", "pdg", "directeur général", "director general", "director ejecutivo", "社長"}
+
+// execTitle returns the executive's title m's sender address (its local
+// part's words) or display name claims, "" when none.
+func execTitle(m *model.Message) string {
+	local := strings.ToLower(m.From.Email)
+	if at := strings.LastIndexByte(local, '@'); at >= 0 {
+		local = local[:at]
+	}
+	words := strings.FieldsFunc(local, func(r rune) bool { return r == '.' || r == '-' || r == '_' || r == '+' })
+	name := " " + strings.ToLower(m.From.Name) + " "
+	for _, t := range execTitles {
+		if slices.Contains(words, t) {
+			return t
+		}
+		if strings.Contains(name, " "+t+" ") || strings.Contains(name, "("+t+")") || strings.Contains(name, " "+t+",") {
+			return t
+		}
+	}
+	return ""
+}

@@ -343,8 +343,9 @@ var brands = []struct {
 }{
 	{"paypal", []string{"paypal.com", "paypal.me", "paypal.de", "paypal.fr", "paypal.es", "paypal.it", "paypal.co.uk"}},
 	{"microsoft", []string{"microsoft.com", "live.com", "outlook.com", "office.com", "office365.com", "microsoftonline.com"}},
+	{"hotmail", []string{"hotmail.com", "hotmail.fr", "hotmail.de", "hotmail.es", "hotmail.co.uk", "outlook.com", "live.com"}},
 	{"office365", []string{"office.com", "office365.com", "microsoft.com"}},
-	{"outlook", []string{"outlook.com", "live.com", "microsoft.com"}},
+	{"outlook", []string{"outlook.com", "outlook.fr", "outlook.de", "outlook.es", "outlook.jp", "outlook.co.uk", "live.com", "microsoft.com"}},
 	{"sharepoint", []string{"sharepoint.com", "microsoft.com", "microsoftonline.com"}},
 	{"onedrive", []string{"onedrive.com", "live.com", "microsoft.com"}},
 	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com", "google.de", "google.fr", "google.es", "google.co.jp", "google.co.uk"}},

@@ -50,6 +50,12 @@ func TestEvalSetHeldout2(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout2"), 100)
 }
 
+// TestEvalSetHeldout3 checks the set under testdata/eval/heldout3: 100
+// threads written independently of the rules and of the other sets.
+func TestEvalSetHeldout3(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout3"), 100)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
