@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"mailsift/internal/app"
-	"mailsift/store"
+	"mailsift/model"
 )
 
 // Floors of the mixed mailbox with the user's corrections (measured
@@ -65,25 +65,15 @@ func TestAccuracyMixedWithCorrections(t *testing.T) {
 		Spam bool   `json:"is_spam"`
 	}
 	var labs []lab
-	for _, sec := range store.Sections() {
-		rows, err := st.ListThreads(ctx, sec, 0, 100000)
-		if err != nil {
-			t.Fatal(err)
+	eachStoredThread(t, st, func(th *model.Thread) {
+		root := th.Messages[0]
+		g, _, _ := strings.Cut(root.Loc.Key, ".")
+		spam, ok := groups[g]
+		if !ok {
+			t.Fatalf("thread %d: root %q from no group", th.ID, root.Loc.Key)
 		}
-		for _, r := range rows {
-			th, err := st.Thread(ctx, r.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			root := th.Messages[0]
-			g, _, _ := strings.Cut(root.Loc.Key, ".")
-			spam, ok := groups[g]
-			if !ok {
-				t.Fatalf("thread %d: root %q from no group", r.ID, root.Loc.Key)
-			}
-			labs = append(labs, lab{root.MessageID, spam})
-		}
-	}
+		labs = append(labs, lab{root.MessageID, spam})
+	})
 	data, err := json.Marshal(map[string]any{"threads": labs})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/mirror"
+	"mailsift/model"
 	"mailsift/store"
 	"mailsift/triage"
 )
@@ -308,8 +309,28 @@ func TestAccuracyFreshSet(t *testing.T) {
 // logMisjudged logs the reasons and signals of every thread whose spam
 // flag is wrong (and, on ham, every thread flagged phishing).
 func logMisjudged(t *testing.T, st *store.Store, a *app.App, spam bool) {
-	ctx := context.Background()
 	an := triage.NewAnalyzer(nil)
+	eachStoredThread(t, st, func(th *model.Thread) {
+		o := an.Deterministic(th.Messages, a.Principal())
+		if o.Result.IsSpam == spam && !(o.Result.IsPhishing && !spam) {
+			return
+		}
+		var kinds []string
+		for _, s := range o.Signals {
+			kinds = append(kinds, string(s.Kind))
+		}
+		last := th.Messages[len(th.Messages)-1]
+		t.Logf("MISJUDGED %q from %s: spam=%t phish=%t\n  spam: %s\n  phish: %s\n  signals: %s",
+			last.Subject, last.From.Email, o.Result.IsSpam, o.Result.IsPhishing,
+			strings.Join(o.SpamReasons, " | "), strings.Join(o.PhishingReasons, " | "), strings.Join(kinds, ","))
+	})
+}
+
+// eachStoredThread calls fn with every thread of st that has messages,
+// section by section, a page at a time.
+func eachStoredThread(t *testing.T, st *store.Store, fn func(th *model.Thread)) {
+	t.Helper()
+	ctx := context.Background()
 	for _, sec := range store.Sections() {
 		for off := 0; ; off += 500 {
 			rows, err := st.ListThreads(ctx, sec, off, 500)
@@ -318,21 +339,12 @@ func logMisjudged(t *testing.T, st *store.Store, a *app.App, spam bool) {
 			}
 			for _, r := range rows {
 				th, err := st.Thread(ctx, r.ID)
-				if err != nil || len(th.Messages) == 0 {
-					continue
+				if err != nil {
+					t.Fatal(err)
 				}
-				o := an.Deterministic(th.Messages, a.Principal())
-				if o.Result.IsSpam == spam && !(o.Result.IsPhishing && !spam) {
-					continue
+				if len(th.Messages) > 0 {
+					fn(th)
 				}
-				var kinds []string
-				for _, s := range o.Signals {
-					kinds = append(kinds, string(s.Kind))
-				}
-				last := th.Messages[len(th.Messages)-1]
-				t.Logf("MISJUDGED %q from %s: spam=%t phish=%t\n  spam: %s\n  phish: %s\n  signals: %s",
-					last.Subject, last.From.Email, o.Result.IsSpam, o.Result.IsPhishing,
-					strings.Join(o.SpamReasons, " | "), strings.Join(o.PhishingReasons, " | "), strings.Join(kinds, ","))
 			}
 			if len(rows) < 500 {
 				break

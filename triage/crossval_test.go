@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"mailsift/model"
-	"mailsift/store"
 	"mailsift/triage"
 	"mailsift/triage/bayes"
 )
@@ -181,28 +180,10 @@ func loadCVGroup(t *testing.T, name string, spam bool) cvGroup {
 		t.Fatal(err)
 	}
 	g := cvGroup{name: name, senders: fam}
-	for _, sec := range store.Sections() {
-		for off := 0; ; off += 500 {
-			rows, err := st.ListThreads(ctx, sec, off, 500)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range rows {
-				th, err := st.Thread(ctx, r.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(th.Messages) == 0 {
-					continue
-				}
-				root := th.Messages[0].MessageID
-				g.threads = append(g.threads, cvThread{root: root, fold: cvFold(root), sourceFold: cvFold(cvSource(th.Messages[0])), spam: spam, msgs: th.Messages})
-			}
-			if len(rows) < 500 {
-				break
-			}
-		}
-	}
+	eachStoredThread(t, st, func(th *model.Thread) {
+		root := th.Messages[0].MessageID
+		g.threads = append(g.threads, cvThread{root: root, fold: cvFold(root), sourceFold: cvFold(cvSource(th.Messages[0])), spam: spam, msgs: th.Messages})
+	})
 	// Folds by date: the group's threads by their root's date, cut into
 	// cvFolds blocks of consecutive dates.
 	idx := make([]int, len(g.threads))
