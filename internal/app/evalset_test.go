@@ -56,6 +56,13 @@ func TestEvalSetHeldout3(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout3"), 100)
 }
 
+// TestEvalSetHeldout4 checks the set under testdata/eval/heldout4: 120
+// threads written independently of the rules and of the other sets, and
+// never developed on.
+func TestEvalSetHeldout4(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout4"), 120)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
