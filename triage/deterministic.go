@@ -160,6 +160,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A service saying something of the reader's runs out within
 		// hours ("certificate expires in 17h 40m") needs them today.
 		r.Category = contract.CategoryUrgent
+	case (an.automated || an.notifier) && (an.addressed || an.teamAddressed) && alertNotice(subject) && !(an.bulk && statusNotice(subject)):
+		// A service's alert to the reader that a problem is live (a page
+		// fired or escalated, a monitor down, a secret exposed) needs
+		// them now: urgent words or not, that is what the alert is for
+		// (also through the service's own list headers: sent to them).
+		r.Category = contract.CategoryUrgent
 	case recruiter != "":
 		o.Signals = append(o.Signals, Signal{Kind: SigOutreach, Reason: recruiter, Message: an.latest})
 		r.Category = contract.CategoryLowPriority
@@ -194,7 +200,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// status page's mailing, resolved or not) is worth knowing; a
 		// newsletter that talks about incidents is not one.
 		r.Category = contract.CategoryInformational
-	case an.bulk && !direct:
+	case an.bulk && !direct && !(an.taskNamed && an.addressed):
 		r.Category = contract.CategoryLowPriority
 	case (an.automated || an.notifier) && !direct && !an.taskNamed && an.questions+an.requests == 0 && !an.soonDeadline &&
 		toolNotice(msgs[an.latest]) && !failureNotice(subject) && !alertNotice(subject):
@@ -206,11 +212,6 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
-	case (an.automated || an.notifier) && (an.addressed || an.teamAddressed) && !an.bulk && alertNotice(subject):
-		// A service's alert to the reader that a problem is live (a page
-		// fired or escalated, a monitor down, a secret exposed) needs
-		// them now: urgent words or not, that is what the alert is for.
-		r.Category = contract.CategoryUrgent
 	case (an.automated || an.notifier) && !direct && passedNotice(subject) &&
 		!statusNotice(subject):
 		// A monitor or a pipeline saying something passed or recovered
@@ -228,7 +229,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung").
 		r.Category = contract.CategoryUrgent
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) && !plannedWork(subject) ||
-		an.subjectSoon && !deliveryNotice(subject)) ||
+		an.subjectSoon && !deliveryNotice(subject) && !absenceNotice(subject)) ||
 		an.named && !an.bulk && direct && an.soonDeadline:
 		// (In Cc, an ask that turns to the reader by name with a deadline
 		// within the day is theirs as much.)
@@ -237,7 +238,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
 	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions) ||
-		an.taskNamed && an.addressed && !an.bulk:
+		an.taskNamed && an.addressed:
 		// (A task said to be the reader's, "Lena assigned ROUTE-4412 to
 		// you", is theirs to do whether or not the notice asks.)
 		r.Category = contract.CategoryActionable

@@ -484,3 +484,46 @@ func TestExecutiveTitleOnFreeMail(t *testing.T) {
 		t.Errorf("outlook.fr taken for a lookalike: %v", o.Signals)
 	}
 }
+
+// TestMoreOfTheDay checks: a service's alert to the reader stays urgent
+// through its own list headers; something running out tonight makes an
+// ask elsewhere in the message urgent; an imperative with a deadline asks;
+// a task assigned to the reader through a tracker's list headers is
+// actionable; "out sick today" is no deadline; "I need a yes/no" asks.
+func TestMoreOfTheDay(t *testing.T) {
+	gh := map[string][]string{"List-Id": {"<route-sdk-js.northwind.github.com>"}}
+	jira := map[string][]string{"List-Id": {"<jira.northwind.atlassian.net>"}}
+	for _, tt := range []struct {
+		from, subject, body string
+		hdr                 map[string][]string
+		auto                bool
+		want                string
+	}{
+		{"noreply@github.com", "[northwind/route-sdk-js] Secret scanning alert: Amazon AWS Access Key ID detected", "Revoke it immediately and review access logs.", gh, true, "urgent"},
+		{"jira@northwind.atlassian.net", "[JIRA] Rui Santos assigned PLAT-4412 to you", "Rui Santos assigned this issue to you.", jira, true, "actionable"},
+		{"kenji@northwind.example", "Re: cert renewal", "The current cert expires tonight 23:59 UTC. The fix touches the prod DNS account, so it needs your approval.", nil, false, "urgent"},
+		{"kenji@northwind.example", "Re: cert renewal", "The current cert expires on December 20. The fix touches the prod DNS account, so it needs your approval.", nil, false, "actionable"},
+		{"speakers@conf.example", "Your talk has been accepted", "Congratulations! Confirm your participation in the speaker portal by December 10.",
+			map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=conf.example; dmarc=pass header.from=conf.example"}}, false, "actionable"},
+		{"kevin@northwind.example", "out sick today", "I'm out sick today, stomach bug. Back tomorrow.", nil, false, "informational"},
+		{"ruth@northwind.example", "Re: Postgres 17 upgrade - Platform help in Q1?", "Alex, I need a yes/no (or \"yes but March\") before Q1 planning on the 2nd.", nil, false, "actionable"},
+	} {
+		var m []*model.Message
+		if tt.auto {
+			m = autoMail(tt.from, tt.subject, tt.body, tt.hdr)
+		} else {
+			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
+				Subject: tt.subject, Text: tt.body, HasBody: true, Headers: tt.hdr}}
+		}
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+	m := &model.Message{From: model.Address{Name: "OVHcloud Facturation", Email: "facturation@ovh-renouvellement-client.example"},
+		To: []model.Address{demoPrincipal}, Subject: "Échec du renouvellement de votre domaine", HasBody: true,
+		Text:    "Le paiement automatique a échoué. Mettez à jour votre carte : https://ovh-renouvellement-client.example/pay",
+		Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=ovh-renouvellement-client.example; dmarc=fail header.from=ovh-renouvellement-client.example"}}}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsPhishing {
+		t.Errorf("an OVH lookalike failing DMARC with a payment link: not phishing; signals %v", o.Signals)
+	}
+}

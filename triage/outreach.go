@@ -111,6 +111,7 @@ var outreachPhrases = [numOutreachCues][]string{
 		"at a fraction of the cost", "at a very low cost", "scale your engineering team", "engineers from $",
 		"developers from $", "engineers at $", "developers at $", "qualifizierte termine", "demo-termine",
 		"profils disponibles", "profils sre", "consultants disponibles", "perfiles disponibles", "ai trading",
+		"droits cpf", "droits à la formation", "compte personnel de formation", "副業", "月収", "稼げる", "稼ぐ方法",
 		"trading account", "trading bot", "extend your engineering team",
 		"extend your team", "vetted engineers", "vetted developers", "nearshore", "a third of the cost", "1/3 the cost",
 		"1/3 of the cost", "dedicated team of",

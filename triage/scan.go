@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve", "needs"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon", "hour", "hours"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -184,7 +184,9 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"waiting for your", "await your",
 	// a need or a request stated of the reader: "we ask you to rotate
 	// every token", "you'll need to re-enroll"
-	"ask you to", "ask that you", "need you to", "you need to", "you'll need to", "you will need to",
+	"ask you to", "ask that you", "need you to", "need you on", "still need you", "you need to", "you'll need to",
+	"need a yes", "need a decision", "need an answer", "need a go",
+	"you will need to",
 	// a wish only the reader can meet: "comments by Friday would be
 	// ideal", "I'd like sign-off from you"
 	"would be ideal", "would be perfect", "would be appreciated", "i'd like your", "i would like your", "we'd like your",

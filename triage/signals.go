@@ -237,6 +237,7 @@ type analysis struct {
 	subjectAsks   bool   // its subject asks for action (see subjectAsks)
 	taskNamed     bool   // an ask says the task is the reader's (see yoursToDo)
 	otherNamed    bool   // an ask turns to someone else by name ("Sofia, can you…")
+	expiresSoon   bool   // a sentence says something runs out within the day ("expires tonight")
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when

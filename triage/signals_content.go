@@ -387,6 +387,17 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
+		if !q && !r && due != nil && imperative(raw) {
+			// "Confirm your participation in the speaker portal by
+			// December 10": an imperative with its deadline.
+			r = true
+		}
+		if soon && !an.expiresSoon {
+			// "The current cert expires tonight 23:59 UTC": something
+			// runs out within the day; with an ask elsewhere in the
+			// message, the ask is of the day (see below).
+			_, an.expiresSoon = containsAnyOf(low[a0:b0], expiryWords)
+		}
 		if !q && !r && (due != nil || has(reqHits) || foreign) {
 			// "We need a firm answer by 10", "we need the export today",
 			// "ich brauche … von dir": a need stated with a deadline, for
@@ -449,6 +460,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		if len(an.items) < 5 {
 			an.items = append(an.items, contract.ActionItem{Description: actionText(normSpace(raw), sender, q), DueHint: due})
 		}
+	}
+	if an.expiresSoon && an.questions+an.requests > 0 {
+		an.soonDeadline = true
 	}
 	if !an.taskNamed && auto {
 		// "Hannah assigned NW-4412 to you": the task is the reader's

@@ -79,8 +79,10 @@ var foreignRequests = []string{
 	"fehlt nur noch", "fehlen noch", "es fehlt noch", "uns fehlt noch",
 	"solo falta", "sólo falta", "nos falta", "nos faltan", "siguen pendientes", "sigue pendiente",
 	"si tu peux", "si vous pouvez", "si tu pouvais", "si puedes", "si pudieras",
-	"j'aimerais ton", "j’aimerais ton", "j'aimerais votre", "j’aimerais votre", "j'aimerais avoir ton", "j’aimerais avoir ton",
+	"j'aimerais ta", "j’aimerais ta", "j'aimerais ton", "j’aimerais ton", "j'aimerais votre", "j’aimerais votre", "j'aimerais avoir ton", "j’aimerais avoir ton",
 	"si me la apruebas", "si me lo apruebas", "si puedes aprobar", "でお願い",
+	"brauche eine entscheidung", "brauche ein ok", "besoin d'une réponse", "besoin d’une réponse", "besoin d'une décision",
+	"besoin d’une décision", "necesito una respuesta", "necesito una decisión",
 }
 
 // hasForeignRequest reports whether a sentence asks something in one of
@@ -286,6 +288,7 @@ func isReplySubject(subject string) bool {
 // (lower-case substrings). A bare "alert" is not one: "Security alert:
 // new sign-in" reports something that already happened and is fine.
 var alertWords = []string{"triggered", "escalated", "firing", "is down", "went down", "[down]",
+	"secret scanning alert", "key detected", "token detected", "key id detected",
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
@@ -303,6 +306,7 @@ func alertNotice(subject string) bool {
 // trouble now: besides alertWords, an outage, a suspended account, an
 // abuse report, a suspicious sign-in, a breach (lower-case substrings).
 var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
+	"credential stuffing", "ddos", "under attack", "ransomware",
 	"failing", "unable to", "nicht möglich", "not possible", "imposible", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
 	"out of disk", "since this morning", "seit heute morgen", "kein speicherplatz", "kommen nicht an", "können sich nicht",
 	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",
@@ -416,4 +420,17 @@ func toolNotice(m *model.Message) bool {
 		}
 	}
 	return false
+}
+
+// absenceWords in a subject say someone is away ("out sick today", "OOO
+// tomorrow", "heute krank"): the day it names is theirs, not a deadline
+// (lower case).
+var absenceWords = []string{"out sick", "off sick", "sick today", "out of office", "ooo", "off today", "day off",
+	"working from home", "wfh", "krank", "abwesend", "malade", "absent", "enfermo", "enferma", "de baja", "休み", "欠勤", "病欠"}
+
+// absenceNotice reports whether subject says someone is away (see
+// absenceWords).
+func absenceNotice(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), absenceWords)
+	return ok
 }

@@ -366,6 +366,7 @@ var brands = []struct {
 	{"hsbc", []string{"hsbc.com", "hsbc.co.uk"}},
 	{"barclays", []string{"barclays.com", "barclays.co.uk"}},
 	{"fedex", []string{"fedex.com"}},
+	{"ovh", []string{"ovh.com", "ovhcloud.com", "ovh.net", "ovh.fr", "ovh.de", "ovh.es"}},
 	{"dhl", []string{"dhl.com", "dhl.de", "dhl.fr", "dhl.es", "dhl.co.jp", "dhl.co.uk"}},
 	{"ups", []string{"ups.com"}},
 	{"usps", []string{"usps.com"}},
