@@ -256,9 +256,9 @@ func TestAccuracyOwnSet(t *testing.T) {
 //     heldout and dev2, 0.840 now, phishing 4 of 5;
 //   - heldout3 (100): 0.780 first and with the rules of all the sets
 //     above, 0.890 now, phishing 5 of 5;
-//   - heldout4 (120): written during the last round and never developed
-//     on: 0.767 with the rules at the round's start, 0.842 with the
-//     round's rules, phishing 5 of 6 with no false positive.
+//   - heldout4 (120): written during the round and measured at its end
+//     before being developed on: 0.767 with the rules at the round's
+//     start, 0.842 with the round's rules; 0.917 now, phishing 6 of 6.
 var heldOutSets = []struct {
 	name, dir                               string
 	threads                                 int
@@ -270,7 +270,7 @@ var heldOutSets = []struct {
 	{name: "dev2", dir: "../testdata/eval/dev2", threads: 150, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout2", dir: "../testdata/eval/heldout2", threads: 100, minAccuracy: 0.84, minPhishRecall: 0.8, maxPhishFP: 0.01},
 	{name: "heldout3", dir: "../testdata/eval/heldout3", threads: 100, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.84, minPhishRecall: 0.83, maxPhishFP: 0.01},
+	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the

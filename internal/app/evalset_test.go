@@ -57,8 +57,7 @@ func TestEvalSetHeldout3(t *testing.T) {
 }
 
 // TestEvalSetHeldout4 checks the set under testdata/eval/heldout4: 120
-// threads written independently of the rules and of the other sets, and
-// never developed on.
+// threads written independently of the rules and of the other sets.
 func TestEvalSetHeldout4(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout4"), 120)
 }
