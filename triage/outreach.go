@@ -111,7 +111,7 @@ var outreachPhrases = [numOutreachCues][]string{
 		"at a fraction of the cost", "at a very low cost", "scale your engineering team", "engineers from $",
 		"developers from $", "engineers at $", "developers at $", "qualifizierte termine", "demo-termine",
 		"profils disponibles", "profils sre", "consultants disponibles", "perfiles disponibles", "ai trading",
-		"droits cpf", "droits à la formation", "compte personnel de formation", "副業", "月収", "稼げる", "稼ぐ方法",
+		"projektrabatt", "% rabatt", "droits cpf", "droits à la formation", "compte personnel de formation", "副業", "月収", "稼げる", "稼ぐ方法",
 		"trading account", "trading bot", "extend your engineering team",
 		"extend your team", "vetted engineers", "vetted developers", "nearshore", "a third of the cost", "1/3 the cost",
 		"1/3 of the cost", "dedicated team of",
@@ -295,8 +295,25 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		// (info@, sales@) reaching the principal is still one.
 		return o
 	}
+	// A stranger's bump of their own unanswered mail ("Did you get a
+	// chance to look at my note below?"): every earlier message of the
+	// thread is theirs, and the pitch is in the first.
+	selfBump := an.latest > 0
+	for _, x := range msgs[:an.latest] {
+		if !sameAddr(x.From.Email, m.From.Email) {
+			selfBump = false
+		}
+	}
 	// an.latestOwn is ownText of m's body (cut at maxAnalyzed bytes).
-	text := outreachText(m.Subject + "\n" + an.latestOwn)
+	own := an.latestOwn
+	if selfBump {
+		first := msgs[0].Body()
+		if len(first) > maxAnalyzed {
+			first = first[:maxAnalyzed]
+		}
+		own += "\n" + first
+	}
+	text := outreachText(m.Subject + "\n" + own)
 	words, cjk := textWords(text)
 	for c := range o.found {
 		o.found[c] = findCue(text, words, cjk, compiledOutreach[c])

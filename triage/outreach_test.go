@@ -362,3 +362,26 @@ func TestOutsourcingPitch(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangersBumpOfTheirOwnPitch checks that a stranger's bump of their
+// own unanswered mail is judged with the pitch of the first message
+// (spam when it was one), while a customer's follow-up of their own
+// unanswered question is not spam.
+func TestStrangersBumpOfTheirOwnPitch(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	for _, tt := range []struct {
+		first string
+		spam  bool
+	}{
+		{"Hi Alex,\n\nWe help logistics companies scale your engineering team at 1/3 the cost with vetted engineers.", true},
+		{"Hi Alex,\n\nOur dispatchers see duplicate stops in the route export since the last release. Is this known?", false},
+	} {
+		from := model.Address{Name: "Rohan", Email: "rohan@sender.example"}
+		first := &model.Message{MessageID: "a@sender.example", From: from, To: []model.Address{p}, Subject: "Quick question", Text: tt.first, HasBody: true}
+		bump := &model.Message{MessageID: "b@sender.example", From: from, To: []model.Address{p}, Subject: "Re: Quick question", HasBody: true,
+			InReplyTo: []string{"a@sender.example"}, Text: "Just following up on my last email. Would Thursday or Friday work for a quick call?"}
+		if o := Deterministic([]*model.Message{first, bump}, p); o.Result.IsSpam != tt.spam {
+			t.Errorf("%q: spam %t, want %t; signals %v", tt.first, o.Result.IsSpam, tt.spam, o.Signals)
+		}
+	}
+}
