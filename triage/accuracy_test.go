@@ -253,7 +253,7 @@ func TestAccuracyOwnSet(t *testing.T) {
 //   - dev2 (150): 0.787 first (0.860 with the first rules of the round
 //     that followed), 0.960 now, phishing 7 of 7;
 //   - heldout2 (100): 0.680 first, 0.710 with the rules of dev, fresh,
-//     heldout and dev2, 0.840 now, phishing 4 of 5;
+//     heldout and dev2, 0.860 now, phishing 4 of 5;
 //   - heldout3 (100): 0.780 first and with the rules of all the sets
 //     above, 0.890 now, phishing 5 of 5;
 //   - heldout4 (120): written during the round and measured at its end
@@ -268,7 +268,7 @@ var heldOutSets = []struct {
 	{name: "dev", dir: "../testdata/eval/dev", threads: 150, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout", dir: "../testdata/eval/heldout", threads: 80, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "dev2", dir: "../testdata/eval/dev2", threads: 150, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout2", dir: "../testdata/eval/heldout2", threads: 100, minAccuracy: 0.84, minPhishRecall: 0.8, maxPhishFP: 0.01},
+	{name: "heldout2", dir: "../testdata/eval/heldout2", threads: 100, minAccuracy: 0.86, minPhishRecall: 0.8, maxPhishFP: 0.01},
 	{name: "heldout3", dir: "../testdata/eval/heldout3", threads: 100, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 }
