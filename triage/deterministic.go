@@ -182,7 +182,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// when it names the principal (the author of the failing commit,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
-	case an.bulk && an.internal && len(msgs) == 1 && !an.otherNamed && !isReplySubject(msgs[0].Subject) &&
+	case (an.bulk || an.teamAddressed) && an.internal && len(msgs) == 1 && !an.otherNamed && !isReplySubject(msgs[0].Subject) &&
 		!passedNotice(msgs[0].Subject) && !failureNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
 		// An announcement of the principal's own organisation to a list
 		// (a platform change, a published postmortem, an office closure
@@ -234,6 +234,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// (In Cc, an ask that turns to the reader by name with a deadline
 		// within the day is theirs as much.)
 		r.Category = contract.CategoryUrgent
+	case (an.automated || an.notifier) && (an.addressed || an.teamAddressed) && !an.bulk && expiresWithinDaysRe.MatchString(subject):
+		// "Your personal access token expires in 7 days": something of
+		// the reader's runs out soon unless they renew it.
+		r.Category = contract.CategoryActionable
 	case an.calendar && isCalendarNotice(subject):
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
@@ -304,6 +308,7 @@ func marksMoved(an *analysis, thr float64, spam bool) string {
 // one (a workflow tool's "Please approve the two pending requests") asks
 // the reader, unlike a service's instructions.
 var decisionWords = []string{"approve", "approval", "review", "sign ", "docusign", "decide", "accept the", "accept your",
+	"resubmit", "re-submit", "erneut einreichen", "soumettre à nouveau", "volver a enviar",
 	"choose", "select", "assigned",
 	"genehmig", "freigeb", "freigabe", "prüfen", "unterschreib", "entscheid", "wählen", "zugewiesen",
 	"approuv", "valider", "validation", "signer", "décid", "choisi", "sélectionn", "assigné",

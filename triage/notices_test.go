@@ -527,3 +527,43 @@ func TestMoreOfTheDay(t *testing.T) {
 		t.Errorf("an OVH lookalike failing DMARC with a payment link: not phishing; signals %v", o.Signals)
 	}
 }
+
+// TestRoundFiveCues checks the cues of the last development round, each
+// against a case that must not fire: a degraded provider with an ask is
+// urgent; a provider's incident notice saying your services are impacted
+// is urgent; "within 15 minutes" and "de inmediato" press; subjects saying
+// a scorecard or ratings are due ask; a token expiring within days is
+// actionable (not within months); a returned report to resubmit is yours;
+// an instruction for those it concerns ("if you need access…") asks
+// nothing; a reminder address's "please arrive early" is its instruction;
+// an event platform's notice is low priority.
+func TestRoundFiveCues(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body string
+		auto                bool
+		want                string
+	}{
+		{"marco@northwind.example", "Twilio degraded - switch driver SMS to backup?", "Your call as owner - flip now or wait for Twilio?", false, "urgent"},
+		{"marco@northwind.example", "Twilio pricing - switch driver SMS to backup?", "Your call as owner - flip now or wait for the new contract?", false, "actionable"},
+		{"noreply@ovh.example", "[Incident] Perturbation en cours sur le datacenter GRA7 - vos services sont impactés", "Un incident réseau est en cours.", true, "urgent"},
+		{"julien@northwind.example", "Export vide", "Peux-tu me dire dans le quart d'heure ce que je peux leur annoncer ?", false, "urgent"},
+		{"no-reply@hiring.example", "Reminder: Scorecard due for Dana Whitfield", "Submit your scorecard: https://hiring.example/s/1", true, "actionable"},
+		{"noreply@code.example", "Your personal access token expires in 7 days", "Regenerate it before it expires.", true, "actionable"},
+		{"noreply@code.example", "Your personal access token expires in 90 days", "Regenerate it before it expires.", true, "informational"},
+		{"concierge@expenses.example", "Report returned: Amsterdam offsite (ER-2291)", "Please attach the invoice and resubmit before month-end close on Nov 30.", true, "actionable"},
+		{"office@northwind.example", "Office closed 29 December - 3 January", "The office is closed over the holidays. If you need access, contact facilities by December 22.", false, "informational"},
+		{"no-reply@connpass.example.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", true, "informational"},
+		{"no-reply@connpass.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", true, "low priority"},
+	} {
+		var m []*model.Message
+		if tt.auto {
+			m = autoMail(tt.from, tt.subject, tt.body, nil)
+		} else {
+			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
+				Subject: tt.subject, Text: tt.body, HasBody: true}}
+		}
+		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

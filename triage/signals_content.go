@@ -215,7 +215,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 
 var (
 	deadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|until|till|due(?: on| by)?|no later than|deadline(?: is)?:?|avant)\s+((?:(?:next|this|the end of|end of|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight|noon|midnight|eod|eow|cob|day|week|month|quarter|lundi|mardi|mercredi|jeudi|vendredi)(?:\s+(?:morning|afternoon|evening|noon))?(?:,?\s+(?:at\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{1,2}(?::\d\d)\s*(?:am|pm)?|\d{1,2}\s*(?:am|pm))`)
-	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end\s+of\s+(?:the\s+)?day|today|tonight|this\s+morning|this\s+afternoon|within\s+the\s+hour|within\s+\d+\s+hours?|right\s+away|immediately|tomorrow|in\s+(?:an|one|two|\d)\s+hours?|in\s+the\s+next\s+hour|as\s+soon\s+as\s+(?:possible|you\s+(?:can|see\s+this|get\s+this|read\s+this)))\b`)
+	soonRe     = regexp.MustCompile(`(?i)\b(eod|asap|end\s+of\s+(?:the\s+)?day|today|tonight|this\s+morning|this\s+afternoon|within\s+the\s+hour|within\s+\d+\s+hours?|right\s+away|immediately|tomorrow|in\s+(?:an|one|two|\d)\s+hours?|in\s+the\s+next\s+hour|(?:in|within)\s+\d{1,2}\s+minutes|as\s+soon\s+as\s+(?:possible|you\s+(?:can|see\s+this|get\s+this|read\s+this)))\b`)
 	greetingRe = regexp.MustCompile(`(?i)^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|bonjour|hallo|guten tag)\b[^,.!?\n]{0,40}[,!.]?\s*`)
 )
 
@@ -1101,3 +1101,8 @@ var tasksWaitingRe = regexp.MustCompile(`(?i)^you have \d+ [^:]{0,60}? to (?:wri
 // expiresWithinHoursRe finds a subject saying something expires or runs
 // out within hours ("expires in 17h 40m", "läuft in 6 Stunden ab").
 var expiresWithinHoursRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b)`)
+
+// expiresWithinDaysRe finds a subject saying something expires within two
+// weeks ("expires in 7 days", "läuft in 10 Tagen ab", "expire dans 5
+// jours").
+var expiresWithinDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:[1-9]|1[0-4])\s+(?:days?|tagen|jours?|días?)\b`)

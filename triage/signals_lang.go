@@ -145,6 +145,10 @@ var notAsked = []string{
 	"mantenlo en confidencialidad", "no lo comentes", "内密に",
 	// a notice's closing lines: "If this was you, there's nothing else
 	// you need to do", "Please do not share this email"
+	// an instruction for those it concerns, not an ask of everyone ("if
+	// you need access, contact us", 入館が必要な方は…ご連絡ください)
+	"if you need", "those who need", "anyone who needs", "falls sie", "si vous avez besoin", "quienes necesiten",
+	"si necesitas", "必要な方は", "希望される方は", "ご希望の方は",
 	// an ask taken back: "Please ignore my request above, I have
 	// everything I need"
 	"ignore my request", "ignore my previous", "ignore my last", "disregard my", "never mind", "nevermind",
@@ -175,6 +179,8 @@ func isQuestion(sentence string) bool {
 // possible" beyond soonRe's English ones (lower-case substrings).
 var foreignSoon = []string{
 	"heute", "morgen früh", "bis morgen", "sofort", "umgehend", "dringend", "in einer stunde", "in zwei stunden",
+	"in einer viertelstunde", "dans le quart d'heure", "dans le quart d’heure", "tout de suite", "de inmediato",
+	"en un cuarto de hora", "15分以内",
 	"dans une heure", "dans l'heure", "dans deux heures", "en una hora", "en dos horas", "1時間以内",
 	"aujourd'hui", "aujourd’hui", "ce soir", "demain", "immédiatement", "dès que possible", "urgent",
 	"hoy", "esta noche", "esta tarde", "mañana", "cuanto antes", "urgente", "inmediatamente",
@@ -204,6 +210,7 @@ var subjectAsks = []string{
 	"action needed", "awaiting approval", "pending approval", "needs approval", "wartet auf genehmigung",
 	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
 	"レビュー依頼", "確認依頼", "承認依頼", "ご依頼",
+	"scorecard due", "feedback due", "review due", "reviews due", "ratings due", "report due",
 	// an approval request of a manager's: "Time Off Request - Mateo Ruiz"
 	"time off request", "leave request", "absence request", "abwesenheitsantrag", "urlaubsantrag", "demande de congé",
 	"demande d'absence", "solicitud de vacaciones", "solicitud de ausencia", "休暇申請",
@@ -288,7 +295,9 @@ func isReplySubject(subject string) bool {
 // (lower-case substrings). A bare "alert" is not one: "Security alert:
 // new sign-in" reports something that already happened and is fine.
 var alertWords = []string{"triggered", "escalated", "firing", "is down", "went down", "[down]",
-	"secret scanning alert", "key detected", "token detected", "key id detected",
+	"secret scanning alert", "key detected", "token detected", "key id detected", "your services are impacted",
+	"your services are affected", "vos services sont impactés", "perturbation en cours", "incident en cours",
+	"ihre dienste sind betroffen", "sus servicios están afectados", "ongoing incident",
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
@@ -306,7 +315,7 @@ func alertNotice(subject string) bool {
 // trouble now: besides alertWords, an outage, a suspended account, an
 // abuse report, a suspicious sign-in, a breach (lower-case substrings).
 var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
-	"credential stuffing", "ddos", "under attack", "ransomware",
+	"credential stuffing", "ddos", "under attack", "ransomware", "degraded", "blocage complet",
 	"failing", "unable to", "nicht möglich", "not possible", "imposible", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
 	"out of disk", "since this morning", "seit heute morgen", "kein speicherplatz", "kommen nicht an", "können sich nicht",
 	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",
@@ -395,7 +404,8 @@ func statusNotice(subject string) bool {
 var toolDomains = []string{"atlassian.net", "atlassian.com", "github.com", "gitlab.com", "bitbucket.org", "zoom.us",
 	"slack.com", "asana.com", "trello.com", "notion.so", "figma.com", "linear.app", "monday.com", "clickup.com",
 	"miro.com", "loom.com", "basecamp.com", "airtable.com", "smartsheet.com", "webex.com", "dropbox.com", "box.com",
-	"terraform.io", "circleci.com", "vercel.com", "netlify.com", "buildkite.com", "travis-ci.com"}
+	"terraform.io", "circleci.com", "vercel.com", "netlify.com", "buildkite.com", "travis-ci.com",
+	"connpass.com", "meetup.com", "eventbrite.com"}
 
 // accountWords in a subject say a notice is about the reader's account,
 // security or money (a new sign-in, a password change, a receipt): worth

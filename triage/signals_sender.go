@@ -457,7 +457,7 @@ func orgName(reg string) string {
 // (a booking, an order, a ticket, a receipt), in its local part.
 var confirmationWords = []string{"confirm", "bestaetigung", "bestätigung", "booking", "buchung", "reservation",
 	"reservierung", "receipt", "order", "ticket", "billet", "reserva", "billing", "invoice", "statement", "rechnung",
-	"facturation", "facturacion"}
+	"facturation", "facturacion", "reminder", "appointments"}
 
 // confirmationAddress reports whether email's local part names what a
 // service's confirmation address sends (buchungsbestaetigung@,
