@@ -712,6 +712,8 @@ func TestDMARCFailWithALinkIsPhishingWhenItImpersonates(t *testing.T) {
 		{"IT Helpdesk", "it@northwind.example", "Mailbox quota", true},
 		{"Health Deals", "offers@slim-direct.example", "Lose 15 lbs before the holidays", false},
 		{"Quantum Yield", "invest@qyc-returns.example", "Your 4.2% weekly returns are waiting", false},
+		{"Quantum Yield Capital", "invest@quantumyield-ai.example", "Alex, your AI trading account is ready (+3.2% daily)", false},
+		{"Agencia Tributaria", "notificaciones@agenciatributaria-devolucion.example", "Aviso: tiene una devolución pendiente", true},
 	} {
 		d := tt.from[strings.LastIndexByte(tt.from, '@')+1:]
 		m := &model.Message{From: model.Address{Name: tt.name, Email: tt.from}, To: []model.Address{p}, Subject: tt.subject,

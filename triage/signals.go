@@ -569,7 +569,8 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 }
 
 // impersonates reports whether m presents itself as a brand (its name in
-// the sender's name, the subject or the sender's domain) or as the
+// the sender's name, the subject or the sender's domain), as a bank, an
+// account or a help desk (in the sender's name or domain) or as the
 // principal's own organisation (its domain): what mail failing DMARC
 // pretends to be when it is phishing.
 func (a *Analyzer) impersonates(m *model.Message, pDomain string) bool {
@@ -583,7 +584,9 @@ func (a *Analyzer) impersonates(m *model.Message, pDomain string) bool {
 			return true
 		}
 	}
-	_, ok := containsAnyOf(low, institutionWords)
+	// An institution's words count in the sender's name and domain only:
+	// a subject's "your account" is as often a shop's or a scam's offer.
+	_, ok := containsAnyOf(strings.ToLower(m.From.Name+" "+from), institutionWords)
 	return ok
 }
 

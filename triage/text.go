@@ -371,6 +371,11 @@ var brands = []struct {
 	{"ups", []string{"ups.com"}},
 	{"usps", []string{"usps.com"}},
 	{"irs", []string{"irs.gov"}},
+	// tax offices, whose "refund pending" is a classic lure
+	{"agenciatributaria", []string{"agenciatributaria.es", "agenciatributaria.gob.es"}},
+	{"impots", []string{"impots.gouv.fr"}},
+	{"hmrc", []string{"hmrc.gov.uk", "gov.uk"}},
+	{"elster", []string{"elster.de"}},
 	{"coinbase", []string{"coinbase.com"}},
 	{"github", []string{"github.com"}},
 	{"adobe", []string{"adobe.com"}},

@@ -62,6 +62,12 @@ func TestEvalSetHeldout4(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout4"), 120)
 }
 
+// TestEvalSetHeldout5 checks the set under testdata/eval/heldout5: 150
+// threads written independently of the rules and of the other sets.
+func TestEvalSetHeldout5(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout5"), 150)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
