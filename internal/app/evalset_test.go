@@ -68,6 +68,13 @@ func TestEvalSetHeldout5(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout5"), 150)
 }
 
+// TestEvalSetHeldout6 checks the set under testdata/eval/heldout6: 150
+// threads written independently of the rules and of the other sets, and
+// never developed on.
+func TestEvalSetHeldout6(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout6"), 150)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
