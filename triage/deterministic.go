@@ -218,9 +218,9 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case !an.bulk && !autoSubmitted(msgs[an.latest]) && !an.notifier && liveIncident(msgs) &&
-		(an.addressed && (direct || !an.internal && (an.familiar || an.replied)) ||
-			an.ccOnly && an.soonDeadline && an.questions+an.requests > 0):
+	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied)) ||
+		an.ccOnly && an.soonDeadline && an.questions+an.requests > 0) &&
+		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is

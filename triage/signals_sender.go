@@ -108,24 +108,8 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if from != "" && !seen[from] {
 		seen[from] = true
 		a.domainSignals(from, "the sender's domain", i, pDomain, 1, add)
-		if title := execTitle(m); title != "" && freeMail(from) {
-			// "greg.holm.ceo@gmail.com": an executive's title on a
-			// free-mail address, the signature of CEO fraud.
-			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) claims an executive's title (%s)", from, title), Message: i, Value: from, Weight: 2})
-		} else if org := orgName(pReg); org != "" && freeMail(from) {
-			// "farah.nadeem.northwind@gmail.com", "Farah (Northwind)": a
-			// free-mail address presenting itself as the principal's
-			// organisation, whose people write from its own domain: the
-			// impersonation of CEO and gift-card fraud.
-			if strings.Contains(strings.ToLower(m.From.Email[:max(strings.LastIndexByte(m.From.Email, '@'), 0)]), org) ||
-				strings.Contains(strings.ToLower(m.From.Name), org) {
-				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) presents itself as %s, whose people write from %s", from, org, pReg), Message: i, Value: from, Weight: 2})
-				if w, ok := containsAnyOf(strings.ToLower(m.Subject+" "+m.Body()), availabilityOpeners); ok {
-					// "Are you at your desk?": the opening move of gift-card
-					// and payment fraud, the ask follows once you answer.
-					add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
-				}
-			}
+		if freeMail(from) {
+			a.freeMailImpersonation(m, i, from, pReg, add)
 		}
 	}
 	// The parser records what it stripped (terminal escapes, bidi controls).
@@ -514,4 +498,30 @@ func execTitle(m *model.Message) string {
 		}
 	}
 	return ""
+}
+
+// freeMailImpersonation flags a free-mail sender (domain from) claiming an
+// executive's title ("greg.holm.ceo@gmail.com", the signature of CEO
+// fraud) or presenting itself as the principal's organisation (registrable
+// domain pReg: "farah.nadeem.northwind@gmail.com", "Farah (Northwind)",
+// whose people write from its own domain), and then the "are you at your
+// desk?" that opens gift-card and payment fraud.
+func (a *Analyzer) freeMailImpersonation(m *model.Message, i int, from, pReg string, add func(Signal)) {
+	if title := execTitle(m); title != "" {
+		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) claims an executive's title (%s)", from, title), Message: i, Value: from, Weight: 2})
+		return
+	}
+	org := orgName(pReg)
+	if org == "" {
+		return
+	}
+	local := m.From.Email[:max(strings.LastIndexByte(m.From.Email, '@'), 0)]
+	if !strings.Contains(strings.ToLower(local), org) && !strings.Contains(strings.ToLower(m.From.Name), org) {
+		return
+	}
+	add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) presents itself as %s, whose people write from %s", from, org, pReg), Message: i, Value: from, Weight: 2})
+	if w, ok := containsAnyOf(strings.ToLower(m.Subject+" "+m.Body()), availabilityOpeners); ok {
+		// The ask follows once the reader answers.
+		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
+	}
 }
