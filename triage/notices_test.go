@@ -377,12 +377,7 @@ func TestTeamAddressAlertsAndRunningOut(t *testing.T) {
 // and planned maintenance does not press.
 func TestServiceNoticesOfTheDay(t *testing.T) {
 	list := map[string][]string{"List-Id": {"<ops.northwind.example>"}}
-	for _, tt := range []struct {
-		from, subject, body string
-		hdr                 map[string][]string
-		auto                bool
-		want                string
-	}{
+	for _, tt := range []categoryCase{
 		{"certwatch@northwind.example", "[certwatch] api.northwind.example certificate expires in 17h 40m", "certwatch daily run", list, false, "urgent"},
 		{"certwatch@northwind.example", "[certwatch] api.northwind.example certificate expires in 20 days", "certwatch daily run", list, false, "informational"},
 		{"jira@northwind.atlassian.net", "[JIRA] Lena Fischer assigned ROUTE-4412 to you", "Lena Fischer assigned ROUTE-4412 to you.", nil, true, "actionable"},
@@ -393,16 +388,7 @@ func TestServiceNoticesOfTheDay(t *testing.T) {
 		{"support@mailer.example", "Scheduled maintenance: console unavailable Dec 3, 02:00-04:00", "Since 02:00 the console will be unavailable. We apologise for the inconvenience.",
 			map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=mailer.example; dmarc=pass header.from=mailer.example"}}, false, "informational"},
 	} {
-		var m []*model.Message
-		if tt.auto {
-			m = autoMail(tt.from, tt.subject, tt.body, tt.hdr)
-		} else {
-			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
-				Subject: tt.subject, Text: tt.body, HasBody: true, Headers: tt.hdr}}
-		}
-		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
-			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
-		}
+		checkCategory(t, tt)
 	}
 }
 
@@ -433,28 +419,15 @@ func TestBrandsOwnReplyTo(t *testing.T) {
 // while an approval request of a manager's ("Time Off Request - Mateo
 // Ruiz", 【レビュー依頼】) does.
 func TestAsksTakenBackAndDecisionsMade(t *testing.T) {
-	for _, tt := range []struct {
-		from, subject, body string
-		auto                bool
-		want                string
-	}{
-		{"hannah@northwind.example", "Re: Q4 reforecast", "Please ignore my request above - Priya sent me the consolidated numbers, so I have everything I need.", false, "informational"},
-		{"notifications@hr.example", "Tu solicitud de ausencia ha sido aprobada", "Tu solicitud del 21 al 23 de diciembre ha sido aprobada.", true, "informational"},
-		{"noreply@expenses.example", "経費精算が承認されました (申請番号: 2026-000784)", "詳細は以下のURLからご確認ください。", true, "informational"},
-		{"northwind@hr.example", "Inbox: Time Off Request - Mateo Ruiz (21/12 - 04/01)", "You have a new item in your inbox.", true, "actionable"},
-		{"yuki@northwind.example", "【レビュー依頼】パートナー連携 技術仕様書 v0.9", "仕様書を共有します。", false, "actionable"},
-		{"notifications@app.terraform.io", "Run applied in northwind/platform-staging", "Resources: 0 added, 2 changed, 0 destroyed.", true, "low priority"},
+	for _, tt := range []categoryCase{
+		{"hannah@northwind.example", "Re: Q4 reforecast", "Please ignore my request above - Priya sent me the consolidated numbers, so I have everything I need.", nil, false, "informational"},
+		{"notifications@hr.example", "Tu solicitud de ausencia ha sido aprobada", "Tu solicitud del 21 al 23 de diciembre ha sido aprobada.", nil, true, "informational"},
+		{"noreply@expenses.example", "経費精算が承認されました (申請番号: 2026-000784)", "詳細は以下のURLからご確認ください。", nil, true, "informational"},
+		{"northwind@hr.example", "Inbox: Time Off Request - Mateo Ruiz (21/12 - 04/01)", "You have a new item in your inbox.", nil, true, "actionable"},
+		{"yuki@northwind.example", "【レビュー依頼】パートナー連携 技術仕様書 v0.9", "仕様書を共有します。", nil, false, "actionable"},
+		{"notifications@app.terraform.io", "Run applied in northwind/platform-staging", "Resources: 0 added, 2 changed, 0 destroyed.", nil, true, "low priority"},
 	} {
-		var m []*model.Message
-		if tt.auto {
-			m = autoMail(tt.from, tt.subject, tt.body, nil)
-		} else {
-			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
-				Subject: tt.subject, Text: tt.body, HasBody: true}}
-		}
-		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
-			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
-		}
+		checkCategory(t, tt)
 	}
 }
 
@@ -493,12 +466,7 @@ func TestExecutiveTitleOnFreeMail(t *testing.T) {
 func TestMoreOfTheDay(t *testing.T) {
 	gh := map[string][]string{"List-Id": {"<route-sdk-js.northwind.github.com>"}}
 	jira := map[string][]string{"List-Id": {"<jira.northwind.atlassian.net>"}}
-	for _, tt := range []struct {
-		from, subject, body string
-		hdr                 map[string][]string
-		auto                bool
-		want                string
-	}{
+	for _, tt := range []categoryCase{
 		{"noreply@github.com", "[northwind/route-sdk-js] Secret scanning alert: Amazon AWS Access Key ID detected", "Revoke it immediately and review access logs.", gh, true, "urgent"},
 		{"jira@northwind.atlassian.net", "[JIRA] Rui Santos assigned PLAT-4412 to you", "Rui Santos assigned this issue to you.", jira, true, "actionable"},
 		{"kenji@northwind.example", "Re: cert renewal", "The current cert expires tonight 23:59 UTC. The fix touches the prod DNS account, so it needs your approval.", nil, false, "urgent"},
@@ -508,16 +476,7 @@ func TestMoreOfTheDay(t *testing.T) {
 		{"kevin@northwind.example", "out sick today", "I'm out sick today, stomach bug. Back tomorrow.", nil, false, "informational"},
 		{"ruth@northwind.example", "Re: Postgres 17 upgrade - Platform help in Q1?", "Alex, I need a yes/no (or \"yes but March\") before Q1 planning on the 2nd.", nil, false, "actionable"},
 	} {
-		var m []*model.Message
-		if tt.auto {
-			m = autoMail(tt.from, tt.subject, tt.body, tt.hdr)
-		} else {
-			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
-				Subject: tt.subject, Text: tt.body, HasBody: true, Headers: tt.hdr}}
-		}
-		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
-			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
-		}
+		checkCategory(t, tt)
 	}
 	m := &model.Message{From: model.Address{Name: "OVHcloud Facturation", Email: "facturation@ovh-renouvellement-client.example"},
 		To: []model.Address{demoPrincipal}, Subject: "Échec du renouvellement de votre domaine", HasBody: true,
@@ -538,32 +497,45 @@ func TestMoreOfTheDay(t *testing.T) {
 // nothing; a reminder address's "please arrive early" is its instruction;
 // an event platform's notice is low priority.
 func TestRoundFiveCues(t *testing.T) {
-	for _, tt := range []struct {
-		from, subject, body string
-		auto                bool
-		want                string
-	}{
-		{"marco@northwind.example", "Twilio degraded - switch driver SMS to backup?", "Your call as owner - flip now or wait for Twilio?", false, "urgent"},
-		{"marco@northwind.example", "Twilio pricing - switch driver SMS to backup?", "Your call as owner - flip now or wait for the new contract?", false, "actionable"},
-		{"noreply@ovh.example", "[Incident] Perturbation en cours sur le datacenter GRA7 - vos services sont impactés", "Un incident réseau est en cours.", true, "urgent"},
-		{"julien@northwind.example", "Export vide", "Peux-tu me dire dans le quart d'heure ce que je peux leur annoncer ?", false, "urgent"},
-		{"no-reply@hiring.example", "Reminder: Scorecard due for Dana Whitfield", "Submit your scorecard: https://hiring.example/s/1", true, "actionable"},
-		{"noreply@code.example", "Your personal access token expires in 7 days", "Regenerate it before it expires.", true, "actionable"},
-		{"noreply@code.example", "Your personal access token expires in 90 days", "Regenerate it before it expires.", true, "informational"},
-		{"concierge@expenses.example", "Report returned: Amsterdam offsite (ER-2291)", "Please attach the invoice and resubmit before month-end close on Nov 30.", true, "actionable"},
-		{"office@northwind.example", "Office closed 29 December - 3 January", "The office is closed over the holidays. If you need access, contact facilities by December 22.", false, "informational"},
-		{"no-reply@connpass.example.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", true, "informational"},
-		{"no-reply@connpass.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", true, "low priority"},
+	for _, tt := range []categoryCase{
+		{"marco@northwind.example", "Twilio degraded - switch driver SMS to backup?", "Your call as owner - flip now or wait for Twilio?", nil, false, "urgent"},
+		{"marco@northwind.example", "Twilio pricing - switch driver SMS to backup?", "Your call as owner - flip now or wait for the new contract?", nil, false, "actionable"},
+		{"noreply@ovh.example", "[Incident] Perturbation en cours sur le datacenter GRA7 - vos services sont impactés", "Un incident réseau est en cours.", nil, true, "urgent"},
+		{"julien@northwind.example", "Export vide", "Peux-tu me dire dans le quart d'heure ce que je peux leur annoncer ?", nil, false, "urgent"},
+		{"no-reply@hiring.example", "Reminder: Scorecard due for Dana Whitfield", "Submit your scorecard: https://hiring.example/s/1", nil, true, "actionable"},
+		{"noreply@code.example", "Your personal access token expires in 7 days", "Regenerate it before it expires.", nil, true, "actionable"},
+		{"noreply@code.example", "Your personal access token expires in 90 days", "Regenerate it before it expires.", nil, true, "informational"},
+		{"concierge@expenses.example", "Report returned: Amsterdam offsite (ER-2291)", "Please attach the invoice and resubmit before month-end close on Nov 30.", nil, true, "actionable"},
+		{"office@northwind.example", "Office closed 29 December - 3 January", "The office is closed over the holidays. If you need access, contact facilities by December 22.", nil, false, "informational"},
+		{"no-reply@connpass.example.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", nil, true, "informational"},
+		{"no-reply@connpass.com", "New event: SRE Tokyo year-end LT", "A group you follow published a new event.", nil, true, "low priority"},
 	} {
-		var m []*model.Message
-		if tt.auto {
-			m = autoMail(tt.from, tt.subject, tt.body, nil)
-		} else {
-			m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
-				Subject: tt.subject, Text: tt.body, HasBody: true}}
-		}
-		if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
-			t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
-		}
+		checkCategory(t, tt)
+	}
+}
+
+// categoryCase is a one-message thread to the principal and the bucket
+// triage must give it: from a service (auto: Auto-Submitted, see
+// autoMail) or from a person.
+type categoryCase struct {
+	from, subject, body string
+	hdr                 map[string][]string
+	auto                bool
+	want                string
+}
+
+// checkCategory triages tt's message offline and fails unless it lands in
+// tt.want.
+func checkCategory(t *testing.T, tt categoryCase) {
+	t.Helper()
+	var m []*model.Message
+	if tt.auto {
+		m = autoMail(tt.from, tt.subject, tt.body, tt.hdr)
+	} else {
+		m = []*model.Message{{MessageID: tt.subject + "@x", From: model.Address{Email: tt.from}, To: []model.Address{demoPrincipal},
+			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: tt.hdr}}
+	}
+	if o := Deterministic(m, demoPrincipal); string(o.Result.Category) != tt.want {
+		t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
 	}
 }
