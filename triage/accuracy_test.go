@@ -262,9 +262,9 @@ func TestAccuracyOwnSet(t *testing.T) {
 //   - heldout5 (150): the same, 0.747 at the round's start, 0.827 with
 //     the round's rules before being developed on, 0.907 now, phishing
 //     7 of 7;
-//   - heldout6 (150): written at the end of the round and never
-//     developed on: 0.753 with the rules at the round's start, 0.847 with
-//     the round's rules, phishing 7 of 7 (was 6) with no false positive.
+//   - heldout6 (150): measured once with the rules at the round's start
+//     (0.753) and once with the round's rules (0.847, phishing 7 of 7
+//     with no false positive) before being developed on; 0.913 now.
 var heldOutSets = []struct {
 	name, dir                               string
 	threads                                 int
@@ -278,7 +278,7 @@ var heldOutSets = []struct {
 	{name: "heldout3", dir: "../testdata/eval/heldout3", threads: 100, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout5", dir: "../testdata/eval/heldout5", threads: 150, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout6", dir: "../testdata/eval/heldout6", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout6", dir: "../testdata/eval/heldout6", threads: 150, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the

@@ -539,3 +539,28 @@ func checkCategory(t *testing.T, tt categoryCase) {
 		t.Errorf("%s %q: %s, want %s; signals %v", tt.from, tt.subject, o.Result.Category, tt.want, o.Signals)
 	}
 }
+
+// TestLastRoundCues checks the cues of the session's last development
+// round, each beside a case that must not fire.
+func TestLastRoundCues(t *testing.T) {
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=vendor.example; dmarc=pass header.from=vendor.example"}}
+	for _, tt := range []categoryCase{
+		{"grace@northwind.example", "4.18 go/no-go at 17:00 - Platform sign-off still missing", "Can you tick the box in the checklist?", nil, false, "urgent"},
+		{"grace@northwind.example", "4.18 go/no-go on Friday at 17:00 - Platform sign-off still missing", "Can you tick the box in the checklist?", nil, false, "actionable"},
+		{"leo@northwind.example", "Re: [SEV2] INC-1187 Map tile service p99 latency > 4s (EU)", "You're Platform escalation this week - can you take over the bridge?", nil, false, "urgent"},
+		{"servicedesk@northwind.example", "Lost/stolen device - manager approval needed for remote wipe", "Kofi reported his laptop stolen. Can you approve the remote wipe?", nil, false, "urgent"},
+		{"status@host.example", "Störung: Netzwerkausfall im Rechenzentrum FRA-3", "Wir arbeiten an der Behebung.", nil, true, "urgent"},
+		{"status@host.example", "Geplante Wartung: Netzwerkausfall im Rechenzentrum FRA-3 am 3.12.", "Wir führen Wartungsarbeiten durch.", nil, true, "informational"},
+		{"notifications@reviews.example", "Tomás Ibarra has requested your feedback", "What should Tomás continue doing?", nil, true, "actionable"},
+		{"kelsey@vendor.example", "Renewal - seat count for 2027", "Before I send the order form, could you let me know whether you'd like to keep 45 seats?", auth, false, "actionable"},
+		{"kelsey@vendor.example", "Renewal signed", "The renewal is signed, thanks. Let me know if you have any questions.", auth, false, "informational"},
+		{"support@tools.example", "How did we do? Ticket #241188", "Your ticket was marked as solved. How did we do?", nil, true, "low priority"},
+	} {
+		checkCategory(t, tt)
+	}
+	for _, sentence := range []string{"配送状況は「ご注文履歴」からご確認いただけます。", "会議室は明日からご利用いただけます。"} {
+		if hasForeignRequest(sentence) {
+			t.Errorf("%q: an ask; it says what the reader can do", sentence)
+		}
+	}
+}

@@ -185,7 +185,8 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	// a need or a request stated of the reader: "we ask you to rotate
 	// every token", "you'll need to re-enroll"
 	"ask you to", "ask that you", "need you to", "need you on", "still need you", "you need to", "you'll need to",
-	"need a yes", "need a decision", "need an answer", "need a go",
+	"need a yes", "need a decision", "need an answer", "need a go", "could you let me know", "can you let me know",
+	"let me know whether", "let me know which",
 	"you will need to",
 	// a wish only the reader can meet: "comments by Friday would be
 	// ideal", "I'd like sign-off from you"

@@ -524,6 +524,11 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
+	if !soon && subjectHourRe.MatchString(subj) && !otherDayRe.MatchString(subj) {
+		// "go/no-go at 17:00", "step in for Marcus at 11:00?": an hour
+		// and no other day is an hour of the day the mail was sent.
+		soon = true
+	}
 	if soon {
 		// The subject names today, tonight, tomorrow or minutes: what it
 		// is about happens within a day.
@@ -1106,3 +1111,7 @@ var expiresWithinHoursRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs o
 // weeks ("expires in 7 days", "läuft in 10 Tagen ab", "expire dans 5
 // jours").
 var expiresWithinDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:[1-9]|1[0-4])\s+(?:days?|tagen|jours?|días?)\b`)
+
+// subjectHourRe finds an hour of the day in a subject: "at 17:00", "um 14
+// Uhr", "à 15h30", "a las 10:00", 14時.
+var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|um|bis|vor|à|avant|a las|antes de las)\s+\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)

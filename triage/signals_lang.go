@@ -148,7 +148,8 @@ var notAsked = []string{
 	// an instruction for those it concerns, not an ask of everyone ("if
 	// you need access, contact us", 入館が必要な方は…ご連絡ください)
 	"if you need", "those who need", "anyone who needs", "falls sie", "si vous avez besoin", "quienes necesiten",
-	"si necesitas", "必要な方は", "希望される方は", "ご希望の方は",
+	"let me know if you have any questions", "let me know if you have questions", "let me know if you need anything",
+	"let me know if anything", "si necesitas", "必要な方は", "希望される方は", "ご希望の方は", "からご確認いただけます。", "ご利用いただけます。",
 	// an ask taken back: "Please ignore my request above, I have
 	// everything I need"
 	"ignore my request", "ignore my previous", "ignore my last", "disregard my", "never mind", "nevermind",
@@ -211,6 +212,7 @@ var subjectAsks = []string{
 	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
 	"レビュー依頼", "確認依頼", "承認依頼", "ご依頼",
 	"scorecard due", "feedback due", "review due", "reviews due", "ratings due", "report due",
+	"requested your feedback", "requests your feedback", "please confirm",
 	// an approval request of a manager's: "Time Off Request - Mateo Ruiz"
 	"time off request", "leave request", "absence request", "abwesenheitsantrag", "urlaubsantrag", "demande de congé",
 	"demande d'absence", "solicitud de vacaciones", "solicitud de ausencia", "休暇申請",
@@ -256,12 +258,15 @@ func failureNotice(subject string) bool {
 	low := strings.ToLower(subject)
 	_, failed := containsAnyOf(low, failureWords)
 	_, resolved := containsAnyOf(low, resolvedWords)
-	return failed && !resolved
+	return failed && !resolved && !plannedWork(subject)
 }
 
 // digestWords in an automated message's subject say it gathers updates
 // for reading later (lower-case substrings).
 var digestWords = []string{"digest", "daily summary", "weekly summary", "daily update", "weekly update", "activity summary",
+	// satisfaction surveys after a ticket
+	"how did we do", "rate your experience", "tell us how we did", "take our survey", "wie zufrieden", "votre avis sur",
+	"encuesta de satisfacción", "満足度",
 	"daily agenda", "your agenda for", "missed activit", "notifications from", "what you missed", "unread messages",
 	"tagesübersicht", "verpasste aktivitäten", "benachrichtigungen von", "agenda du jour", "activités manquées",
 	"notifications de", "agenda diaria", "actividades perdidas", "notificaciones de", "本日の予定", "未読",
@@ -297,7 +302,7 @@ func isReplySubject(subject string) bool {
 var alertWords = []string{"triggered", "escalated", "firing", "is down", "went down", "[down]",
 	"secret scanning alert", "key detected", "token detected", "key id detected", "your services are impacted",
 	"your services are affected", "vos services sont impactés", "perturbation en cours", "incident en cours",
-	"ihre dienste sind betroffen", "sus servicios están afectados", "ongoing incident",
+	"ihre dienste sind betroffen", "sus servicios están afectados", "ongoing incident", "outage", "ausfall", "störung",
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
@@ -308,14 +313,15 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 // alertWords) that is not said to be over.
 func alertNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
-	return ok && !passedNotice(subject)
+	return ok && !passedNotice(subject) && !plannedWork(subject)
 }
 
 // incidentWords in a subject say that something of the reader's is in
 // trouble now: besides alertWords, an outage, a suspended account, an
 // abuse report, a suspicious sign-in, a breach (lower-case substrings).
 var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious login", "suspicious sign-in",
-	"credential stuffing", "ddos", "under attack", "ransomware", "degraded", "blocage complet",
+	"credential stuffing", "ddos", "under attack", "ransomware", "degraded", "blocage complet", "[sev", "sev2", "sev-2",
+	"stolen", "remote wipe", "gestohlen", "volé", "robado", "盗難",
 	"failing", "unable to", "nicht möglich", "not possible", "imposible", "cannot log", "can't log", "cannot sign", "can't sign", "not receiving", "no space left", "disk full",
 	"out of disk", "since this morning", "seit heute morgen", "kein speicherplatz", "kommen nicht an", "können sich nicht",
 	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",

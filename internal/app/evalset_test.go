@@ -69,8 +69,7 @@ func TestEvalSetHeldout5(t *testing.T) {
 }
 
 // TestEvalSetHeldout6 checks the set under testdata/eval/heldout6: 150
-// threads written independently of the rules and of the other sets, and
-// never developed on.
+// threads written independently of the rules and of the other sets.
 func TestEvalSetHeldout6(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout6"), 150)
 }
