@@ -524,7 +524,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
-	if !soon && subjectHourRe.MatchString(subj) && !otherDayRe.MatchString(subj) {
+	if !soon && strings.ContainsAny(subj, "0123456789") && subjectHourRe.MatchString(subj) && !otherDayRe.MatchString(subj) {
 		// "go/no-go at 17:00", "step in for Marcus at 11:00?": an hour
 		// and no other day is an hour of the day the mail was sent.
 		soon = true
