@@ -74,6 +74,13 @@ func TestEvalSetHeldout6(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout6"), 150)
 }
 
+// TestEvalSetHeldout7 checks the set under testdata/eval/heldout7: 150
+// threads written independently of the rules and of the other sets, and
+// never developed on.
+func TestEvalSetHeldout7(t *testing.T) {
+	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout7"), 150)
+}
+
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
 // message parses cleanly, replies point at messages of the set, every
 // thread root carries a full label with a valid bucket, and the set
