@@ -192,7 +192,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// something by a date ("please fill in the template by
 		// Wednesday").
 		r.Category = contract.CategoryInformational
-		if direct || an.questions+an.requests > 0 && slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }) {
+		if direct || an.questions+an.requests > 0 && an.hasDeadline() {
 			r.Category = contract.CategoryActionable
 		}
 	case an.bulk && !direct && (autoSubmitted(msgs[an.latest]) || an.notifier) && statusNotice(msgs[an.latest].Subject):
@@ -247,7 +247,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// you", is theirs to do whether or not the notice asks.)
 		r.Category = contract.CategoryActionable
 	case an.replied && an.addressed && !an.bulk && !an.automated &&
-		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline }):
+		an.hasDeadline():
 		// In a conversation the principal takes part in, a due date the
 		// other side names ("the earliest one is due December 5") is
 		// theirs to keep.
@@ -398,7 +398,7 @@ func decisive(r *contract.Result, an *analysis, msgs []*model.Message) string {
 	low := strings.ToLower(subject)
 	_, passed := containsAnyOf(low, resolvedWords)
 	ask := an.questions+an.requests > 0 || an.calendar || an.soonDeadline || an.urgency > 0 ||
-		slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline })
+		an.hasDeadline()
 	switch {
 	case r.IsPhishing || r.IsSpam && (an.suspicious > 0 || an.spoofed || an.spamPhrases >= 2):
 		return "quarantined by the signals on independent evidence"
@@ -559,3 +559,8 @@ func extras(r *contract.Result, an *analysis) Extras {
 // signals (each body is already capped at maxAnalyzed bytes). Who wrote
 // which message is still checked over the whole thread, which is cheap.
 const MaxAnalyzedMessages = 100
+
+// hasDeadline reports whether the analysis found a deadline (SigDeadline).
+func (an *analysis) hasDeadline() bool {
+	return slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline })
+}

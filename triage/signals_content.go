@@ -886,7 +886,7 @@ var (
 	// expiresInDaysRe finds in a subject something expiring within two
 	// days ("Certificate expires in 2 days", "Zertifikat läuft in 2 Tagen
 	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
-	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b|\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b))`)
+	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b|` + withinHours + `)`)
 	// expiryWords are the words expiresInDaysRe needs (lower-case).
 	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence"}
 	// priorityRe finds an incident or alert's top priority in a subject:
@@ -1105,12 +1105,20 @@ var tasksWaitingRe = regexp.MustCompile(`(?i)^you have \d+ [^:]{0,60}? to (?:wri
 
 // expiresWithinHoursRe finds a subject saying something expires or runs
 // out within hours ("expires in 17h 40m", "läuft in 6 Stunden ab").
-var expiresWithinHoursRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b)`)
+var expiresWithinHoursRe = regexp.MustCompile(expiresLead + withinHours)
 
 // expiresWithinDaysRe finds a subject saying something expires within two
 // weeks ("expires in 7 days", "läuft in 10 Tagen ab", "expire dans 5
 // jours").
-var expiresWithinDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:[1-9]|1[0-4])\s+(?:days?|tagen|jours?|días?)\b`)
+var expiresWithinDaysRe = regexp.MustCompile(expiresLead + `(?:[1-9]|1[0-4])\s+(?:days?|tagen|jours?|días?)\b`)
+
+// expiresLead is the start the expiry expressions share: an expiry verb,
+// then "in"/"within" (five languages) and white space; withinHours is a
+// number of hours or minutes after it ("9h", "17 hours", "30 Minuten").
+const (
+	expiresLead = `(?i)\b(?:expires?|expiring|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+`
+	withinHours = `\d{1,2}\s*(?:h\b|hours?\b|hrs?\b|stunden\b|heures?\b|horas?\b|minutes?\b|min\b|minuten\b|minutos\b)`
+)
 
 // subjectHourRe finds an hour of the day in a subject: "at 17:00", "um 14
 // Uhr", "à 15h30", "a las 10:00", 14時.

@@ -18,67 +18,21 @@ func TestEvalSet(t *testing.T) {
 	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval"), 150)
 }
 
-// TestEvalSetFresh checks the held-out set under testdata/eval/fresh,
-// written without looking at the rules to measure how they generalise.
-func TestEvalSetFresh(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "fresh"), 60)
-}
-
-// TestEvalSetDev checks the development set under testdata/eval/dev:
-// 150 threads written independently of the rules and of the other sets.
-func TestEvalSetDev(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "dev"), 150)
-}
-
-// TestEvalSetHeldout checks the second held-out set under
-// testdata/eval/heldout: 80 threads written independently of the rules
-// and of the other sets, measured once after the development-set round.
-func TestEvalSetHeldout(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout"), 80)
-}
-
-// TestEvalSetDev2 checks the second development set under
-// testdata/eval/dev2: 150 threads written independently of the rules and
-// of the other sets.
-func TestEvalSetDev2(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "dev2"), 150)
-}
-
-// TestEvalSetHeldout2 checks the set under testdata/eval/heldout2: 100
-// threads written independently of the rules and of the other sets.
-func TestEvalSetHeldout2(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout2"), 100)
-}
-
-// TestEvalSetHeldout3 checks the set under testdata/eval/heldout3: 100
-// threads written independently of the rules and of the other sets.
-func TestEvalSetHeldout3(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout3"), 100)
-}
-
-// TestEvalSetHeldout4 checks the set under testdata/eval/heldout4: 120
-// threads written independently of the rules and of the other sets.
-func TestEvalSetHeldout4(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout4"), 120)
-}
-
-// TestEvalSetHeldout5 checks the set under testdata/eval/heldout5: 150
-// threads written independently of the rules and of the other sets.
-func TestEvalSetHeldout5(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout5"), 150)
-}
-
-// TestEvalSetHeldout6 checks the set under testdata/eval/heldout6: 150
-// threads written independently of the rules and of the other sets.
-func TestEvalSetHeldout6(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout6"), 150)
-}
-
-// TestEvalSetHeldout7 checks the set under testdata/eval/heldout7: 150
-// threads written independently of the rules and of the other sets, and
-// never developed on.
-func TestEvalSetHeldout7(t *testing.T) {
-	checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", "heldout7"), 150)
+// TestEvalSetsIndependent checks the sets written independently of the
+// rules and of each other (README, "Measuring triage"): the fresh set,
+// the development sets and the held-out sets, each with its thread count.
+func TestEvalSetsIndependent(t *testing.T) {
+	for _, set := range []struct {
+		dir     string
+		threads int
+	}{
+		{"fresh", 60}, {"dev", 150}, {"heldout", 80}, {"dev2", 150}, {"heldout2", 100}, {"heldout3", 100},
+		{"heldout4", 120}, {"heldout5", 150}, {"heldout6", 150}, {"heldout7", 150},
+	} {
+		t.Run(set.dir, func(t *testing.T) {
+			checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", set.dir), set.threads)
+		})
+	}
 }
 
 // checkEvalSet checks a labeled set written by testdata/eval/gen: every
