@@ -218,15 +218,26 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
+	case !an.bulk && !an.automated && !an.notifier && !an.calendar && an.questions+an.requests == 0 && !an.taskNamed &&
+		!(an.replied && an.hasDeadline()) && thankedClosure(an.latestOwn):
+		// A person thanking the reader for something done and asking
+		// nothing ("Je vous confirme que le correctif fonctionne…
+		// Merci", "Thanks Alex for taking my shift") closes the thread:
+		// the urgent subject it answers is the first message's state. (A
+		// due date named in a conversation the reader is in stays theirs
+		// to keep, see below.)
+		r.Category = contract.CategoryInformational
 	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied)) ||
-		an.ccOnly && an.soonDeadline && an.questions+an.requests > 0) &&
+		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
 		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is
 		// running while the question waits. So does a report of one from
 		// a known correspondent, and, with the reader in Cc, an ask of
-		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung").
+		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung") or
+		// one turned to them by name ("Alex, we need a decision on
+		// failing over").
 		r.Category = contract.CategoryUrgent
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) && !plannedWork(subject) ||
 		an.subjectSoon && !deliveryNotice(subject) && !absenceNotice(subject)) ||

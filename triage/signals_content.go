@@ -849,8 +849,19 @@ func vocative(sentence, first string) bool {
 	case ',', ':', ';', '!', '-':
 		return true
 	}
-	return strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–")
+	if strings.HasPrefix(rest, "—") || strings.HasPrefix(rest, "–") {
+		return true
+	}
+	// The comma left out before an ask or a "we"/"I" that turns to the
+	// reader: "Alex we need a decision", "Alex can you take it".
+	_, ok := hasAnyPrefix(strings.ToLower(rest), vocativeNext)
+	return ok
 }
+
+// vocativeNext are the words that, right after a name opening a sentence
+// without a comma, show the name is the one spoken to (lower case).
+var vocativeNext = []string{"we need", "i need", "we'll need", "can you", "could you", "would you", "will you", "please ",
+	"do you", "are you", "did you", "have you"}
 
 // assignedToYou reports whether low (lower-cased) says something was
 // assigned to the reader with the item between ("assigned NW-4412 to

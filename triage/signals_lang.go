@@ -107,10 +107,23 @@ func hasForeignRequest(sentence string) bool {
 	}
 	for _, h := range hits {
 		if h.set&cueForeignRequest != 0 {
-			if _, done := hasAnyPrefix(low[h.end:], askMet); !done {
+			if !askMetAfter(low[h.end:]) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// askMetAfter reports whether rest, what follows a Japanese request cue
+// in its sentence, recalls the ask as met (see askMet), also with thanks
+// later in the sentence: "迅速にご対応いただき、誠にありがとうございました".
+func askMetAfter(rest string) bool {
+	if _, done := hasAnyPrefix(rest, askMet); done {
+		return true
+	}
+	if _, did := hasAnyPrefix(rest, []string{"いただき", "頂き"}); did {
+		return strings.Contains(rest, "ありがとう")
 	}
 	return false
 }
@@ -156,6 +169,15 @@ var notAsked = []string{
 	"no longer need", "have everything i need", "hat sich erledigt", "vergiss meine", "ne tiens pas compte",
 	"oublie ma demande", "oubliez ma demande", "olvida mi", "ya no hace falta", "ya no es necesario", "不要になりました",
 	"nothing else you need to do", "nothing more you need to do", "no need to do anything", "you don't need to do anything",
+	// a notice's "please be aware" ("以上、ご承知おきください", "please
+	// note that the release moved to Monday"): news, not a task
+	"ご承知おきください", "ご承知おき下さい", "ご了承ください", "ご了承下さい", "ご留意ください", "お含みおきください",
+	"please note that", "please be aware that", "bitte beachten sie, dass", "bitte beachte, dass", "veuillez noter que",
+	"à noter que", "tenga en cuenta que", "ten en cuenta que",
+	// a courtesy, not a task: "please pass on our thanks to the team"
+	"pass on our thanks", "pass on my thanks", "pass our thanks", "pass my thanks", "pass along our thanks",
+	"transmettre nos remerciements", "transmettez nos remerciements", "transmettre mes remerciements",
+	"dank weiter", "dank aus", "nuestro agradecimiento", "mi agradecimiento", "よろしくお伝えください",
 	"do not share this", "don't share this", "do not forward this", "nicht weiterleiten", "ne partagez pas", "no comparta",
 }
 
@@ -267,7 +289,7 @@ var digestWords = []string{"digest", "daily summary", "weekly summary", "daily u
 	// satisfaction surveys after a ticket
 	"how did we do", "rate your experience", "tell us how we did", "take our survey", "wie zufrieden", "votre avis sur",
 	"encuesta de satisfacción", "満足度",
-	"daily agenda", "your agenda for", "missed activit", "notifications from", "what you missed", "unread messages",
+	"daily agenda", "your agenda for", "missed activit", "notifications from", "what you missed", "unread messages", "new messages in", "usage report",
 	"tagesübersicht", "verpasste aktivitäten", "benachrichtigungen von", "agenda du jour", "activités manquées",
 	"notifications de", "agenda diaria", "actividades perdidas", "notificaciones de", "本日の予定", "未読",
 	"zusammenfassung", "tägliche übersicht", "wöchentliche übersicht", "récapitulatif", "résumé quotidien", "résumé hebdomadaire",
@@ -306,7 +328,7 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
-	"disparada", "escalado", "caído", "caída", "caida", "expuesto", "filtrado",
+	"disparada", "disparado", "escalado", "caído", "caída", "caida", "expuesto", "filtrado",
 	"エスカレーション", "ダウン", "漏洩", "流出"}
 
 // alertNotice reports whether subject raises a live problem (see
@@ -411,7 +433,7 @@ var toolDomains = []string{"atlassian.net", "atlassian.com", "github.com", "gitl
 	"slack.com", "asana.com", "trello.com", "notion.so", "figma.com", "linear.app", "monday.com", "clickup.com",
 	"miro.com", "loom.com", "basecamp.com", "airtable.com", "smartsheet.com", "webex.com", "dropbox.com", "box.com",
 	"terraform.io", "circleci.com", "vercel.com", "netlify.com", "buildkite.com", "travis-ci.com",
-	"connpass.com", "meetup.com", "eventbrite.com"}
+	"connpass.com", "meetup.com", "eventbrite.com", "makenotion.com", "backlog.jp", "backlog.com"}
 
 // accountWords in a subject say a notice is about the reader's account,
 // security or money (a new sign-in, a password change, a receipt): worth

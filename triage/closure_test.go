@@ -1,0 +1,84 @@
+package triage
+
+import (
+	"testing"
+
+	"mailsift/model"
+)
+
+// TestThankedClosure checks that thanks for something done, with nothing
+// asked, closes a thread whose subject was urgent, in the five languages;
+// and that thanks beside an ask, a problem that goes on, or a due date
+// in the reader's conversation do not.
+func TestThankedClosure(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"ops@carrier.example", "RE: URGENT - trucks cannot load routes", "Thank you for the quick patch: all 40 trucks left on time this morning.", nil, false, "informational"},
+		{"ops@carrier.example", "Re: ASAP: dispatch board blank since 7:00", "Thanks Alex for staying on the call. Everything is back to normal here.", nil, false, "informational"},
+		{"ops@carrier.example", "RE: URGENT - trucks cannot load routes", "Thank you for the patch, but the Lyon depot still cannot load routes. Can you check today?", nil, false, "urgent"},
+		{"ops@carrier.example", "RE: URGENT - trucks cannot load routes", "Thanks for the patch. It still fails for the Lyon depot.", nil, false, "urgent"},
+		{"ops@carrier.example", "RE: URGENT - trucks cannot load routes", "Thanks for the patch! Could you send the incident report by tonight?", nil, false, "urgent"},
+		{"e.roux@transport.example", "RE: URGENT - export bloqué", "Bonjour Alex,\n\nJe vous confirme que tout fonctionne. Merci à vous et à l'équipe pour la réactivité.", nil, false, "informational"},
+		{"k.weber@spedition.example", "AW: DRINGEND: Tourenplanung steht", "Vielen Dank für die schnelle Hilfe, seit 11 Uhr läuft wieder alles.", nil, false, "informational"},
+		{"l.gil@logistica.example", "RE: URGENTE: no podemos planificar rutas", "Muchas gracias por la ayuda, ya funciona todo. Por favor, transmite nuestro agradecimiento al equipo.", nil, false, "informational"},
+		{"sato@unyu.example", "Re: 【至急】APIエラーについて", "迅速にご対応いただき、誠にありがとうございました。午後の便は予定どおり出発しました。", nil, false, "informational"},
+		{"sato@unyu.example", "Re: 【至急】APIエラーについて", "ご対応ありがとうございます。まだ一部のルートでエラーが出ています。本日中にご確認いただけますでしょうか。", nil, false, "urgent"},
+	} {
+		checkCategory(t, tt)
+	}
+	// In a conversation the reader is in, thanks beside a due date keep
+	// the date theirs.
+	msgs := []*model.Message{
+		{MessageID: "a@x", From: model.Address{Email: "chloe@uni.example"}, To: []model.Address{demoPrincipal}, Subject: "Reference letter",
+			Text: "Would you write me a reference letter?", HasBody: true},
+		{MessageID: "b@x", From: demoPrincipal, To: []model.Address{{Email: "chloe@uni.example"}}, Subject: "Re: Reference letter",
+			Text: "Happy to.", HasBody: true},
+		{MessageID: "c@x", From: model.Address{Email: "chloe@uni.example"}, To: []model.Address{demoPrincipal}, Subject: "Re: Reference letter",
+			Text: "Thank you so much! The forms were sent to you; the earliest one is due December 5.", HasBody: true},
+	}
+	if o := Deterministic(msgs, demoPrincipal); o.Result.Category != "actionable" {
+		t.Errorf("thanks with a due date in the reader's conversation: %s, want actionable; signals %v", o.Result.Category, o.Signals)
+	}
+}
+
+// TestNoticeAsksNothing checks that a notice's "please be aware" and a
+// courtesy ("please pass on our thanks") ask nothing, while a request
+// beside them still does.
+func TestNoticeAsksNothing(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"tanaka@northwind.example", "リリース延期のお知らせ", "来週予定していたリリースは12/1に延期となりました。以上、ご承知おきください。", nil, false, "informational"},
+		{"tanaka@northwind.example", "リリース延期のお知らせ", "来週予定していたリリースは12/1に延期となりました。影響範囲をご確認ください。", nil, false, "actionable"},
+		{"lena@northwind.example", "Office move", "Please note that the office moves to the 4th floor on Monday.", nil, false, "informational"},
+		{"lena@northwind.example", "Office move", "Please pack your desk before Friday.", nil, false, "actionable"},
+		{"r.castillo@iberia.example", "Gracias", "El sistema volvió a las 9:40. Por favor, transmite nuestro agradecimiento al equipo.", nil, false, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}
+
+// TestVocativeWithoutComma checks that a name opening a sentence without
+// its comma still turns to the reader before an ask ("Alex we need a
+// decision"), and does not when it is the sentence's subject.
+func TestVocativeWithoutComma(t *testing.T) {
+	for _, tt := range []struct {
+		sentence string
+		want     bool
+	}{
+		{"Alex we need a decision on failing over", true},
+		{"Alex can you take the bridge", true},
+		{"Alex please approve it", true},
+		{"Alex said we need a decision", false},
+		{"Alexandra can you take it", false},
+	} {
+		if got := vocative(tt.sentence, "Alex"); got != tt.want {
+			t.Errorf("vocative(%q) = %v, want %v", tt.sentence, got, tt.want)
+		}
+	}
+	// In Cc, an ask turned to the reader by name about a live problem is
+	// theirs now.
+	m := []*model.Message{{MessageID: "inc@x", From: model.Address{Email: "sam@northwind.example"},
+		To: []model.Address{{Email: "platform@northwind.example"}}, Cc: []model.Address{demoPrincipal},
+		Subject: "Re: INC-77 geocoding degraded", Text: "Rollback did not help. Alex we need a decision on failing over to the secondary provider.", HasBody: true}}
+	if o := Deterministic(m, demoPrincipal); o.Result.Category != "urgent" {
+		t.Errorf("named ask in Cc about a live problem: %s, want urgent; signals %v", o.Result.Category, o.Signals)
+	}
+}
