@@ -168,6 +168,10 @@ func printEval(w io.Writer, r *app.EvalReport) error {
 	if r.MissingLabels > 0 {
 		fmt.Fprintf(bw, "labels not found in the mailbox: %d (first: %s)\n", r.MissingLabels, strings.Join(r.MissingFirst, ", "))
 	}
+	if r.JoinedLabels > 0 {
+		fmt.Fprintf(bw, "labels of messages that joined another thread (scored by that thread's root label): %d (first: %s)\n",
+			r.JoinedLabels, strings.Join(r.JoinedFirst, ", "))
+	}
 	fmt.Fprintf(bw, "triage: %s; model calls %d, threads by the model %d, skipped (deterministic) %d", r.Mode, r.ModelCalls, r.ModelThreads, r.DeterministicThreads)
 	if r.Fallbacks > 0 {
 		fmt.Fprintf(bw, " of which %d after the model failed", r.Fallbacks)

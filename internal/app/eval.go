@@ -159,6 +159,13 @@ type EvalReport struct {
 	// mailbox; MissingFirst lists the first few.
 	MissingLabels int      `json:"missing_labels"`
 	MissingFirst  []string `json:"missing_first"`
+	// JoinedLabels counts labeled Message-IDs that are in the mailbox but
+	// not a thread's root: the message joined an earlier thread (by its
+	// references or its subject), which is scored by its own root's
+	// label; JoinedFirst lists the first few. They are not counted in
+	// MissingLabels.
+	JoinedLabels int      `json:"joined_labels"`
+	JoinedFirst  []string `json:"joined_first,omitempty"`
 	// Mode is the model name, or "deterministic"; OfflineReason says why
 	// the model was not used when it was asked for.
 	Mode          string `json:"mode"`
@@ -275,6 +282,7 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 	}
 	byID := labels.index()
 	found := make(map[string]bool, len(byID))
+	inThread := map[string]bool{} // labeled Message-IDs seen inside a thread
 	rep := &EvalReport{Threads: len(ids), Mode: tr.Model(), Learn: opts.Learn,
 		Rows: append(slices.Clone(contract.Categories), QuarantineColumn), Columns: append(slices.Clone(contract.Categories), QuarantineColumn)}
 	var lat []time.Duration
@@ -322,6 +330,11 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 		}
 		for _, m := range th.Messages {
 			p.MessageIDs = append(p.MessageIDs, m.MessageID)
+			if n := normalizeMessageID(m.MessageID); n != normalizeMessageID(root) {
+				if _, ok := byID[n]; ok {
+					inThread[n] = true
+				}
+			}
 		}
 		if lab, ok := labels.labelFor(root, byID); ok {
 			found[normalizeMessageID(root)] = true
@@ -341,7 +354,14 @@ func (a *App) Eval(ctx context.Context, labels *Labels, opts EvalOptions) (*Eval
 		}
 	}
 	for _, t := range labels.Threads {
-		if !found[t.RootMessageID] {
+		switch {
+		case found[t.RootMessageID]:
+		case inThread[normalizeMessageID(t.RootMessageID)]:
+			rep.JoinedLabels++
+			if len(rep.JoinedFirst) < missingShown {
+				rep.JoinedFirst = append(rep.JoinedFirst, t.RootMessageID)
+			}
+		default:
 			rep.MissingLabels++
 			if len(rep.MissingFirst) < missingShown {
 				rep.MissingFirst = append(rep.MissingFirst, t.RootMessageID)

@@ -217,6 +217,13 @@ func TestEvalStore(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A labeled reply joins the lunch thread: its label is reported as
+	// joined, not as missing from the mailbox.
+	reply := msg("4", "lunch-re@x", "bob@example.com", "Re: Lunch?", "Or Friday?")
+	reply.InReplyTo, reply.Date = []string{"lunch@x"}, reply.Date.Add(time.Hour)
+	if err := st.PutMessages(ctx, []*model.Message{reply}); err != nil {
+		t.Fatal(err)
+	}
 	var tick time.Duration
 	now := func() time.Time { tick += time.Millisecond; return time.Unix(0, 0).Add(tick) }
 	cfg := &config.Config{}
@@ -225,7 +232,7 @@ func TestEvalStore(t *testing.T) {
 	labels, err := ParseLabels([]byte(`{"threads": [
 		{"root_message_id": "<lunch@x>", "is_spam": false, "is_phishing": false},
 		{"root_message_id": "news@x", "is_spam": true},
-		{"root_message_id": "gone-1@x"}, {"root_message_id": "gone-2@x"}]}`))
+		{"root_message_id": "gone-1@x"}, {"root_message_id": "gone-2@x"}, {"root_message_id": "<lunch-re@x>"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +250,9 @@ func TestEvalStore(t *testing.T) {
 	if rep.MissingLabels != 2 || strings.Join(rep.MissingFirst, " ") != "gone-1@x gone-2@x" {
 		t.Errorf("missing = %d %v, want 2 [gone-1@x gone-2@x]", rep.MissingLabels, rep.MissingFirst)
 	}
+	if rep.JoinedLabels != 1 || strings.Join(rep.JoinedFirst, " ") != "lunch-re@x" {
+		t.Errorf("joined = %d %v, want 1 [lunch-re@x]", rep.JoinedLabels, rep.JoinedFirst)
+	}
 	if rep.Mode != "deterministic" || rep.ModelCalls != 0 || rep.DeterministicThreads != 3 || rep.ModelThreads != 0 {
 		t.Errorf("mode %q, calls %d, deterministic %d, model %d", rep.Mode, rep.ModelCalls, rep.DeterministicThreads, rep.ModelThreads)
 	}
@@ -253,7 +263,11 @@ func TestEvalStore(t *testing.T) {
 		t.Errorf("spam labeled %d, phishing %d, buckets %d; want 2, 1, 0", rep.Spam.Labeled, rep.Phishing.Labeled, rep.BucketLabeled)
 	}
 	for _, p := range preds {
-		if p.Source != "deterministic" || len(p.MessageIDs) != 1 || p.MessageIDs[0] != p.RootMessageID || p.Category == "" {
+		want := 1
+		if p.RootMessageID == "lunch@x" {
+			want = 2 // with the reply
+		}
+		if p.Source != "deterministic" || len(p.MessageIDs) != want || p.MessageIDs[0] != p.RootMessageID || p.Category == "" {
 			t.Errorf("prediction %+v", p)
 		}
 	}
