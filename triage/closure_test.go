@@ -82,3 +82,38 @@ func TestVocativeWithoutComma(t *testing.T) {
 		t.Errorf("named ask in Cc about a live problem: %s, want urgent; signals %v", o.Result.Category, o.Signals)
 	}
 }
+
+// TestOpenAsksCarried checks that a follow-up asking nothing itself leaves
+// its sender's earlier ask open (in four languages), and that a follow-up
+// taking the ask back, thanking for it, or a reply of the reader in
+// between closes it.
+func TestOpenAsksCarried(t *testing.T) {
+	colleague := model.Address{Email: "florian@northwind.example"}
+	thread := func(first, second string, replied bool) []*model.Message {
+		msgs := []*model.Message{{MessageID: "q@x", From: colleague, To: []model.Address{demoPrincipal}, Subject: "Topic design",
+			Text: first, HasBody: true}}
+		if replied {
+			msgs = append(msgs, &model.Message{MessageID: "r@x", From: demoPrincipal, To: []model.Address{colleague},
+				Subject: "Re: Topic design", Text: "Looks good to me, approved.", HasBody: true})
+		}
+		return append(msgs, &model.Message{MessageID: "f@x", From: colleague, To: []model.Address{demoPrincipal},
+			Subject: "Re: Topic design", Text: second, HasBody: true})
+	}
+	for _, tt := range []struct {
+		first, second string
+		replied       bool
+		want          string
+	}{
+		{"Could you review the topic layout before Thursday's sync?", "Small addendum: Jana already commented on the tenant prefix.", false, "actionable"},
+		{"Kannst du dir das Konzept bis Donnerstag ansehen?", "Kleiner Nachtrag: Jana hat schon kommentiert.", false, "actionable"},
+		{"¿Puedes revisar el borrador antes del jueves?", "Lo retraso a la semana que viene, así que tus comentarios me valen hasta el miércoles.", false, "actionable"},
+		{"Pourrais-tu relire le document avant jeudi ?", "Petite précision : Jana a déjà commenté la partie sur les préfixes.", false, "actionable"},
+		{"Could you review the topic layout before Thursday's sync?", "Never mind, Jana reviewed it already.", false, "informational"},
+		{"Could you review the topic layout before Thursday's sync?", "Thanks for the review, merged it this morning.", false, "informational"},
+		{"Could you review the topic layout before Thursday's sync?", "Small addendum: Jana already commented on the tenant prefix.", true, "informational"},
+	} {
+		if o := Deterministic(thread(tt.first, tt.second, tt.replied), demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q then %q (replied %v): %s, want %s; signals %v", tt.first, tt.second, tt.replied, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

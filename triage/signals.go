@@ -469,6 +469,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.headerSignals(an, i, m, pDomain, seenDomain, add)
 		a.bodySignals(an, i, m, pDomain, seenDomain, add, i == an.latest)
 	}
+	if an.latest > 0 && an.questions+an.requests == 0 && !an.bulk && !an.automated && !an.notifier {
+		if j := openAskMessage(msgs, an.latest, principal); j >= 0 {
+			a.carryOpenAsks(an, j, msgs[j], add)
+		}
+	}
 	if an.latest >= 0 {
 		m := msgs[an.latest]
 		switch {

@@ -1,0 +1,67 @@
+package triage
+
+import (
+	"fmt"
+	"strings"
+
+	"mailsift/model"
+)
+
+// takenBack are the ways a follow-up says an earlier ask of its own is
+// settled ("never mind, found it", "hat sich erledigt", "c'est réglé",
+// "ya lo resolví", "解決しました") (lower case).
+var takenBack = []string{"never mind", "nevermind", "found it", "figured it out", "sorted it out", "no longer need",
+	"ignore my", "disregard my", "all sorted", "hat sich erledigt", "erledigt sich", "habe es gefunden", "c'est réglé",
+	"c’est réglé", "j'ai trouvé", "j’ai trouvé", "laisse tomber", "ya lo resolví", "ya está resuelto", "ya lo encontré",
+	"olvídalo", "解決しました", "不要になりました", "見つかりました"}
+
+// openAskMessage returns the index of the message whose asks the latest
+// message from others leaves open, or -1: an earlier message of the same
+// sender with no message of the principal after it. A follow-up that
+// asks nothing itself ("Kleiner Nachtrag: Jana hat schon kommentiert",
+// "Same deadline.", "I'll push it to next week, so your comments are fine
+// until Wednesday") leaves its sender's question unanswered.
+func openAskMessage(msgs []*model.Message, latest int, principal model.Address) int {
+	if latest < 1 {
+		return -1
+	}
+	from := msgs[latest].From.Email
+	for j := latest - 1; j >= max(0, latest-MaxAnalyzedMessages+1); j-- {
+		switch {
+		case sameAddr(msgs[j].From.Email, principal.Email):
+			return -1
+		case sameAddr(msgs[j].From.Email, from):
+			return j
+		}
+	}
+	return -1
+}
+
+// carryOpenAsks adds the asks of message j (see openAskMessage) to an,
+// whose latest message asks nothing, unless that message takes them back
+// or thanks for what was done: the questions and requests, their action
+// items, and whether they turn to the reader by name. Its deadlines and
+// urgency are not carried: "today" in an earlier message may be past.
+func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, add func(Signal)) {
+	low := strings.ToLower(flatSpace(an.latestOwn))
+	if _, ok := containsAnyOf(low, takenBack); ok || thankedClosure(an.latestOwn) {
+		return
+	}
+	body := m.Body()
+	if len(body) > maxAnalyzed {
+		body = body[:maxAnalyzed]
+	}
+	scratch := *an
+	scratch.signals, scratch.items = nil, nil
+	scratch.questions, scratch.requests = 0, 0
+	a.sentenceSignals(&scratch, j, m, ownText(body), func(Signal) {})
+	if scratch.questions+scratch.requests == 0 {
+		return
+	}
+	an.questions, an.requests = scratch.questions, scratch.requests
+	an.items = scratch.items
+	an.named = an.named || scratch.named
+	an.taskNamed = an.taskNamed || scratch.taskNamed
+	an.otherNamed = an.otherNamed || scratch.otherNamed
+	add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("an earlier message of the sender asks %d thing(s) still unanswered", scratch.questions+scratch.requests), Message: j})
+}
