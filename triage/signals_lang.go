@@ -352,7 +352,12 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	"ausfall", "störung", "gesperrt", "verdächtige anmeldung", "sicherheitsvorfall", "kompromittiert", "funktioniert nicht",
 	"panne", "suspendu", "connexion suspecte", "incident de sécurité", "compte compromis", "piraté", "ne fonctionne plus",
 	"suspendida", "suspendido", "incidente de seguridad", "inicio de sesión sospechoso", "cuenta comprometida", "no funciona",
-	"障害", "不審なログイン", "不正アクセス", "不正ログイン", "停止"}
+	"障害", "不審なログイン", "不正アクセス", "不正ログイン", "停止",
+	// stuck, climbing, spiking, blocked or anomalous right now, or
+	// counted over the last hour
+	"stuck", "hängt", "hangs", "spiking", "climbing", "anomalous", "anómalo", "anómala", "anormal", "bloqué", "bloquée",
+	"bloqueado", "bloqueada", "blockiert", "atascad", "in the last hour", "in der letzten stunde", "dans la dernière heure",
+	"en la última hora", "直近1時間", "詰まって"}
 
 // afterWords in a subject say a problem is being looked back on, not
 // lived: a postmortem or a retrospective (lower-case substrings).
