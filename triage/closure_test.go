@@ -117,3 +117,41 @@ func TestOpenAsksCarried(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeHostReason checks that a code host's notice sent because the
+// reader's review was requested, they were mentioned or assigned (GitHub's
+// Cc address and X-GitHub-Reason, GitLab's X-GitLab-NotificationReason)
+// is theirs to act on, while one they only watch is read later.
+func TestCodeHostReason(t *testing.T) {
+	list := map[string][]string{"List-Id": {"northwind/infra <infra.northwind.github.com>"}, "List-Unsubscribe": {"<mailto:unsub@reply.github.com>"},
+		"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=github.com; dmarc=pass header.from=github.com"}}
+	with := func(k, v string) map[string][]string {
+		h := map[string][]string{k: {v}}
+		for hk, hv := range list {
+			h[hk] = hv
+		}
+		return h
+	}
+	for _, tt := range []struct {
+		cc   string
+		hdr  map[string][]string
+		want string
+	}{
+		{"review_requested@noreply.github.com", list, "actionable"},
+		{"mention@noreply.github.com", list, "actionable"},
+		{"subscribed@noreply.github.com", list, "low priority"},
+		{"", with("X-Github-Reason", "assign"), "actionable"},
+		{"", with("X-Github-Reason", "subscribed"), "low priority"},
+		{"", with("X-Gitlab-Notificationreason", "review_requested"), "actionable"},
+	} {
+		m := &model.Message{MessageID: "pr@x", From: model.Address{Name: "Tariq", Email: "notifications@github.com"}, To: []model.Address{demoPrincipal},
+			Subject: "[northwind/infra] Bump grpc-go to 1.68 (PR #2314)", Text: "This bumps grpc-go and drops the custom keepalive settings.\n\nYou can view, comment on, or merge this pull request online.",
+			HasBody: true, Headers: tt.hdr}
+		if tt.cc != "" {
+			m.Cc = []model.Address{{Email: tt.cc}}
+		}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("cc %q headers %v: %s, want %s; signals %v", tt.cc, tt.hdr, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

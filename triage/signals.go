@@ -469,6 +469,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.headerSignals(an, i, m, pDomain, seenDomain, add)
 		a.bodySignals(an, i, m, pDomain, seenDomain, add, i == an.latest)
 	}
+	if an.latest >= 0 && !an.taskNamed && notifiedAsReader(msgs[an.latest]) {
+		// The code host says why the reader got it: their review was
+		// requested, they were mentioned or assigned.
+		an.taskNamed, an.named = true, true
+		add(Signal{Kind: SigRequest, Reason: "the code host notified you as a reviewer, assignee or by mention", Message: an.latest})
+	}
 	if an.latest > 0 && an.questions+an.requests == 0 && !an.bulk && !an.automated && !an.notifier {
 		if j := openAskMessage(msgs, an.latest, principal); j >= 0 {
 			a.carryOpenAsks(an, j, msgs[j], add)

@@ -525,3 +525,28 @@ func (a *Analyzer) freeMailImpersonation(m *model.Message, i int, from, pReg str
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
 	}
 }
+
+// readerReasons are the reasons a code host gives for notifying the
+// reader that make the notice theirs to act on: a review requested of
+// them, a mention, an assignment. GitHub puts the reason in the
+// X-GitHub-Reason header and as an address in Cc ("Review requested
+// <review_requested@noreply.github.com>"); GitLab in
+// X-GitLab-NotificationReason.
+var readerReasons = []string{"review_requested", "mention", "assign", "mentioned", "assigned", "directly_addressed"}
+
+// notifiedAsReader reports whether m is a code host's notice sent to the
+// reader for a reason that names them (see readerReasons).
+func notifiedAsReader(m *model.Message) bool {
+	for _, h := range []string{"X-Github-Reason", "X-Gitlab-Notificationreason"} {
+		if slices.Contains(readerReasons, strings.ToLower(strings.TrimSpace(m.Header(h)))) {
+			return true
+		}
+	}
+	for _, a := range m.Cc {
+		local, domain, ok := strings.Cut(strings.ToLower(a.Email), "@")
+		if ok && domain == "noreply.github.com" && slices.Contains(readerReasons, local) {
+			return true
+		}
+	}
+	return false
+}

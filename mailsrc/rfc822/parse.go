@@ -47,6 +47,10 @@ var keptHeaders = [...]string{
 	"Content-Type",
 	"X-Priority",
 	"Importance",
+	// why a code host notified the reader (a review requested of them, a
+	// mention, an assignment)
+	"X-Github-Reason",
+	"X-Gitlab-Notificationreason",
 }
 
 // ErrNotMessage is returned (wrapped) by Parse and ParseHeader when the

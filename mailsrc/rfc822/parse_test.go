@@ -169,6 +169,14 @@ func TestParseEnvelopeDetails(t *testing.T) {
 	if _, ok := m.Headers["Received"]; ok {
 		t.Errorf("Headers kept Received: %v", m.Headers)
 	}
+	// Why a code host notified the reader is kept for triage.
+	gh, err := Parse([]byte("From: notifications@github.com\r\nX-GitHub-Reason: review_requested\r\nX-GitLab-NotificationReason: mentioned\r\nSubject: PR\r\n\r\nbody\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gh.Header("X-Github-Reason") != "review_requested" || gh.Header("X-Gitlab-Notificationreason") != "mentioned" {
+		t.Errorf("code host reasons not kept: %v", gh.Headers)
+	}
 	if _, ok := m.Headers["X-Private"]; ok {
 		t.Errorf("Headers kept X-Private: %v", m.Headers)
 	}
