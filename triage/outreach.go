@@ -168,7 +168,8 @@ var outreachPhrases = [numOutreachCues][]string{
 		"15 minutes", "hop on a call", "jump on a call", "book a call", "free consultation", "reply yes",
 		"reply with yes", "who is the right person", "who would be the right person",
 		"interested in learning more", "open to exploring", "send you more details", "would love to chat",
-		"grab 15 minutes", "find a time to chat",
+		"grab 15 minutes", "find a time to chat", "15-minute chat", "20-minute chat", "30-minute chat", "20-minute call",
+		"30-minute call", "quick chat", "worth a chat", "worth a 15", "worth a 20", "brief call",
 		"quick demo", "short demo", "free demo", "let me know a good time", "when is a good time",
 		"do you have time for a call", "are you available for a call", "something you'd be interested in",
 		"something you would be interested in", "worth a conversation", "would you like me to send",
@@ -339,12 +340,28 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		if fakeReply && !has(ocOpener) && !has(ocAsk) && !has(ocOptOut) && !has(ocFollowUp) && !free {
 			o.reason = "a stranger's sales pitch written as a reply to nothing (" + quoteCues(&o, ocOffer) + ")"
 		}
+	case !has(ocOffer) && cueCount(&o, ocOpener, ocAsk, ocOptOut, ocFollowUp) >= 3 && has(ocAsk):
+		// Without a named offer, the whole shape of a pitch: a stranger
+		// introduces themselves or bumps their own mail, asks for a
+		// call, and offers to go away ("If you're not the right person…").
+		o.reason = "a stranger's sales pitch (" + quoteCues(&o, ocOpener, ocAsk, ocOptOut, ocFollowUp) + ")"
 	case has(ocPrize) && has(ocFee):
 		o.reason = "a prize or an award that costs a fee (" + quoteCues(&o, ocPrize, ocFee) + ")"
 	case has(ocFollowUp) && phantom && (has(ocAsk) || has(ocOptOut)):
 		o.reason = "follows up mail the thread does not hold (" + quoteCues(&o, ocFollowUp, ocAsk, ocOptOut) + ")"
 	}
 	return o
+}
+
+// cueCount is how many of cues were found.
+func cueCount(o *outreach, cues ...outreachCue) int {
+	n := 0
+	for _, c := range cues {
+		if o.found[c] != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // answerSubject reports whether subject says it answers a message ("Re:",

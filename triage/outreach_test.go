@@ -62,6 +62,12 @@ func TestColdOutreach(t *testing.T) {
 		{"ja 返信偽装", "Re: ホームページについて", "弊社のSEO対策で検索上位を実現します。", stranger, true},
 		{"website analysis", "Your site: 31 errors found", "Hello,\n\nI was analyzing your website and found 31 errors that keep you off page 1 of Google. Can I send it over?", stranger, true},
 		{"exhibitor booth", "Booths left", "Hi Alex,\n\nWe have a few exhibitor booths left at the Cloud Expo; booth packages start at $6,000. Would you like me to send over the floor plan?", stranger, true},
+		// The whole shape of a pitch without a named offer: an opener or a
+		// bump, a call asked for, and an offer to go away.
+		{"pitch without offer", "quick question, Alex", "Hi Alex,\n\nI'm reaching out because I saw Northwind is hiring SREs. Worth a 20-minute chat next week?\n\nIf you're not the right person, who would you point me to?", stranger, true},
+		{"fr pitch sans offre", "Échange", "Bonjour,\n\nje me permets de vous contacter au sujet de vos équipes DevOps. Seriez-vous disponible pour un court échange ? Si cela ne vous intéresse pas, dites-le-moi.", stranger, true},
+		{"de pitch ohne angebot", "Kurze Frage", "Guten Tag,\n\nmein Name ist Kowalski. Hätten Sie Interesse an einem kurzen Austausch? Falls kein Interesse besteht, melde ich mich nicht mehr.", stranger, true},
+		{"meetup invitation", "Talk at the Go meetup", "Hi Alex,\n\nmy name is Julien, I organise the Paris Gophers. Would you be interested in giving a talk in January?", stranger, false},
 		// Not outreach: one cue alone.
 		{"customer reviewing the site", "Pricing question", "Hi Alex,\n\nI was reviewing your website and could not find the price of the SSO add-on. Can I send it over, the quote we got last year, so you can compare?", stranger, false},
 		{"booth we booked", "Our booth", "Hi Alex,\n\nOur exhibitor booth at the Cloud Expo is confirmed for March. Can you send me the banner files?", model.Address{Name: "Priya", Email: "priya@northwind.example"}, false},
