@@ -340,10 +340,11 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		if fakeReply && !has(ocOpener) && !has(ocAsk) && !has(ocOptOut) && !has(ocFollowUp) && !free {
 			o.reason = "a stranger's sales pitch written as a reply to nothing (" + quoteCues(&o, ocOffer) + ")"
 		}
-	case !has(ocOffer) && cueCount(&o, ocOpener, ocAsk, ocOptOut, ocFollowUp) >= 3 && has(ocAsk):
+	case has(ocAsk) && has(ocOptOut) && (has(ocOpener) || has(ocFollowUp)):
 		// Without a named offer, the whole shape of a pitch: a stranger
-		// introduces themselves or bumps their own mail, asks for a
-		// call, and offers to go away ("If you're not the right person…").
+		// introduces themselves or bumps their own mail, asks for a call,
+		// and offers to go away ("If you're not the right person…"),
+		// which no customer or colleague writes.
 		o.reason = "a stranger's sales pitch (" + quoteCues(&o, ocOpener, ocAsk, ocOptOut, ocFollowUp) + ")"
 	case has(ocPrize) && has(ocFee):
 		o.reason = "a prize or an award that costs a fee (" + quoteCues(&o, ocPrize, ocFee) + ")"
@@ -351,17 +352,6 @@ func coldOutreach(msgs []*model.Message, an *analysis, principal model.Address) 
 		o.reason = "follows up mail the thread does not hold (" + quoteCues(&o, ocFollowUp, ocAsk, ocOptOut) + ")"
 	}
 	return o
-}
-
-// cueCount is how many of cues were found.
-func cueCount(o *outreach, cues ...outreachCue) int {
-	n := 0
-	for _, c := range cues {
-		if o.found[c] != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // answerSubject reports whether subject says it answers a message ("Re:",
