@@ -55,6 +55,8 @@ func TestAskAboutALiveIncident(t *testing.T) {
 		{[]string{"Deploy der Telematik-API hängt"}, "Sollen wir zurückrollen? Gib mir kurz Bescheid.", "urgent"},
 		{[]string{"40 réclamations dans la dernière heure"}, "Peux-tu regarder ce qui a changé dans la release ?", "urgent"},
 		{[]string{"Export bloqueado para los clientes de Valencia"}, "¿Puedes mirar qué pasa?", "urgent"},
+		{[]string{"Deploy failed in eu-west - roll back?"}, "Should I roll back to 4.2.1 or wait for the hotfix?", "urgent"},
+		{[]string{"大阪リージョン デプロイ失敗"}, "ロールバックしてよいか、ご判断をお願いします。", "urgent"},
 		{[]string{"Thoughts on the new dashboard layout"}, "Should I move the latency panel to the top?", "actionable"},
 		{[]string{"Scheduled maintenance: admin console unavailable on Dec 3"}, "Can you tell your team to plan around it?", "actionable"},
 		{[]string{"[Resolved] api-gateway: 5xx rate above 5%", "Re: api-gateway 5xx"}, "Do you want a write-up for the customers?", "actionable"},
@@ -100,5 +102,23 @@ func TestWithinTheHour(t *testing.T) {
 		if o := Deterministic([]*model.Message{m}, p); o.Result.Category != "urgent" {
 			t.Errorf("%q: %s, want urgent; signals %v", body, o.Result.Category, o.Signals)
 		}
+	}
+}
+
+// TestAskAtAnHour checks that an ask for something at an hour that names
+// no other day is of today (urgent), in four languages, and that the
+// same ask on another day is not.
+func TestAskAtAnHour(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"marco@northwind.example", "Customer call", "Can you get on a call with her at 3:30pm?", nil, false, "urgent"},
+		{"marco@northwind.example", "Customer call", "Can you get on a call with her on Thursday at 3:30pm?", nil, false, "actionable"},
+		{"raj@northwind.example", "globex", "You on the 2pm with Globex?", nil, false, "urgent"},
+		{"raj@northwind.example", "globex", "You on the 2pm with Globex on Dec 3?", nil, false, "actionable"},
+		{"jana@northwind.example", "Abstimmung", "Kannst du um 15 Uhr dazukommen?", nil, false, "urgent"},
+		{"jana@northwind.example", "Abstimmung", "Kannst du am Donnerstag um 15 Uhr dazukommen?", nil, false, "actionable"},
+		{"claire@northwind.example", "Point client", "Peux-tu te joindre à l'appel à 15h ?", nil, false, "urgent"},
+		{"claire@northwind.example", "Point client", "Peux-tu te joindre à l'appel de mardi à 15h ?", nil, false, "actionable"},
+	} {
+		checkCategory(t, tt)
 	}
 }

@@ -554,6 +554,7 @@ func TestLastRoundCues(t *testing.T) {
 		{"notifications@reviews.example", "Tomás Ibarra has requested your feedback", "What should Tomás continue doing?", nil, true, "actionable"},
 		{"kelsey@vendor.example", "Renewal - seat count for 2027", "Before I send the order form, could you let me know whether you'd like to keep 45 seats?", auth, false, "actionable"},
 		{"kelsey@vendor.example", "Renewal signed", "The renewal is signed, thanks. Let me know if you have any questions.", auth, false, "informational"},
+		{"noreply@md.getsentry.com", "[Sentry] Spike protection activated for checkout-api", "We dropped events above your spike limit.", nil, true, "urgent"},
 		{"support@tools.example", "How did we do? Ticket #241188", "Your ticket was marked as solved. How did we do?", nil, true, "low priority"},
 	} {
 		checkCategory(t, tt)

@@ -387,6 +387,14 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
+		if !soon && (q || r) && strings.ContainsAny(raw, "0123456789") {
+			// An ask for something at an hour that names no other day
+			// ("Can you get on a call with her at 3:30pm?", "You on the
+			// 2pm with Globex?", "um 15 Uhr", "à 15h") is of today.
+			if h := atHourRe.FindString(raw); h != "" && !otherDayRe.MatchString(raw) {
+				soon, soonText = true, normSpace(h)
+			}
+		}
 		if !q && !r && due != nil && imperative(raw) {
 			// "Confirm your participation in the speaker portal by
 			// December 10": an imperative with its deadline.
@@ -642,6 +650,10 @@ func hourDeadline(sentence, low string) string {
 // ("von 02:00 ", "zwischen 9 und … ", a clock time "10:00 ", 10時から:
 // the "bis 05:00 Uhr" or 13時まで after it ends the range).
 var rangeStartRe = regexp.MustCompile(`(?i)(?:\b(?:von|ab|zwischen)\s+\d{1,2}(?:[:.]\d\d)?|\b\d{1,2}:\d\d|\d{1,2}時(?:\d{1,2}分|半)?から)\s*(?:uhr\s*)?[-–]?\s*$`)
+
+// atHourRe is an hour of the day something happens at: "at 3:30pm",
+// "the 2pm", "at 14:00", "um 15 Uhr", "à 15h", "a las 15:00", "15時に".
+var atHourRe = regexp.MustCompile(`(?i)(?:\b(?:at|the|um|a las)|(?:^|\s)à)\s+\d{1,2}(?:(?::\d\d)?\s*(?:am|pm)\b|:\d\d\b|\s*uhr\b|h\d{0,2}\b)|\d{1,2}時(?:\d{1,2}分|半)?に`)
 
 // hourMarkers are the words hourDeadlineRe needs (lower-case).
 var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}

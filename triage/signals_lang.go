@@ -322,7 +322,7 @@ func isReplySubject(subject string) bool {
 // (lower-case substrings). A bare "alert" is not one: "Security alert:
 // new sign-in" reports something that already happened and is fine.
 var alertWords = []string{"triggered", "escalated", "firing", "is down", "went down", "[down]",
-	"secret scanning alert", "key detected", "token detected", "key id detected", "your services are impacted",
+	"secret scanning alert", "key detected", "spike protection", "spike detected", "token detected", "key id detected", "your services are impacted",
 	"your services are affected", "vos services sont impactés", "perturbation en cours", "incident en cours",
 	"ihre dienste sind betroffen", "sus servicios están afectados", "ongoing incident", "outage", "ausfall", "störung",
 	"exposed", "leaked", "secret detected", "secrets detected", "credentials detected",
@@ -357,7 +357,10 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	// counted over the last hour
 	"stuck", "hängt", "hangs", "spiking", "climbing", "anomalous", "anómalo", "anómala", "anormal", "bloqué", "bloquée",
 	"bloqueado", "bloqueada", "blockiert", "atascad", "in the last hour", "in der letzten stunde", "dans la dernière heure",
-	"en la última hora", "直近1時間", "詰まって"}
+	"en la última hora", "直近1時間", "詰まって",
+	// a deploy that failed or is being rolled back
+	"deploy failed", "deployment failed", "rollout failed", "rollback", "roll back", "デプロイ失敗", "ロールバック",
+	"deployment fehlgeschlagen", "zurückrollen", "échec du déploiement", "despliegue fallido", "revertir el despliegue"}
 
 // afterWords in a subject say a problem is being looked back on, not
 // lived: a postmortem or a retrospective (lower-case substrings).
