@@ -213,7 +213,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
 	case (an.automated || an.notifier) && !direct && passedNotice(subject) &&
-		!statusNotice(subject):
+		!statusNotice(subject) && !incidentResolved(subject):
 		// A monitor or a pipeline saying something passed or recovered
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
@@ -227,14 +227,15 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// due date named in a conversation the reader is in stays theirs
 		// to keep, see below.)
 		r.Category = contract.CategoryInformational
-	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied)) ||
+	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied) || an.internal && (an.urgency > 0 || an.expiresSoon)) ||
 		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
 		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is
 		// running while the question waits. So does a report of one from
-		// a known correspondent, and, with the reader in Cc, an ask of
+		// a known correspondent or a colleague's pressing one ("critical",
+		// "expires tonight"), and, with the reader in Cc, an ask of
 		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung") or
 		// one turned to them by name ("Alex, we need a decision on
 		// failing over").

@@ -555,6 +555,11 @@ func TestLastRoundCues(t *testing.T) {
 		{"kelsey@vendor.example", "Renewal - seat count for 2027", "Before I send the order form, could you let me know whether you'd like to keep 45 seats?", auth, false, "actionable"},
 		{"kelsey@vendor.example", "Renewal signed", "The renewal is signed, thanks. Let me know if you have any questions.", auth, false, "informational"},
 		{"noreply@md.getsentry.com", "[Sentry] Spike protection activated for checkout-api", "We dropped events above your spike limit.", nil, true, "urgent"},
+		{"no-reply@pagerduty.com", "[Resolved] #48190 billing-sync: job duration above threshold", "Incident #48190 has been resolved.", nil, true, "informational"},
+		{"status@host.example", "Behoben: Netzwerkausfall im Rechenzentrum FRA-3", "Die Störung ist behoben.", nil, true, "informational"},
+		{"notifications@ci.example", "Build passed: main (a81c2f0)", "All 412 tests passed.", nil, true, "low priority"},
+		{"feedback@slack.com", "Notifications from the Northwind workspace", "#lunch (6) Sam: poke bowl run at 12:15, who's in?", nil, true, "low priority"},
+		{"jonas@northwind.example", "Freeze-Ausnahme für #4821 - brauche dein OK", "Review ist durch, alle Tests grün.", nil, false, "actionable"},
 		{"support@tools.example", "How did we do? Ticket #241188", "Your ticket was marked as solved. How did we do?", nil, true, "low priority"},
 	} {
 		checkCategory(t, tt)

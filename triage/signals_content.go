@@ -387,10 +387,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				}
 			}
 		}
-		if !soon && (q || r) && strings.ContainsAny(raw, "0123456789") {
-			// An ask for something at an hour that names no other day
-			// ("Can you get on a call with her at 3:30pm?", "You on the
-			// 2pm with Globex?", "um 15 Uhr", "à 15h") is of today.
+		if !soon && (q || r) && !auto && !an.notifier && strings.ContainsAny(raw, "0123456789") {
+			// A person's ask for something at an hour that names no
+			// other day ("Can you get on a call with her at 3:30pm?",
+			// "You on the 2pm with Globex?", "um 15 Uhr", "à 15h") is of
+			// today (not a digest quoting a channel's "lunch at 12:15?").
 			if h := atHourRe.FindString(raw); h != "" && !otherDayRe.MatchString(raw) {
 				soon, soonText = true, normSpace(h)
 			}

@@ -230,6 +230,8 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	"need your ok", "needs your ok", "brauche dein ok", "brauche ihr ok", "brauche deine freigabe", "besoin de ton ok",
+	"besoin de ton accord", "besoin de votre accord", "necesito tu ok", "necesito tu visto bueno",
 	"action needed", "awaiting approval", "pending approval", "needs approval", "wartet auf genehmigung",
 	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
 	"レビュー依頼", "確認依頼", "承認依頼", "ご依頼",
@@ -412,6 +414,18 @@ var deliveryWords = []string{"arriving", "arrives", "out for delivery", "deliver
 // deliveryNotice reports whether subject is a shipping notice.
 func deliveryNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), deliveryWords)
+	return ok
+}
+
+// incidentResolvedWords in a subject say an incident was resolved (not
+// that a build passed or a metric recovered by itself): worth knowing,
+// like the incident notice it closes (lower case).
+var incidentResolvedWords = []string{"resolved", "behoben", "résolu", "resuelto", "解決"}
+
+// incidentResolved reports whether subject says an incident or an alert
+// is over (see incidentResolvedWords).
+func incidentResolved(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), incidentResolvedWords)
 	return ok
 }
 
