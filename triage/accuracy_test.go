@@ -285,6 +285,9 @@ var heldOutSets = []struct {
 	{name: "heldout5", dir: "../testdata/eval/heldout5", threads: 150, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout6", dir: "../testdata/eval/heldout6", threads: 150, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout7", dir: "../testdata/eval/heldout7", threads: 148, joined: 2, minAccuracy: 0.87, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout8", dir: "../testdata/eval/heldout8", threads: 149, joined: 1, minAccuracy: 0.83, minPhishRecall: 0.89, maxPhishFP: 0.01},
+	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.88, maxPhishFP: 0.01},
+	{name: "heldout10", dir: "../testdata/eval/heldout10", threads: 150, minAccuracy: 0.82, minPhishRecall: 0.89, maxPhishFP: 0.01},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the
