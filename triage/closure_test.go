@@ -170,3 +170,21 @@ func TestColleaguesPressingReport(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestAsksOfEveryone checks an ask of everyone the reader is among ("we
+// need from each of you"), a formal Spanish or French ask ("le rogamos
+// que…", "nous vous prions de…") and a reminder naming the date a task
+// is due, beside notices that ask nothing.
+func TestAsksOfEveryone(t *testing.T) {
+	hr := map[string][]string{"List-Id": {"managers <managers.northwind.example>"}}
+	for _, tt := range []categoryCase{
+		{"people@northwind.example", "H2 calibration: manager inputs", "Calibration is on December 8. Before then we need from each of you, in Lattice, a rating for every report. Deadline: Friday December 4.", hr, false, "actionable"},
+		{"people@northwind.example", "H2 calibration: how it works", "Calibration is on December 8. Ratings are discussed per team and shared in January.", hr, false, "informational"},
+		{"compras@cliente.example", "Cuestionario de proveedores 2027", "Estimado Sr. Morgan:\n\nLe rogamos que complete las secciones 4 y 5 y nos lo devuelva antes del 9 de diciembre.", nil, false, "actionable"},
+		{"achats@client.example", "Questionnaire fournisseurs 2027", "Bonjour Monsieur Morgan,\n\nNous vous prions de compléter les sections 4 et 5 avant le 9 décembre.", nil, false, "actionable"},
+		{"learning@northwind.example", "Reminder: security awareness training due Dec 15 (2 of 3 modules left)", "You still have 2 of 3 modules to complete.", nil, true, "actionable"},
+		{"learning@northwind.example", "Security awareness training: completed", "You completed all 3 modules.", nil, true, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve", "needs"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve", "needs", "each"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon", "hour", "hours"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -38,7 +38,7 @@ var triggerWords = [...]struct {
 		"soir", "demain", "hoy", "noche", "tarde", "cuanto", "urgente", "urgencia", "inmediatamente", "urgent",
 		"bis", "frist", "avant", "ici", "tard", "antes", "plazo", "tardar", "fragen", "wissen", "savoir", "demandais",
 		"demandions", "saber", "brauche", "brauchen", "besoin", "faut", "necesitamos",
-		"pouviez", "pouvais", "aimerais", "toi", "vous", "liegt", "toca", "corresponde", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran"}},
+		"pouviez", "pouvais", "aimerais", "toi", "vous", "liegt", "toca", "corresponde", "souhaiterais", "souhaiterions", "pudiera", "pudieras", "pudieran", "rogamos", "prions"}},
 }
 
 // triggers maps each trigger word to its mask; trigLens has, per first
@@ -188,6 +188,10 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"need a yes", "need a decision", "need an answer", "need a go", "could you let me know", "can you let me know",
 	"let me know whether", "let me know which",
 	"you will need to",
+	// an ask of everyone the reader is among: "before then we need from
+	// each of you, in Lattice: …"
+	"from each of you", "each of you must", "each of you needs to", "each of you should", "each manager must",
+	"each manager needs to",
 	// a wish only the reader can meet: "comments by Friday would be
 	// ideal", "I'd like sign-off from you"
 	"would be ideal", "would be perfect", "would be appreciated", "i'd like your", "i would like your", "we'd like your",

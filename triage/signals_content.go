@@ -509,6 +509,10 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	if !ok {
 		if m := tasksWaitingRe.FindString(subj); m != "" {
 			w, ok = m, true
+		} else if strings.Contains(low, "due ") {
+			if m := dueDateSubjectRe.FindString(subj); m != "" {
+				w, ok = m, true
+			}
 		}
 	}
 	an.subjectAsks = ok
@@ -1125,6 +1129,11 @@ func giftCardCodes(text string, payment bool) string {
 // tasksWaitingRe finds a subject counting the reader's tasks waiting for
 // them ("You have 4 manager reviews to write", "You have 2 expense
 // reports to approve").
+// dueDateSubjectRe is a subject naming the date something is due ("annual
+// security training due Dec 15", "manager inputs due Fri Dec 4", "due
+// 4 December"): a task of the reader's falling due.
+var dueDateSubjectRe = regexp.MustCompile(`(?i)\bdue\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)`)
+
 var tasksWaitingRe = regexp.MustCompile(`(?i)^you have \d+ [^:]{0,60}? to (?:write|complete|submit|review|approve|sign|fill in|answer)\b`)
 
 // expiresWithinHoursRe finds a subject saying something expires or runs

@@ -44,7 +44,8 @@ func isCalendarNotice(subject string) bool {
 var foreignRequests = []string{
 	"bitte ", "bitten sie", "könnten sie", "können sie", "könntest du", "kannst du", "würden sie",
 	"merci de ", "pourriez-vous", "pouvez-vous", "pourrais-tu", "peux-tu", "je vous prie", "veuillez",
-	"por favor", "podría", "podrías", "necesito que", "le agradecería",
+	"por favor", "podría", "podrías", "necesito que", "le agradecería", "le rogamos", "les rogamos", "te rogamos",
+	"rogamos que", "nous vous prions", "vous prions de",
 	"ください", "をお願い", "いただけ", "頂け", "ご確認", "ご判断", "ご対応", "ご承認",
 	// a polite question closed with 。 rather than ？: "…という理解でよろしいでしょうか。"
 	"でしょうか", "よろしいですか", "いかがですか",
