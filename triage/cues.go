@@ -57,6 +57,22 @@ func (cs *cueSet) find(low string, dst []cueHit) []cueHit {
 	return dst
 }
 
+// first returns the first word of the lists found in low, by position:
+// containsAnyOf over all the lists, in one pass.
+func (cs *cueSet) first(low string) (string, bool) {
+	for i := 0; i+1 < len(low); i++ {
+		if !cs.pairs.has(low[i], low[i+1]) {
+			continue
+		}
+		for _, w := range cs.byFirst[low[i]] {
+			if strings.HasPrefix(low[i:], w.word) {
+				return w.word, true
+			}
+		}
+	}
+	return "", false
+}
+
 // cueWithin reports whether low[a:b] holds a word of the lists set, hits
 // being cueSet.find's answer for low: containsAnyOf(low[a:b], list).
 func cueWithin(hits []cueHit, set uint8, a, b int) bool {
@@ -78,6 +94,9 @@ const (
 )
 
 var sentenceCues = newCueSet(closingVerbs, hourMarkers, needWords, sinceMarkers)
+
+// subjectAskCues is subjectAsks indexed (see subjectSignals).
+var subjectAskCues = newCueSet(subjectAsks)
 
 // pairFilter is the set of the first two bytes of a set of words (each at
 // least two bytes long), a bit per pair: a scan for the words tries them

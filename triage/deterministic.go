@@ -218,15 +218,6 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case !an.bulk && !an.automated && !an.notifier && !an.calendar && an.questions+an.requests == 0 && !an.taskNamed &&
-		!(an.replied && an.hasDeadline()) && thankedClosure(an.latestOwn):
-		// A person thanking the reader for something done and asking
-		// nothing ("Je vous confirme que le correctif fonctionne…
-		// Merci", "Thanks Alex for taking my shift") closes the thread:
-		// the urgent subject it answers is the first message's state. (A
-		// due date named in a conversation the reader is in stays theirs
-		// to keep, see below.)
-		r.Category = contract.CategoryInformational
 	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied) || an.internal && (an.urgency > 0 || an.expiresSoon)) ||
 		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
 		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
@@ -265,6 +256,17 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// theirs to keep.
 		r.Category = contract.CategoryActionable
 	default:
+		r.Category = contract.CategoryInformational
+	}
+	if (r.Category == contract.CategoryUrgent || r.Category == contract.CategoryActionable) &&
+		!an.bulk && !an.automated && !an.notifier && !an.calendar && an.questions+an.requests == 0 && !an.taskNamed &&
+		!(an.replied && an.hasDeadline()) && thankedClosure(an.latestOwn) {
+		// A person thanking the reader for something done and asking
+		// nothing ("Je vous confirme que le correctif fonctionne…
+		// Merci", "Thanks Alex for taking my shift") closes the thread:
+		// the urgent subject it answers is the first message's state. (A
+		// due date named in a conversation the reader is in stays theirs
+		// to keep.)
 		r.Category = contract.CategoryInformational
 	}
 	if !phishing && !spam && r.Category != contract.CategoryLowPriority && !instructions {

@@ -500,7 +500,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	low := strings.ToLower(subj)
 	// The subject's ask counts when the text asks nothing itself (a text
 	// that asks already has its action item).
-	w, ok := containsAnyOf(low, subjectAsks)
+	w, ok := subjectAskCues.first(low)
 	if ok {
 		// "Tu solicitud de ausencia ha sido aprobada": decided already.
 		_, done := containsAnyOf(low, decisionsMade)
