@@ -188,3 +188,30 @@ func TestAsksOfEveryone(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestNoticeFixes checks four readings: a German urgency word only as a
+// word ("Es eilt", not the "eilt" of "verteilt"), a sign-in notice's
+// "if this wasn't you, … right away" as its conditional (an alert that
+// presses elsewhere still does), a published postmortem as no failure
+// notice, and a lockout as a live problem.
+func TestNoticeFixes(t *testing.T) {
+	if w, ok := containsWordStart("das update wird in wellen verteilt", foreignUrgent); ok {
+		t.Errorf("verteilt: urgent word %q", w)
+	}
+	if _, ok := containsWordStart("es eilt, bitte heute", foreignUrgent); !ok {
+		t.Error("es eilt: no urgent word")
+	}
+	if _, ok := containsWordStart("【至急】ご確認ください", foreignUrgent); !ok {
+		t.Error("至急: no urgent word")
+	}
+	team := map[string][]string{"List-Id": {"engineering <eng.northwind.example>"}}
+	for _, tt := range []categoryCase{
+		{"kundenservice@box.example", "Firmware-Update - Terminbestätigung erbeten", "Sehr geehrter Herr Morgan,\n\ndas Update wird in Wellen verteilt. Bitte bestätigen Sie uns bis zum 30. November eines der beiden Fenster.", nil, false, "actionable"},
+		{"noreply@okta.com", "New sign-on notification", "Your account was used to sign in from Chrome on macOS. If this wasn't you, contact security@northwind.example right away.", nil, true, "informational"},
+		{"noreply@okta.com", "Your account was locked", "Your account was locked after 10 failed attempts. Reset your password right away.", nil, true, "urgent"},
+		{"chloe@northwind.example", "Postmortem published: 2026-11-19 geocoder outage (SEV-2)", "The postmortem is in the wiki; the action items have owners.", team, false, "informational"},
+		{"dave@carrier.example", "All dispatchers locked out after the SSO change", "Can you look at it now? 140 trucks are waiting.", nil, false, "urgent"},
+	} {
+		checkCategory(t, tt)
+	}
+}

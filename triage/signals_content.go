@@ -187,7 +187,8 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if !latest {
 		return
 	}
-	if counts[pkUrgency] > 0 && counts[pkCalm] == 0 && !(!isASCII(own) && saysNotUrgent(own)) {
+	if counts[pkUrgency] > 0 && counts[pkCalm] == 0 && !(!isASCII(own) && saysNotUrgent(own)) &&
+		!(counts[pkUrgency] == 1 && (autoSubmitted(m) || an.notifier) && inNotYouSentence(own, first[pkUrgency])) {
 		an.urgency = counts[pkUrgency]
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
 	}
@@ -555,9 +556,9 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("the subject marks the highest priority (%q)", w), Message: i, Value: w})
 	}
 	if an.urgency == 0 {
-		w, ok := containsAnyOf(low, foreignUrgent)
+		w, ok := containsWordStart(low, foreignUrgent)
 		if !ok && an.foreign {
-			w, ok = containsAnyOf(strings.ToLower(own), foreignUrgent)
+			w, ok = containsWordStart(strings.ToLower(own), foreignUrgent)
 		}
 		if ok && !saysNotUrgent(subj) && !saysNotUrgent(own) {
 			an.urgency = 1

@@ -6,6 +6,8 @@ package triage
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mailsift/model"
 	"mailsift/triage/internal/ascii"
@@ -217,6 +219,60 @@ var foreignDeadlines = []string{
 	"までに", "期限", "締め切り", "締切",
 }
 
+// notYouWords open the conditional of a sign-in or account notice ("If
+// this wasn't you, contact IT right away"): what follows is for the case
+// the reader did not do it, not an urgency of the notice (lower case).
+var notYouWords = []string{"if this wasn't you", "if this was not you", "if it wasn't you", "if it was not you",
+	"if you didn't", "if you did not", "if you don't recognize", "if you do not recognize", "if you don't recognise",
+	"if you do not recognise", "wenn sie das nicht waren", "falls sie das nicht waren", "wenn du das nicht warst",
+	"si ce n'était pas vous", "si ce n’était pas vous", "si vous n'êtes pas à l'origine", "si vous n’êtes pas à l’origine",
+	"si no fue usted", "si no has sido tú", "si no fuiste tú", "心当たりがない場合", "身に覚えがない場合"}
+
+// inNotYouSentence reports whether the first occurrence of phrase (a
+// lower-case phrase as the phrase lists hold it) in own stands in a
+// sentence with a "not you" conditional (see notYouWords).
+func inNotYouSentence(own, phrase string) bool {
+	low := strings.ToLower(flatSpace(own))
+	i := strings.Index(low, phrase)
+	if i < 0 {
+		return false
+	}
+	// The sentence starts after the last ". ", "! ", "? " or "。" (a
+	// dot inside an address or a domain does not end one).
+	start := 0
+	for _, end := range []string{". ", "! ", "? ", "。"} {
+		if j := strings.LastIndex(low[:i], end); j >= 0 {
+			start = max(start, j+len(end))
+		}
+	}
+	_, ok := containsAnyOf(low[start:i], notYouWords)
+	return ok
+}
+
+// containsWordStart reports whether low holds one of words at the start
+// of a word, returning it: "eilt" in "Es eilt", not in "verteilt". A word
+// written in CJK characters matches anywhere (Japanese has no spaces).
+func containsWordStart(low string, words []string) (string, bool) {
+	for _, w := range words {
+		for off := 0; ; {
+			i := strings.Index(low[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			if hasCJK(w) || i == 0 {
+				return w, true
+			}
+			r, _ := utf8.DecodeLastRuneInString(low[:i])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return w, true
+			}
+			off = i + len(w)
+		}
+	}
+	return "", false
+}
+
 // containsAnyOf reports whether low holds one of subs, returning it.
 func containsAnyOf(low string, subs []string) (string, bool) {
 	for _, s := range subs {
@@ -283,7 +339,7 @@ func failureNotice(subject string) bool {
 	low := strings.ToLower(subject)
 	_, failed := containsAnyOf(low, failureWords)
 	_, resolved := containsAnyOf(low, resolvedWords)
-	return failed && !resolved && !plannedWork(subject)
+	return failed && !resolved && !plannedWork(subject) && !lookedBack(subject)
 }
 
 // digestWords in an automated message's subject say it gathers updates
@@ -362,7 +418,7 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	"bloqueado", "bloqueada", "blockiert", "atascad", "in the last hour", "in der letzten stunde", "dans la dernière heure",
 	"en la última hora", "直近1時間", "詰まって",
 	// a deploy that failed or is being rolled back
-	"deploy failed", "deployment failed", "rollout failed", "rollback", "roll back", "デプロイ失敗", "ロールバック",
+	"locked out", "lockout", "ausgesperrt", "deploy failed", "deployment failed", "rollout failed", "rollback", "roll back", "デプロイ失敗", "ロールバック",
 	"deployment fehlgeschlagen", "zurückrollen", "échec du déploiement", "despliegue fallido", "revertir el despliegue"}
 
 // afterWords in a subject say a problem is being looked back on, not
