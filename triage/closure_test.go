@@ -215,3 +215,24 @@ func TestNoticeFixes(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestMailboxFullLure checks that a "your mailbox is full" lure under the
+// provider's name from another domain is phishing in German, French and
+// Spanish, and that the provider's own quota notice is not.
+func TestMailboxFullLure(t *testing.T) {
+	p := demoPrincipal
+	for _, tt := range []struct {
+		name, from, subject, body string
+		phish                     bool
+	}{
+		{"Microsoft 365 Administrator", "postmaster@m365-kontoservice.example", "Ihr Postfach ist zu 99 % voll", "Sehr geehrter Benutzer,\n\nIhr Postfach hat die Speichergrenze erreicht. Bestätigen Sie Ihr Konto innerhalb von 12 Stunden, sonst wird Ihr Postfach automatisch deaktiviert.\n\nJetzt Speicher erweitern: https://m365-kontoservice.example/owa/upgrade", true},
+		{"Outlook Web Access", "admin@owa-support-mail.example", "Votre boîte aux lettres est pleine", "Bonjour,\n\nVotre boîte aux lettres est pleine. Validez votre compte ici sous 24 heures : https://owa-support-mail.example/quota", true},
+		{"Microsoft Outlook", "soporte@correo-webmail.example", "Su buzón está lleno", "Estimado usuario:\n\nSu buzón está lleno y será desactivado. Amplíe su cuota aquí: https://correo-webmail.example/cuota", true},
+		{"Google", "no-reply@google.com", "Your Google storage is 90% full", "You've used 90% of your 15 GB. Manage your storage in Google One.", false},
+	} {
+		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Name: tt.name, Email: tt.from}, To: []model.Address{p}, Subject: tt.subject, Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, p); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

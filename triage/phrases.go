@@ -57,6 +57,11 @@ var phraseLists = [numPhraseKinds][]string{
 		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
 		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
 		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
+		// a mailbox said to be full or about to be closed, in the other
+		// languages ("mailbox is full", "mailbox quota" above)
+		"postfach ist voll", "speichergrenze erreicht", "postfach wird deaktiviert", "postfach automatisch deaktiviert",
+		"speicher erweitern", "boîte aux lettres est pleine", "quota de votre boîte", "boîte mail est pleine",
+		"votre boîte sera désactivée", "buzón está lleno", "cuota del buzón", "buzón será desactivado",
 	},
 	pkPayment: {
 		"gift card", "gift cards", "giftcard", "giftcards", "itunes card", "google play card", "steam card",
