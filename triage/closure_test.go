@@ -236,3 +236,28 @@ func TestMailboxFullLure(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusAndAnnouncements checks a status page's "resolved" mailing
+// (worth knowing, like the incident), and an announcement to a team
+// alias whose subject tells everyone what to do within the day (urgent)
+// beside one that names a later day (actionable).
+func TestStatusAndAnnouncements(t *testing.T) {
+	status := map[string][]string{"List-Id": {"status <status.postmarkapp.example>"}, "List-Unsubscribe": {"<https://status.postmarkapp.example/unsubscribe>"}}
+	for _, tt := range []categoryCase{
+		{"noreply@status.postmarkapp.example", "[Postmark] Resolved: Delayed outbound processing", "This incident has been resolved.", status, true, "informational"},
+		{"noreply@status.postmarkapp.example", "[Postmark] Weekly product news", "Three new features this week.", status, true, "low priority"},
+	} {
+		checkCategory(t, tt)
+	}
+	for _, tt := range []struct{ subject, want string }{
+		{"Rotate staging database credentials by 18:00 today", "urgent"},
+		{"Rotate staging database credentials by Friday, December 4", "actionable"},
+	} {
+		m := &model.Message{MessageID: "sec@x", From: model.Address{Name: "Security", Email: "security@northwind.example"},
+			To: []model.Address{{Email: "platform-leads@northwind.example"}}, Subject: tt.subject, HasBody: true,
+			Text: "Hi all,\n\nThe staging superuser password was in the leaked file. Each owning team must rotate the credentials listed below and confirm in the incident channel by 18:00 UTC."}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -194,10 +194,17 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		r.Category = contract.CategoryInformational
 		if direct || an.questions+an.requests > 0 && an.hasDeadline() {
 			r.Category = contract.CategoryActionable
+			if an.subjectSoon && an.soonDeadline {
+				// … and the subject says it is due within the day
+				// ("Rotate staging credentials by 18:00 today").
+				r.Category = contract.CategoryUrgent
+			}
 		}
-	case an.bulk && !direct && (autoSubmitted(msgs[an.latest]) || an.notifier) && statusNotice(msgs[an.latest].Subject):
+	case an.bulk && !direct && (autoSubmitted(msgs[an.latest]) || an.notifier) &&
+		(statusNotice(msgs[an.latest].Subject) || incidentResolved(msgs[an.latest].Subject)):
 		// A provider's automatic notice of an incident or maintenance (a
-		// status page's mailing, resolved or not) is worth knowing; a
+		// status page's mailing, resolved or not: "[Resolved] Delayed
+		// outbound processing") is worth knowing; a
 		// newsletter that talks about incidents is not one.
 		r.Category = contract.CategoryInformational
 	case an.bulk && !direct && !(an.taskNamed && an.addressed):

@@ -543,6 +543,16 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		// and no other day is an hour of the day the mail was sent.
 		soon = true
 	}
+	if !an.subjectAsks && an.requests+an.questions == 0 && imperative(subj) && (soon || deadlineRe.MatchString(subj)) {
+		// "Rotate staging database credentials by 18:00 today", "…by
+		// Friday": the subject itself tells the reader what to do by when.
+		an.subjectAsks = true
+		an.requests++
+		add(Signal{Kind: SigRequest, Reason: "the subject asks for action by a deadline", Message: i})
+		if len(an.items) < 5 {
+			an.items = append(an.items, contract.ActionItem{Description: truncateRunes(normSpace(subj), 160)})
+		}
+	}
 	if soon {
 		// The subject names today, tonight, tomorrow or minutes: what it
 		// is about happens within a day.

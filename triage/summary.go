@@ -56,7 +56,7 @@ var (
 	askInnerRe = regexp.MustCompile(`(?i)` + askNeedEN + `|` + askNeedDE + `|` + askNeedFR + `|` + askThanksES)
 	// imperativeRe is an English sentence that opens with an imperative
 	// verb of the kind mail asks for.
-	imperativeRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|then),?\s+)?(?:approve|confirm|review|send|sign|submit|check|call|reply|respond|fill|complete|update|book|pick|choose|forward|pay|schedule|register|let me know|make sure|remember|don't forget|do not forget)\b`)
+	imperativeRe = regexp.MustCompile(`(?i)^(?:(?:so|and|also|then),?\s+)?(?:approve|confirm|review|send|sign|submit|check|call|reply|respond|fill|complete|update|book|pick|choose|forward|pay|schedule|register|rotate|renew|reset|revoke|install|upgrade|migrate|enable|patch|let me know|make sure|remember|don't forget|do not forget)\b`)
 	// dueRe are deadline phrases beyond deadlineRe and soonRe (English
 	// closing dates and time spans, and the other four languages).
 	dueRe = regexp.MustCompile(`(?i)` +
@@ -213,7 +213,7 @@ func (x *scoring) due() bool {
 // "so", "and", "also" or "then", a comma and white space).
 var imperativeVerbs = newWordMarks([]string{"approve", "confirm", "review", "send", "sign", "submit", "check", "call", "reply",
 	"respond", "fill", "complete", "update", "book", "pick", "choose", "forward", "pay", "schedule", "register",
-	"let me know", "make sure", "remember", "don't forget", "do not forget"})
+	"rotate", "renew", "reset", "revoke", "install", "upgrade", "migrate", "enable", "patch", "let me know", "make sure", "remember", "don't forget", "do not forget"})
 
 // imperative is imperativeRe.MatchString(s). The expression is anchored:
 // an ASCII sentence (where it matches ASCII letters as their lower-case
