@@ -261,3 +261,41 @@ func TestStatusAndAnnouncements(t *testing.T) {
 		}
 	}
 }
+
+// TestColleaguesNoteOnACustomersAsk checks that a colleague's note on a
+// customer's questions to the reader leaves them open (actionable), also
+// in German, while the same note on questions the reader was only
+// copied on, or after the reader answered, does not; and that "it would
+// help me a lot to have…" asks.
+func TestColleaguesNoteOnACustomersAsk(t *testing.T) {
+	customer := model.Address{Name: "Owen", Email: "owen@parcelpoint.example"}
+	nina := model.Address{Name: "Nina", Email: "nina@northwind.example"}
+	for _, tt := range []struct {
+		ask, note    string
+		toReader     bool
+		readerAnswer bool
+		want         string
+	}{
+		{"Is the limit per key or per account? Is there a way to get a temporary raise?", "Alex - context: they are in renewal talks. Whenever you get to it.", true, false, "actionable"},
+		{"Unterstützen Sie SP-initiated Login? Ist SCIM-Provisioning möglich?", "Kurze Info: die haben SCIM im Vertrag. Ich kann beim Termin dabei sein.", true, false, "actionable"},
+		{"Is the limit per key or per account? Is there a way to get a temporary raise?", "Alex - context: they are in renewal talks. Whenever you get to it.", false, false, "informational"},
+		{"Is the limit per key or per account? Is there a way to get a temporary raise?", "Alex - context: they are in renewal talks. Whenever you get to it.", true, true, "informational"},
+	} {
+		first := &model.Message{MessageID: "c@x", From: customer, Subject: "Batch geocoding limits", Text: tt.ask, HasBody: true,
+			To: []model.Address{nina}, Cc: []model.Address{demoPrincipal}}
+		if tt.toReader {
+			first.To, first.Cc = []model.Address{demoPrincipal}, []model.Address{nina}
+		}
+		msgs := []*model.Message{first}
+		if tt.readerAnswer {
+			msgs = append(msgs, &model.Message{MessageID: "a@x", From: demoPrincipal, To: []model.Address{customer}, Subject: "Re: Batch geocoding limits",
+				Text: "Per account; yes, we can raise it for the backfill.", HasBody: true})
+		}
+		msgs = append(msgs, &model.Message{MessageID: "n@x", From: nina, To: []model.Address{demoPrincipal}, Subject: "Re: Batch geocoding limits",
+			Text: tt.note, HasBody: true})
+		if o := Deterministic(msgs, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q (to reader %v, answered %v): %s, want %s; signals %v", tt.note, tt.toReader, tt.readerAnswer, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+	checkCategory(t, categoryCase{"hiroshi@northwind.example", "Nov 12 + Nov 23", "For the ops review next Tuesday it would help me a lot to have a single page that puts both incidents side by side.", nil, false, "actionable"})
+}

@@ -16,11 +16,14 @@ var takenBack = []string{"never mind", "nevermind", "found it", "figured it out"
 	"olvídalo", "解決しました", "不要になりました", "見つかりました"}
 
 // openAskMessage returns the index of the message whose asks the latest
-// message from others leaves open, or -1: an earlier message of the same
-// sender with no message of the principal after it. A follow-up that
-// asks nothing itself ("Kleiner Nachtrag: Jana hat schon kommentiert",
-// "Same deadline.", "I'll push it to next week, so your comments are fine
-// until Wednesday") leaves its sender's question unanswered.
+// message from others leaves open, or -1: with no message of the
+// principal after it, an earlier message of the same sender, or one
+// addressed to the principal (in To). A follow-up that asks nothing
+// itself ("Kleiner Nachtrag: Jana hat schon kommentiert", "Same
+// deadline.", "I'll push it to next week, so your comments are fine until
+// Wednesday") leaves its sender's question unanswered; so does a
+// colleague's note on a customer's questions to the reader ("context:
+// they are in renewal talks. Whenever you get to it.").
 func openAskMessage(msgs []*model.Message, latest int, principal model.Address) int {
 	if latest < 1 {
 		return -1
@@ -30,7 +33,7 @@ func openAskMessage(msgs []*model.Message, latest int, principal model.Address) 
 		switch {
 		case sameAddr(msgs[j].From.Email, principal.Email):
 			return -1
-		case sameAddr(msgs[j].From.Email, from):
+		case sameAddr(msgs[j].From.Email, from) || addrIn(msgs[j].To, principal.Email):
 			return j
 		}
 	}

@@ -194,7 +194,8 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"each manager needs to",
 	// a wish only the reader can meet: "comments by Friday would be
 	// ideal", "I'd like sign-off from you"
-	"would be ideal", "would be perfect", "would be appreciated", "i'd like your", "i would like your", "we'd like your",
+	"would be ideal", "would be perfect", "would be appreciated", "it would help me", "would help me a lot",
+	"it would help us", "would really help me", "would really help us", "i'd like it to come", "i'd like your", "i would like your", "we'd like your",
 	"sign-off from you", "if you can ", "only yours is missing", "still missing your", "we're still missing", "we are still missing",
 	"still waiting on your",
 	// indirect questions
