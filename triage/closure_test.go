@@ -299,3 +299,36 @@ func TestColleaguesNoteOnACustomersAsk(t *testing.T) {
 	}
 	checkCategory(t, categoryCase{"hiroshi@northwind.example", "Nov 12 + Nov 23", "For the ops review next Tuesday it would help me a lot to have a single page that puts both incidents side by side.", nil, false, "actionable"})
 }
+
+// TestAskNamingTheReader checks an ask naming the reader in the third
+// person ("I'd like Alex to look at section 5"), also under a list reply
+// that asks nothing, beside a sentence that only mentions them.
+func TestAskNamingTheReader(t *testing.T) {
+	for _, tt := range []struct {
+		sentence string
+		want     bool
+	}{
+		{"i'd particularly like alex to look at section 5", true},
+		{"we need alex to sign off on the budget", true},
+		{"me gustaría que alex revise la sección 5", true},
+		{"alex and i talked about it last week", false},
+		{"i'd like alexandra to look at it", false},
+	} {
+		if got := asksOfNamed(tt.sentence, "Alex"); got != tt.want {
+			t.Errorf("asksOfNamed(%q) = %v, want %v", tt.sentence, got, tt.want)
+		}
+	}
+	team := []model.Address{{Email: "platform@northwind.example"}}
+	for _, tt := range []struct{ proposal, want string }{
+		{"I've written up the proposal. I'd particularly like Alex to look at section 5, the cost part.", "actionable"},
+		{"I've written up the proposal. I'd particularly like Leon to look at section 4, the runbook part.", "informational"},
+	} {
+		msgs := []*model.Message{
+			{MessageID: "p@x", From: model.Address{Email: "aisha@northwind.example"}, To: team, Subject: "RFC-031: active/active", Text: tt.proposal, HasBody: true},
+			{MessageID: "r@x", From: model.Address{Email: "leon@northwind.example"}, To: team, Subject: "Re: RFC-031: active/active", Text: "Thanks Aisha, will read it over the weekend. One early thought on section 4.", HasBody: true},
+		}
+		if o := Deterministic(msgs, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.proposal, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}

@@ -15,29 +15,22 @@ var takenBack = []string{"never mind", "nevermind", "found it", "figured it out"
 	"c’est réglé", "j'ai trouvé", "j’ai trouvé", "laisse tomber", "ya lo resolví", "ya está resuelto", "ya lo encontré",
 	"olvídalo", "解決しました", "不要になりました", "見つかりました"}
 
-// openAskMessage returns the index of the message whose asks the latest
-// message from others leaves open, or -1: with no message of the
-// principal after it, an earlier message of the same sender, or one
-// addressed to the principal (in To). A follow-up that asks nothing
-// itself ("Kleiner Nachtrag: Jana hat schon kommentiert", "Same
+// openAskMessage returns the index of the message before the latest one
+// from others, when it is not the principal's (whose reply would have
+// answered it), or -1. Its asks are the reader's still open (see
+// carryOpenAsks) when it comes from the same sender, or was addressed to
+// the reader (in To), or names them in its ask. A follow-up that asks
+// nothing itself ("Kleiner Nachtrag: Jana hat schon kommentiert", "Same
 // deadline.", "I'll push it to next week, so your comments are fine until
 // Wednesday") leaves its sender's question unanswered; so does a
 // colleague's note on a customer's questions to the reader ("context:
-// they are in renewal talks. Whenever you get to it.").
+// they are in renewal talks. Whenever you get to it."), or a reply to a
+// list under a proposal that asked the reader by name.
 func openAskMessage(msgs []*model.Message, latest int, principal model.Address) int {
-	if latest < 1 {
+	if latest < 1 || sameAddr(msgs[latest-1].From.Email, principal.Email) {
 		return -1
 	}
-	from := msgs[latest].From.Email
-	for j := latest - 1; j >= max(0, latest-MaxAnalyzedMessages+1); j-- {
-		switch {
-		case sameAddr(msgs[j].From.Email, principal.Email):
-			return -1
-		case sameAddr(msgs[j].From.Email, from) || addrIn(msgs[j].To, principal.Email):
-			return j
-		}
-	}
-	return -1
+	return latest - 1
 }
 
 // carryOpenAsks adds the asks of message j (see openAskMessage) to an,
@@ -45,7 +38,7 @@ func openAskMessage(msgs []*model.Message, latest int, principal model.Address) 
 // or thanks for what was done: the questions and requests, their action
 // items, and whether they turn to the reader by name. Its deadlines and
 // urgency are not carried: "today" in an earlier message may be past.
-func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, add func(Signal)) {
+func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, latestFrom string, principal model.Address, add func(Signal)) {
 	low := strings.ToLower(flatSpace(an.latestOwn))
 	if _, ok := containsAnyOf(low, takenBack); ok || thankedClosure(an.latestOwn) {
 		return
@@ -57,8 +50,13 @@ func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, add func
 	scratch := *an
 	scratch.signals, scratch.items = nil, nil
 	scratch.questions, scratch.requests = 0, 0
+	scratch.named, scratch.taskNamed = false, false
 	a.sentenceSignals(&scratch, j, m, ownText(body), func(Signal) {})
 	if scratch.questions+scratch.requests == 0 {
+		return
+	}
+	if !sameAddr(m.From.Email, latestFrom) && !addrIn(m.To, principal.Email) && !scratch.named {
+		// Someone else's ask of someone else.
 		return
 	}
 	an.questions, an.requests = scratch.questions, scratch.requests

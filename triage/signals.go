@@ -477,7 +477,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	if an.latest > 0 && an.questions+an.requests == 0 && !an.bulk && !an.automated && !an.notifier {
 		if j := openAskMessage(msgs, an.latest, principal); j >= 0 {
-			a.carryOpenAsks(an, j, msgs[j], add)
+			a.carryOpenAsks(an, j, msgs[j], msgs[an.latest].From.Email, principal, add)
 		}
 	}
 	if an.latest >= 0 {

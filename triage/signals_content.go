@@ -447,6 +447,12 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 				add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("something has not worked since earlier today (%q)", w), Message: i, Value: w})
 			}
 		}
+		if !q && !r && asksOfNamed(low[a0:b0], an.firstName) {
+			// "I'd particularly like Alex to look at section 5": an ask
+			// naming the reader in the third person, to a group.
+			r, voc = true, true
+			an.named = true
+		}
 		if !q && !r {
 			continue
 		}
@@ -884,6 +890,42 @@ func vocative(sentence, first string) bool {
 	// reader: "Alex we need a decision", "Alex can you take it".
 	_, ok := hasAnyPrefix(strings.ToLower(rest), vocativeNext)
 	return ok
+}
+
+// namedAskLeads are the words before the reader's name in an English
+// ask that names them in the third person ("I'd like Alex to look at
+// section 5"), followed by " to " after the name; namedAskLeadsOther the
+// other languages' ("me gustaría que Alex revise…"), lower case.
+var (
+	namedAskLeads      = []string{"like ", "want ", "need ", "ask ", "asking "}
+	namedAskLeadsOther = []string{"me gustaría que ", "nos gustaría que ", "j'aimerais qu'", "j’aimerais qu'",
+		"j'aimerais que ", "möchte, dass ", "möchten, dass "}
+)
+
+// asksOfNamed reports whether low, a lower-cased sentence, asks something
+// of the reader named in the third person (see namedAskLeads); first is
+// the reader's first name.
+func asksOfNamed(low, first string) bool {
+	if first == "" {
+		return false
+	}
+	name := strings.ToLower(first)
+	if !strings.Contains(low, name) {
+		return false
+	}
+	for _, lead := range namedAskLeads {
+		if strings.Contains(low, lead+name+" to ") {
+			return true
+		}
+	}
+	for _, lead := range namedAskLeadsOther {
+		if i := strings.Index(low, lead+name); i >= 0 {
+			if rest := low[i+len(lead)+len(name):]; rest == "" || rest[0] == ' ' || rest[0] == ',' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // vocativeNext are the words that, right after a name opening a sentence
