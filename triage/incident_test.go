@@ -107,7 +107,8 @@ func TestWithinTheHour(t *testing.T) {
 
 // TestAskAtAnHour checks that an ask for something at an hour that names
 // no other day is of today (urgent), in four languages, and that the
-// same ask on another day is not.
+// same ask on another day is not; so is a need stated without its
+// subject ("Still need it by 9").
 func TestAskAtAnHour(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"marco@northwind.example", "Customer call", "Can you get on a call with her at 3:30pm?", nil, false, "urgent"},
@@ -116,6 +117,8 @@ func TestAskAtAnHour(t *testing.T) {
 		{"raj@northwind.example", "globex", "You on the 2pm with Globex on Dec 3?", nil, false, "actionable"},
 		{"jana@northwind.example", "Abstimmung", "Kannst du um 15 Uhr dazukommen?", nil, false, "urgent"},
 		{"jana@northwind.example", "Abstimmung", "Kannst du am Donnerstag um 15 Uhr dazukommen?", nil, false, "actionable"},
+		{"rachel@northwind.example", "uptime numbers", "SLO-based, with a footnote on October. Still need it by 9.", nil, false, "urgent"},
+		{"rachel@northwind.example", "uptime numbers", "SLO-based, with a footnote on October. Still need it by Friday.", nil, false, "actionable"},
 		{"claire@northwind.example", "Point client", "Peux-tu te joindre à l'appel à 15h ?", nil, false, "urgent"},
 		{"claire@northwind.example", "Point client", "Peux-tu te joindre à l'appel de mardi à 15h ?", nil, false, "actionable"},
 	} {

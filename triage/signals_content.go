@@ -829,7 +829,8 @@ var articles = map[string]bool{"le": true, "la": true, "les": true, "el": true, 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline, for today or said of the
 // reader (fromYou) they ask the reader for it.
-var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need",
+var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
+	"need it by", "need them by", "need this by", "need that by",
 	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
 	"j'ai besoin", "j’ai besoin", "nous avons besoin", "j'aurai besoin", "j’aurai besoin", "il me faut", "il nous faut",
 	"necesito", "necesitamos", "necesitaré", "necesitaremos", "me hace falta", "nos hace falta"}
