@@ -47,6 +47,8 @@ func TestNoticeAsksNothing(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"tanaka@northwind.example", "リリース延期のお知らせ", "来週予定していたリリースは12/1に延期となりました。以上、ご承知おきください。", nil, false, "informational"},
 		{"tanaka@northwind.example", "リリース延期のお知らせ", "来週予定していたリリースは12/1に延期となりました。影響範囲をご確認ください。", nil, false, "actionable"},
+		{"soumu@northwind.example", "オフィス移転のお知らせ", "12月14日にオフィスを移転します。当日は入館できません。ご理解とご協力をお願いいたします。", nil, false, "informational"},
+		{"soumu@northwind.example", "オフィス移転のお知らせ", "12月14日にオフィスを移転します。私物は11日までに段ボールへ移してください。", nil, false, "actionable"},
 		{"lena@northwind.example", "Office move", "Please note that the office moves to the 4th floor on Monday.", nil, false, "informational"},
 		{"lena@northwind.example", "Office move", "Please pack your desk before Friday.", nil, false, "actionable"},
 		{"r.castillo@iberia.example", "Gracias", "El sistema volvió a las 9:40. Por favor, transmite nuestro agradecimiento al equipo.", nil, false, "informational"},

@@ -177,6 +177,8 @@ var notAsked = []string{
 	"ご承知おきください", "ご承知おき下さい", "ご了承ください", "ご了承下さい", "ご留意ください", "お含みおきください",
 	"please note that", "please be aware that", "bitte beachten sie, dass", "bitte beachte, dass", "veuillez noter que",
 	"à noter que", "tenga en cuenta que", "ten en cuenta que",
+	// a notice's closing formula: "ご理解とご協力をお願いいたします"
+	"ご理解とご協力", "ご協力をお願いいたします", "ご協力をお願いします", "ご協力のほど", "ご理解のほど",
 	// a courtesy, not a task: "please pass on our thanks to the team"
 	"pass on our thanks", "pass on my thanks", "pass our thanks", "pass my thanks", "pass along our thanks",
 	"transmettre nos remerciements", "transmettez nos remerciements", "transmettre mes remerciements",
