@@ -59,6 +59,8 @@ func TestAskAboutALiveIncident(t *testing.T) {
 		{[]string{"大阪リージョン デプロイ失敗"}, "ロールバックしてよいか、ご判断をお願いします。", "urgent"},
 		{[]string{"Publicly readable bucket with your customers' exports"}, "Can you make it private today and tell us since when it was open?", "urgent"},
 		{[]string{"Bucket S3 accessible publiquement"}, "Peux-tu vérifier qui l'a ouvert ?", "urgent"},
+		{[]string{"Search indexing delayed for EU tenants"}, "Can you check whether the consumers are stuck?", "urgent"},
+		{[]string{"Release delayed to Monday"}, "Can you update the customer notes?", "actionable"},
 		{[]string{"Thoughts on the new dashboard layout"}, "Should I move the latency panel to the top?", "actionable"},
 		{[]string{"Scheduled maintenance: admin console unavailable on Dec 3"}, "Can you tell your team to plan around it?", "actionable"},
 		{[]string{"[Resolved] api-gateway: 5xx rate above 5%", "Re: api-gateway 5xx"}, "Do you want a write-up for the customers?", "actionable"},

@@ -420,7 +420,7 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	"bloqueado", "bloqueada", "blockiert", "atascad", "in the last hour", "in der letzten stunde", "dans la dernière heure",
 	"en la última hora", "直近1時間", "詰まって",
 	// a deploy that failed or is being rolled back
-	"locked out", "lockout", "ausgesperrt", "publicly readable", "publicly accessible", "öffentlich zugänglich",
+	"delayed for", "locked out", "lockout", "ausgesperrt", "publicly readable", "publicly accessible", "öffentlich zugänglich",
 	"öffentlich lesbar", "accessible publiquement", "publiquement accessible", "de acceso público", "públicamente accesible", "公開状態", "deploy failed", "deployment failed", "rollout failed", "rollback", "roll back", "デプロイ失敗", "ロールバック",
 	"deployment fehlgeschlagen", "zurückrollen", "échec du déploiement", "despliegue fallido", "revertir el despliegue"}
 
