@@ -523,6 +523,7 @@ var (
 		"open to exploring", "interested in exploring", "not looking", "confidential chat", "confidential conversation",
 		"confidential call",
 		"wären sie offen", "wärst du offen", "offen für ein gespräch", "wechselbereit", "vertrauliches gespräch",
+		"vertraulichen gespräch", "vertrauliches telefonat", "vertraulichen austausch", "diskretes gespräch", "diskreten austausch",
 		"seriez-vous ouvert", "serais-tu ouvert", "ouvert à un échange", "ouverte à un échange", "échange confidentiel",
 		"à l'écoute du marché", "estarías abierto", "estaría abierto", "abierto a una conversación", "conversación confidencial",
 		"ご興味があれば", "ご興味はございますか", "カジュアル面談"}

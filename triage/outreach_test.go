@@ -300,6 +300,7 @@ func TestRecruiterPitch(t *testing.T) {
 		{"Hi Alex,\n\nI'm partnering with a Series B logistics company on a Head of Engineering search. Would you be open to a short call next week?", true, false},
 		{"Hallo Alex,\n\nmein Mandant, ein Softwarehaus in München, sucht eine Leitung Plattform. Wären Sie offen für ein kurzes Gespräch?", true, false},
 		{"Bonjour Alex,\n\nmon client, une scale-up lyonnaise, recrute un directeur technique. Seriez-vous ouvert à un échange de 20 minutes ?", true, false},
+		{"Sehr geehrter Herr Morgan,\n\nim Auftrag eines Logistikdienstleisters suche ich einen CTO. Hätten Sie Interesse an einem vertraulichen Gespräch?", true, false},
 		{"Hi Alex,\n\nMy client has reviewed your proposal. Would you be able to send the signed copy by Friday?", false, false},
 		{"Hi Alex,\n\nI'm partnering with a Series B logistics company on a Head of Engineering search. Would you be open to a short call next week?", false, true},
 	} {
