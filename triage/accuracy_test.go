@@ -288,6 +288,8 @@ var heldOutSets = []struct {
 	{name: "heldout8", dir: "../testdata/eval/heldout8", threads: 149, joined: 1, minAccuracy: 0.83, minPhishRecall: 0.89, maxPhishFP: 0.01},
 	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.88, maxPhishFP: 0.01},
 	{name: "heldout10", dir: "../testdata/eval/heldout10", threads: 150, minAccuracy: 0.82, minPhishRecall: 0.89, maxPhishFP: 0.01},
+	{name: "heldout11", dir: "../testdata/eval/heldout11", threads: 149, joined: 1, minAccuracy: 0.75, minPhishRecall: 0.79, maxPhishFP: 0.01},
+	{name: "heldout12", dir: "../testdata/eval/heldout12", threads: 150, minAccuracy: 0.82, minPhishRecall: 0.77, maxPhishFP: 0.01},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the
