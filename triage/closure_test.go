@@ -334,3 +334,22 @@ func TestAskNamingTheReader(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionalAsksAndMonitors checks asks written as the condition of
+// what the writer will do ("si me las pasas el lunes, me da tiempo"), a
+// subject that needs the reader's sign-off in German or their scorecard
+// before an hour of today, and a monitor's triggered alert through list
+// headers (urgent, unlike a status page's incident notice).
+func TestConditionalAsksAndMonitors(t *testing.T) {
+	list := map[string][]string{"List-Id": {"alerts <alerts.example>"}, "List-Unsubscribe": {"<https://monitor.example/unsub>"}}
+	for _, tt := range []categoryCase{
+		{"carlos@northwind.example", "15 preguntas técnicas del RFP", "Hola Alex:\n\nLas tienes en la hoja. La entrega es el miércoles 2; si me las pasas el lunes 30, me da tiempo a maquetar la respuesta.", nil, false, "actionable"},
+		{"antoine@northwind.example", "Questionnaire sécurité - 28 questions", "Salut Alex,\n\nLeur date limite est le 4 décembre ; si je peux l'avoir d'ici le 2, c'est parfait.", nil, false, "actionable"},
+		{"lena@northwind.example", "Hotfix 4.18.1 – brauche dein Approval", "Der Fix ist getestet, die Pipeline wartet.", nil, false, "actionable"},
+		{"olivia@northwind.example", "Aylin Demir — your scorecard before the 17:30 debrief", "Yours is the only one missing in Greenhouse.", nil, false, "urgent"},
+		{"alert@monitor.example", "[Triggered on {service:optimizer}] optimizer error rate above 5%", "The monitor triggered at 14:02.", list, false, "urgent"},
+		{"noreply@status.example", "Elevated error rate on the EU API", "We are investigating elevated error rates.", list, true, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -49,7 +49,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"account has been locked", "account is locked", "unusual activity", "unusual sign in", "suspicious activity",
 		"security alert", "social security number", "bank account details", "card details", "credit card number",
 		"update your payment", "update your billing", "payment information", "verify your payment", "reactivate your account",
-		"restore access", "mailbox is full", "mailbox quota", "re validate", "revalidate",
+		"restore access", "mailbox is full", "mailbox quota", "mailbox storage", "storage full", "messages on hold", "re validate", "revalidate",
 		// German, French, Spanish: sign-in and bank details
 		"anmeldedaten", "zugangsdaten", "passwort bestätigen", "konto bestätigen", "konto verifizieren",
 		"konto wurde gesperrt", "bankdaten", "bankverbindung bestätigen", "mot de passe", "identifiants",

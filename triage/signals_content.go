@@ -1209,4 +1209,4 @@ const (
 
 // subjectHourRe finds an hour of the day in a subject: "at 17:00", "um 14
 // Uhr", "à 15h30", "a las 10:00", 14時.
-var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|um|bis|vor|à|avant|a las|antes de las)\s+\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
+var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)

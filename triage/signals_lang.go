@@ -70,6 +70,12 @@ var foreignRequests = []string{
 	"ce serait parfait", "serait idéal", "wäre ideal", "wäre super", "wäre toll", "bräuchten wir", "wir bräuchten",
 	"ich bräuchte", "bräuchte ich", "me gustaría pedirte", "me gustaría pedirle", "te agradecería", "sería ideal",
 	"necesitaríamos", "nos vendría bien",
+	// an ask as a condition of what the writer will do: "si me las pasas
+	// el lunes, me da tiempo", "si je peux l'avoir d'ici le 2, c'est
+	// parfait"
+	"si me lo pasas", "si me la pasas", "si me los pasas", "si me las pasas", "si me lo envías", "si me las envías",
+	"si me lo mandas", "si me las mandas", "si je peux l'avoir", "si je peux l’avoir", "si je pouvais l'avoir",
+	"si je pouvais l’avoir", "si tu peux me l", "si tu me l'envoies", "si tu me l’envoies",
 	// the reader's sign-off named as what is missing: "la politique
 	// demande ta validation ; il suffit de l'approuver"
 	"ta validation", "votre validation", "ton feu vert", "votre feu vert", "il suffit de", "il te suffit", "il vous suffit",
@@ -289,6 +295,8 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	"brauche dein", "brauche deine", "brauche ihre", "besoin de ton", "besoin de ta", "besoin de votre",
+	"necesito tu", "necesito su", "your scorecard",
 	"need your ok", "needs your ok", "brauche dein ok", "brauche ihr ok", "brauche deine freigabe", "besoin de ton ok",
 	"besoin de ton accord", "besoin de votre accord", "necesito tu ok", "necesito tu visto bueno",
 	"action needed", "awaiting approval", "pending approval", "needs approval", "wartet auf genehmigung",
@@ -397,6 +405,18 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 func alertNotice(subject string) bool {
 	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
 	return ok && !passedNotice(subject) && !plannedWork(subject)
+}
+
+// triggeredWords say a monitor of the reader's fired ("[Triggered on
+// {service:route-optimizer}] error rate above 5%"), which a status page's
+// incident notice never says (lower case).
+var triggeredWords = []string{"triggered", "firing", "ausgelöst", "déclenché", "disparada"}
+
+// monitorTriggered reports whether subject says a monitor fired (see
+// triggeredWords).
+func monitorTriggered(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), triggeredWords)
+	return ok
 }
 
 // incidentWords in a subject say that something of the reader's is in

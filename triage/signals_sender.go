@@ -550,3 +550,15 @@ func notifiedAsReader(m *model.Message) bool {
 	}
 	return false
 }
+
+// monitorLocals are the local parts monitoring services send alerts from
+// (alert@dtdg.eu, alerts@grafana.…, alertmanager@…).
+var monitorLocals = []string{"alert", "alerts", "alerting", "alertmanager"}
+
+// monitorAddress reports whether email is a monitoring service's alert
+// address (see monitorLocals). Only the alert rule reads it: spam sends
+// "account alerts" from such addresses too.
+func monitorAddress(email string) bool {
+	local, _, ok := strings.Cut(strings.ToLower(email), "@")
+	return ok && slices.Contains(monitorLocals, local)
+}
