@@ -229,6 +229,7 @@ func TestMailboxFullLure(t *testing.T) {
 	}{
 		{"Microsoft 365 Administrator", "postmaster@m365-kontoservice.example", "Ihr Postfach ist zu 99 % voll", "Sehr geehrter Benutzer,\n\nIhr Postfach hat die Speichergrenze erreicht. Bestätigen Sie Ihr Konto innerhalb von 12 Stunden, sonst wird Ihr Postfach automatisch deaktiviert.\n\nJetzt Speicher erweitern: https://m365-kontoservice.example/owa/upgrade", true},
 		{"Outlook Web Access", "admin@owa-support-mail.example", "Votre boîte aux lettres est pleine", "Bonjour,\n\nVotre boîte aux lettres est pleine. Validez votre compte ici sous 24 heures : https://owa-support-mail.example/quota", true},
+		{"IT Service Desk", "it-servicedesk@northwind-mailsupport.example", "[Action Required] Mailbox storage full - 18 incoming messages on hold", "Your mailbox storage is full. Verify your account to release the messages: https://northwind-mailsupport.example/release", true},
 		{"Microsoft Outlook", "soporte@correo-webmail.example", "Su buzón está lleno", "Estimado usuario:\n\nSu buzón está lleno y será desactivado. Amplíe su cuota aquí: https://correo-webmail.example/cuota", true},
 		{"Google", "no-reply@google.com", "Your Google storage is 90% full", "You've used 90% of your 15 GB. Manage your storage in Google One.", false},
 	} {
@@ -347,7 +348,7 @@ func TestConditionalAsksAndMonitors(t *testing.T) {
 		{"antoine@northwind.example", "Questionnaire sécurité - 28 questions", "Salut Alex,\n\nLeur date limite est le 4 décembre ; si je peux l'avoir d'ici le 2, c'est parfait.", nil, false, "actionable"},
 		{"lena@northwind.example", "Hotfix 4.18.1 – brauche dein Approval", "Der Fix ist getestet, die Pipeline wartet.", nil, false, "actionable"},
 		{"olivia@northwind.example", "Aylin Demir — your scorecard before the 17:30 debrief", "Yours is the only one missing in Greenhouse.", nil, false, "urgent"},
-		{"alert@monitor.example", "[Triggered on {service:optimizer}] optimizer error rate above 5%", "The monitor triggered at 14:02.", list, false, "urgent"},
+		{"alert@monitor.example", "[Triggered on {service:optimizer}] optimizer error rate above 5%", "The monitor triggered at 14:02.", map[string][]string{"Precedence": {"bulk"}}, false, "urgent"},
 		{"noreply@status.example", "Elevated error rate on the EU API", "We are investigating elevated error rates.", list, true, "informational"},
 	} {
 		checkCategory(t, tt)
