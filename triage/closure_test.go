@@ -354,3 +354,39 @@ func TestConditionalAsksAndMonitors(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestOwnRunsAndWarnings checks that a failed run on the reader's own
+// branch ("alex/…") is theirs to fix and a failed production deploy they
+// triggered is urgent, while a failed run on someone else's branch stays
+// low priority; and that the organisation's own authenticated warning
+// about phishing, which quotes the lures, is not phishing.
+func TestOwnRunsAndWarnings(t *testing.T) {
+	repo := map[string][]string{"List-Id": {"northwind/dispatch-api <dispatch-api.northwind.github.com>"}, "X-Github-Reason": {"ci_activity"},
+		"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=github.com; dmarc=pass header.from=github.com"}}
+	for _, tt := range []struct{ subject, want string }{
+		{"[northwind/dispatch-api] Run failed: CI - alex/eta-cache-ttl (9be31c0)", "actionable"},
+		{"[northwind/dispatch-api] Run failed: Deploy production - main (a3f9c21)", "urgent"},
+		{"[northwind/dispatch-api] Run failed: CI - sokafor/eta-config (77ab120)", "low priority"},
+		{"[northwind/dispatch-api] Run failed: CI - alexandra/retry (77ab121)", "low priority"},
+	} {
+		m := &model.Message{MessageID: tt.subject, From: model.Address{Name: "GitHub", Email: "notifications@github.com"},
+			To: []model.Address{{Email: "dispatch-api@noreply.github.com"}}, Subject: tt.subject, Text: "CI: Some jobs were not successful", HasBody: true, Headers: repo}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q: %s, want %s; signals %v", tt.subject, o.Result.Category, tt.want, o.Signals)
+		}
+	}
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass; dkim=pass header.d=northwind.example; dmarc=pass header.from=northwind.example"}}
+	for _, tt := range []struct {
+		subject, body string
+		phish         bool
+	}{
+		{"Heads-up: phishing emails imitating Okta", "We see a wave of phishing emails saying your password expires today and asking you to verify your account, or vendors sending updated bank details. Report them with the button.", false},
+		{"Your password expires today", "Your password expires today. Verify your account now: https://okta-northwind-login.example/verify", true},
+	} {
+		m := &model.Message{MessageID: tt.subject, From: model.Address{Name: "IT Security", Email: "it-security@northwind.example"}, To: []model.Address{demoPrincipal},
+			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: auth}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

@@ -90,7 +90,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	r := &o.Result
 	r.ActionItems = []contract.ActionItem{}
 
-	phishing := an.phishScore >= 3.5 && an.lure
+	// Your own organisation's authenticated warning about phishing
+	// quotes the lures it warns of ("emails saying your password
+	// expires today"): a compromised colleague's account sending
+	// phishing does not call it phishing.
+	phishing := an.phishScore >= 3.5 && an.lure && !(an.internal && an.authAligned && an.latest >= 0 && warnsOfPhishing(msgs[an.latest].Subject, an.latestOwn))
 	// The learned score alone does not condemn mail from the principal's own
 	// domain (spoofing shows up as an authentication failure instead).
 	// Nor mail that greets the principal by name: bulk spam does not know
@@ -148,6 +152,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// mail merge's "Hi Alex," greets every reader by their name.
 	massAsk := an.bulk && !an.internal && !an.familiar && !an.taskNamed
 	direct := (an.addressed || an.named) && (an.questions > 0 || an.requests > 0) && !instructions && !massAsk
+	// ownRun: a code host's notice of a workflow run the reader
+	// triggered (GitHub's ci_activity reason) on their own branch
+	// ("alex/eta-cache-ttl") or deploying to production: its failure is
+	// theirs. (The reason alone is not enough: it also comes with runs of
+	// others' branches the reader re-ran or approved.)
+	ownRun := an.latest >= 0 && (ownBranch(subject, an.firstName) || ciActivity(msgs[an.latest]) && productionRun(subject))
 	recruiter := ""
 	if !phishing && !spam {
 		recruiter = recruiterPitch(msgs, an)
@@ -171,13 +181,18 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case recruiter != "":
 		o.Signals = append(o.Signals, Signal{Kind: SigOutreach, Reason: recruiter, Message: an.latest})
 		r.Category = contract.CategoryLowPriority
-	case (an.bulk || an.automated) && (an.addressed || an.teamAddressed) && failureNotice(subject) &&
-		(!an.bulk || mentions(msgs[an.latest].Body(), principal)) && (an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject))):
+	case (an.bulk || an.automated || an.notifier) && ownRun && failureNotice(subject) && productionRun(subject):
+		// A run the reader triggered that failed to deploy to
+		// production ("Run failed: Deploy production - main") is a live
+		// problem of theirs.
+		r.Category = contract.CategoryUrgent
+	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun) && failureNotice(subject) &&
+		(!an.bulk || ownRun || mentions(msgs[an.latest].Body(), principal)) && (an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject))):
 		// … and that it runs out within the day ("Renewal failed:
 		// example.com expires today", "expires in 9h") is urgent.
 		r.Category = contract.CategoryUrgent
-	case (an.bulk || an.automated) && (an.addressed || an.teamAddressed) && failureNotice(subject) &&
-		(!an.bulk || mentions(msgs[an.latest].Body(), principal)):
+	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun) && failureNotice(subject) &&
+		(!an.bulk || ownRun || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
 		// a renewal, a service) asks for action; through a list (a
 		// repository's notifications go to everyone watching it) only

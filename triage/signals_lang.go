@@ -407,6 +407,30 @@ func alertNotice(subject string) bool {
 	return ok && !passedNotice(subject) && !plannedWork(subject)
 }
 
+// productionWords in a subject name the production environment (lower
+// case).
+var productionWords = []string{"production", "prod ", "prod-", "prod)", "produktion", "producción", "本番"}
+
+// productionRun reports whether subject names a run or a deploy to
+// production (see productionWords).
+func productionRun(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject)+" ", productionWords)
+	return ok
+}
+
+// phishingWords name phishing itself (lower case).
+var phishingWords = []string{"phishing", "hameçonnage", "suplantación de identidad", "フィッシング"}
+
+// warnsOfPhishing reports whether a message's subject or own text names
+// phishing (see phishingWords): a warning about it.
+func warnsOfPhishing(subject, own string) bool {
+	if _, ok := containsAnyOf(strings.ToLower(subject), phishingWords); ok {
+		return true
+	}
+	_, ok := containsAnyOf(strings.ToLower(own), phishingWords)
+	return ok
+}
+
 // triggeredWords say a monitor of the reader's fired ("[Triggered on
 // {service:route-optimizer}] error rate above 5%"), which a status page's
 // incident notice never says (lower case).

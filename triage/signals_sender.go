@@ -562,3 +562,39 @@ func monitorAddress(email string) bool {
 	local, _, ok := strings.Cut(strings.ToLower(email), "@")
 	return ok && slices.Contains(monitorLocals, local)
 }
+
+// ciActivity reports whether m is a code host's notice of a workflow run
+// the reader triggered: GitHub's ci_activity reason, in X-GitHub-Reason
+// or as the Cc address ci_activity@noreply.github.com.
+func ciActivity(m *model.Message) bool {
+	if strings.EqualFold(strings.TrimSpace(m.Header("X-Github-Reason")), "ci_activity") {
+		return true
+	}
+	for _, a := range m.Cc {
+		if strings.EqualFold(a.Email, "ci_activity@noreply.github.com") {
+			return true
+		}
+	}
+	return false
+}
+
+// ownBranch reports whether subject names a branch of the reader's, by
+// the common convention of their first name as its prefix
+// ("alex/eta-cache-ttl").
+func ownBranch(subject, first string) bool {
+	if first == "" {
+		return false
+	}
+	low, name := strings.ToLower(subject), strings.ToLower(first)+"/"
+	for i := strings.Index(low, name); i >= 0; {
+		if i == 0 || !isWordByte(low[i-1]) {
+			return true
+		}
+		j := strings.Index(low[i+1:], name)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
