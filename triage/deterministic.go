@@ -141,11 +141,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// us", "Something wrong with this email?"), not an ask of the reader,
 	// also when it greets the reader by name; unless an ask turns to the
 	// reader by name or assigns them something (taskNamed), sets a
-	// deadline or asks a decision (asksDecision), or the subject asks or
-	// names a decision.
+	// deadline or asks a decision (asksDecision; a booking's confirmation
+	// names the hours of its stay, "check-out until 11:00", not a
+	// deadline), or the subject asks or names a decision.
 	subject := msgs[max(an.latest, 0)].Subject
-	instructions := (autoSubmitted(msgs[max(an.latest, 0)]) || an.notifier || confirmationAddress(msgs[max(an.latest, 0)].From.Email)) && !an.taskNamed && !an.subjectAsks && !asksDecision(an.items) &&
-		!namesDecision(subject)
+	instructions := (autoSubmitted(msgs[max(an.latest, 0)]) || an.notifier || confirmationAddress(msgs[max(an.latest, 0)].From.Email)) && !an.taskNamed && !an.subjectAsks &&
+		(!asksDecision(an.items) || bookingConfirmed(subject)) && !namesDecision(subject)
 	// Bulk mail from outside the organisation and from no one the reader
 	// knows asks everyone on its list, not the reader, unless it turns to
 	// the reader by name ("Alex, can you…", "requested your review"): a

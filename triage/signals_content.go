@@ -341,6 +341,10 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		for _, off := range hitsIn(soonHits, a0, b0) {
 			win := flat[max(off-6, a0):min(off+24, b0)]
 			if m := soonRe.FindString(win); m != "" {
+				if endOfDay(m) && otherDayRe.MatchString(raw) {
+					// "by Thursday end of day": the end of another day.
+					continue
+				}
 				soon, soonText = true, m
 				break
 			}
@@ -377,7 +381,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
 			// the sentence names another day. (hourDeadline finds nothing
 			// in a sentence without one of its hourMarkers.)
-			if h := hourDeadline(raw, low[a0:b0]); h != "" {
+			if h := hourDeadline(raw, low[a0:b0]); h != "" && !quoted(raw, h) {
 				soon, soonText = true, h
 				if due == nil {
 					due = &h
@@ -672,6 +676,29 @@ func hourDeadline(sentence, low string) string {
 // ("von 02:00 ", "zwischen 9 und … ", a clock time "10:00 ", 10時から:
 // the "bis 05:00 Uhr" or 13時まで after it ends the range).
 var rangeStartRe = regexp.MustCompile(`(?i)(?:\b(?:von|ab|zwischen)\s+\d{1,2}(?:[:.]\d\d)?|\b\d{1,2}:\d\d|\d{1,2}時(?:\d{1,2}分|半)?から)\s*(?:uhr\s*)?[-–]?\s*$`)
+
+// endOfDay reports whether soon, a match of soonRe, names the end of a
+// day ("EOD", "end of day"), which may be another day's.
+func endOfDay(soon string) bool {
+	low := strings.ToLower(soon)
+	return low == "eod" || strings.HasPrefix(low, "end")
+}
+
+// quoted reports whether the first occurrence of part in sentence stands
+// inside double quotes (a title: "Replanning 180 trucks before 6 a.m.:
+// what we learned"), where it is no deadline: an odd number of straight
+// quotes before it, or more opening than closing typographic ones.
+func quoted(sentence, part string) bool {
+	i := strings.Index(sentence, part)
+	if i < 0 {
+		return false
+	}
+	before := sentence[:i]
+	if strings.Count(before, `"`)%2 == 1 {
+		return true
+	}
+	return strings.Count(before, "“")+strings.Count(before, "«") > strings.Count(before, "”")+strings.Count(before, "»")
+}
 
 // atHourRe is an hour of the day something happens at: "at 3:30pm",
 // "the 2pm", "at 14:00", "um 15 Uhr", "à 15h", "a las 15:00", "15時に".
@@ -970,7 +997,10 @@ var (
 	// ab", "expire dans 2 jours", "caduca en 2 días"): as near as tomorrow.
 	expiresInDaysRe = regexp.MustCompile(`(?i)\b(?:expires?|expiring|expiry|runs out|läuft|expire|expirera|caduca|vence)\b.{0,40}?\b(?:in|within|dans|en|sous)\s+(?:(?:1|2|one|two|zwei|deux|dos)\s+(?:days?|tagen|jours?|días?)\b|` + withinHours + `)`)
 	// expiryWords are the words expiresInDaysRe needs (lower-case).
-	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence"}
+	expiryWords = []string{"expir", "runs out", "läuft", "caduca", "vence",
+		// a cut-off of the day: "need all approvals before the CAB
+		// cut-off at 18:00" makes the ask of the day
+		"cut-off", "cutoff", "annahmeschluss", "date limite", "fecha límite", "締め切り", "締切"}
 	// priorityRe finds an incident or alert's top priority in a subject:
 	// P0/P1, SEV0/SEV1, [CRITICAL].
 	priorityRe = regexp.MustCompile(`(?i)\bP[01]\b|\bSEV[- ]?[01]\b|\[critical\]`)

@@ -407,6 +407,20 @@ func alertNotice(subject string) bool {
 	return ok && !passedNotice(subject) && !plannedWork(subject)
 }
 
+// bookedWords in a subject confirm a booking or a reservation (lower
+// case).
+var bookedWords = []string{"booking confirmed", "reservation confirmed", "booking confirmation", "reservation confirmation",
+	"your booking", "your reservation", "buchungsbestätigung", "reservierungsbestätigung", "ihre buchung", "réservation confirmée",
+	"confirmation de réservation", "votre réservation", "reserva confirmada", "confirmación de reserva", "su reserva", "tu reserva",
+	"予約確定", "予約完了", "ご予約の確認"}
+
+// bookingConfirmed reports whether subject confirms a booking (see
+// bookedWords).
+func bookingConfirmed(subject string) bool {
+	_, ok := containsAnyOf(strings.ToLower(subject), bookedWords)
+	return ok
+}
+
 // productionWords in a subject name the production environment (lower
 // case).
 var productionWords = []string{"production", "prod ", "prod-", "prod)", "produktion", "producción", "本番"}
@@ -471,6 +485,7 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 // afterWords in a subject say a problem is being looked back on, not
 // lived: a postmortem or a retrospective (lower-case substrings).
 var afterWords = []string{"postmortem", "post-mortem", "post mortem", "retro", "rca:", " rca", "lessons learned", "nachbetrachtung",
+	"root cause", "root-cause", "ursachenbericht", "ursachenanalyse", "analyse des causes", "causa raíz", "原因報告",
 	"rétrospective", "retour d'expérience", "retrospectiva", "振り返り", "事後"}
 
 // liveIncident reports whether a subject of the thread raises a live
