@@ -394,8 +394,9 @@ func TestOwnRunsAndWarnings(t *testing.T) {
 // TestDeadlinesInContext checks deadlines read in context: "by Thursday
 // end of day" is another day's end, an hour inside a quoted title is no
 // deadline, a cut-off of the day makes an ask elsewhere urgent, a
-// root-cause report looks back on an outage, and a booking's confirmation
-// names the hours of a stay, not a deadline.
+// root-cause report looks back on an outage, "within 24 hours of the
+// interview" counts from an event, not from now, and a booking's
+// confirmation names the hours of a stay, not a deadline.
 func TestDeadlinesInContext(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"priya@northwind.example", "FY27 budget", "Can you fill in the Dispatch tab? I need it by Thursday end of day.", nil, false, "actionable"},
@@ -403,6 +404,8 @@ func TestDeadlinesInContext(t *testing.T) {
 		{"speakers@summit.example", "Your talk has been accepted", "Dear Alex Morgan,\n\nyour talk \"Replanning 180 trucks before 6 a.m.: what we learned\" was accepted. Please confirm by 2 December via the portal.", nil, false, "actionable"},
 		{"servicedesk@corp.example", "Approval requested: CHG7731 revert optimizer parameters", "Change CHG7731 is waiting for your approval. Changes in tonight's window need all approvals before the CAB cut-off at 18:00.", nil, true, "urgent"},
 		{"m.brandt@spedition.example", "Schriftlicher Ursachenbericht zum Telematikausfall 21.–24.11.", "Sehr geehrter Herr Morgan,\n\nkönnen Sie uns den schriftlichen Bericht bis Freitag senden?", nil, false, "actionable"},
+		{"no-reply@hiring.example", "Interview confirmed: Lucas Moreau - Tue Dec 1, 10:00", "Your interview is on Tuesday. Please submit your scorecard within 24 hours of the interview.", nil, true, "informational"},
+		{"jonas@northwind.example", "Dispatch export", "Can you send the corrected export within 24 hours?", nil, false, "urgent"},
 		{"trips@travel.example", "Booking confirmed: Garden Hotel, Dec 13 - Dec 18", "Check-in from 15:00, check-out until 11:00. Please bring your passport.", nil, true, "informational"},
 	} {
 		checkCategory(t, tt)

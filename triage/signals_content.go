@@ -188,7 +188,8 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		return
 	}
 	if counts[pkUrgency] > 0 && counts[pkCalm] == 0 && !(!isASCII(own) && saysNotUrgent(own)) &&
-		!(counts[pkUrgency] == 1 && (autoSubmitted(m) || an.notifier) && inNotYouSentence(own, first[pkUrgency])) {
+		!(counts[pkUrgency] == 1 && (autoSubmitted(m) || an.notifier) && inNotYouSentence(own, first[pkUrgency])) &&
+		!(counts[pkUrgency] == 1 && withinOfAnEvent(own, first[pkUrgency])) {
 		an.urgency = counts[pkUrgency]
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
 	}
@@ -343,6 +344,10 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			if m := soonRe.FindString(win); m != "" {
 				if endOfDay(m) && otherDayRe.MatchString(raw) {
 					// "by Thursday end of day": the end of another day.
+					continue
+				}
+				if withinOfAnEvent(raw, strings.ToLower(m)) {
+					// "within 24 hours of the interview": from an event.
 					continue
 				}
 				soon, soonText = true, m

@@ -257,6 +257,24 @@ func inNotYouSentence(own, phrase string) bool {
 	return ok
 }
 
+// withinOfAnEvent reports whether phrase, an urgency phrase of the
+// "within 24 hours" kind, counts from an event rather than from now
+// ("submit your scorecard within 24 hours of the interview", "within 48
+// hours after delivery"): the first occurrence in own is followed by "of"
+// or "after".
+func withinOfAnEvent(own, phrase string) bool {
+	if !strings.HasPrefix(phrase, "within") {
+		return false
+	}
+	low := strings.ToLower(flatSpace(own))
+	i := strings.Index(low, phrase)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(low[i+len(phrase):], " ")
+	return strings.HasPrefix(rest, "of ") || strings.HasPrefix(rest, "after ") || strings.HasPrefix(rest, "from ")
+}
+
 // containsWordStart reports whether low holds one of words at the start
 // of a word, returning it: "eilt" in "Es eilt", not in "verteilt". A word
 // written in CJK characters matches anywhere (Japanese has no spaces).
