@@ -196,14 +196,16 @@ var outreachPhrases = [numOutreachCues][]string{
 		"not the right person", "reply stop", "reply \"stop\"", "reply no", "reply \"no\"", "i won't reach out again",
 		"i will not contact you again", "remove you from my list",
 		"prefer not to hear from me", "i'll stop emailing", "i won't follow up", "reply unsubscribe",
+		"to stop receiving", "stop receiving these emails", "no longer wish to receive", "no longer want to receive",
 		// German
 		"wenn sie kein interesse haben", "falls kein interesse", "kein interesse besteht", "keine weiteren e-mails",
-		"nicht mehr kontaktieren", "mit stop antworten",
+		"nicht mehr kontaktieren", "mit stop antworten", "keine e-mails mehr", "keine weiteren nachrichten",
 		// French
 		"si vous n'êtes pas intéressé", "si cela ne vous intéresse pas", "ne plus être contacté", "répondez stop",
+		"ne plus recevoir",
 		// Spanish
 		"si no le interesa", "si no está interesado", "no volver a contactarle", "responda stop", "responda baja",
-		"no deseas recibir", "no desea recibir", "darte de baja", "darse de baja", "responde baja",
+		"no deseas recibir", "no desea recibir", "darte de baja", "darse de baja", "responde baja", "dejar de recibir",
 		// Japanese
 		"ご不要の場合", "不要な場合", "今後のご案内が不要", "配信停止",
 	},

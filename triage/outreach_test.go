@@ -67,6 +67,7 @@ func TestColdOutreach(t *testing.T) {
 		{"pitch without offer", "quick question, Alex", "Hi Alex,\n\nI'm reaching out because I saw Northwind is hiring SREs. Worth a 20-minute chat next week?\n\nIf you're not the right person, who would you point me to?", stranger, true},
 		{"fr pitch sans offre", "Échange", "Bonjour,\n\nje me permets de vous contacter au sujet de vos équipes DevOps. Seriez-vous disponible pour un court échange ? Si cela ne vous intéresse pas, dites-le-moi.", stranger, true},
 		{"de pitch ohne angebot", "Kurze Frage", "Guten Tag,\n\nmein Name ist Kowalski. Hätten Sie Interesse an einem kurzen Austausch? Falls kein Interesse besteht, melde ich mich nicht mehr.", stranger, true},
+		{"trading offer with an opt-out line", "Your BTC allocation", "Congratulations Alex!\n\nOur AI trading engine reserved a 0.42 BTC allocation in your name. Activate it with a deposit of 250 EUR.\n\nTo stop receiving these emails click here.", stranger, true},
 		{"meetup invitation", "Talk at the Go meetup", "Hi Alex,\n\nmy name is Julien, I organise the Paris Gophers. Would you be interested in giving a talk in January?", stranger, false},
 		// Not outreach: one cue alone.
 		{"customer reviewing the site", "Pricing question", "Hi Alex,\n\nI was reviewing your website and could not find the price of the SSO add-on. Can I send it over, the quote we got last year, so you can compare?", stranger, false},
