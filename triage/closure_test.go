@@ -69,6 +69,7 @@ func TestVocativeWithoutComma(t *testing.T) {
 		{"Alex can you take the bridge", true},
 		{"Alex please approve it", true},
 		{"Alex said we need a decision", false},
+		{"@Alex, could you add a short section to the doc?", true},
 		{"Alexandra can you take it", false},
 	} {
 		if got := vocative(tt.sentence, "Alex"); got != tt.want {
@@ -348,6 +349,8 @@ func TestConditionalAsksAndMonitors(t *testing.T) {
 		{"antoine@northwind.example", "Questionnaire sécurité - 28 questions", "Salut Alex,\n\nLeur date limite est le 4 décembre ; si je peux l'avoir d'ici le 2, c'est parfait.", nil, false, "actionable"},
 		{"lena@northwind.example", "Hotfix 4.18.1 – brauche dein Approval", "Der Fix ist getestet, die Pipeline wartet.", nil, false, "actionable"},
 		{"olivia@northwind.example", "Aylin Demir — your scorecard before the 17:30 debrief", "Yours is the only one missing in Greenhouse.", nil, false, "urgent"},
+		{"notifications@github.com", "[northwind/driver-sync] Dependabot alert: High severity vulnerability in golang.org/x/net", "Review the alert.", nil, true, "actionable"},
+		{"notifications@github.com", "[northwind/route-api] Critical severity Dependabot alert: jackson-databind", "Actively exploited. Review the alert.", nil, true, "urgent"},
 		{"alert@monitor.example", "[Triggered on {service:optimizer}] optimizer error rate above 5%", "The monitor triggered at 14:02.", map[string][]string{"Precedence": {"bulk"}}, false, "urgent"},
 		{"noreply@status.example", "Elevated error rate on the EU API", "We are investigating elevated error rates.", list, true, "informational"},
 	} {

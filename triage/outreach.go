@@ -246,14 +246,14 @@ var outreachPhrases = [numOutreachCues][]string{
 	},
 	ocFee: {
 		"listing fee", "processing fee", "registration fee", "handling fee", "shipping fee", "release fee",
-		"clearance fee", "pay only", "only pay", "just pay", "publication fee", "participation fee", "fee of", "sponsorship package", "to secure your",
+		"clearance fee", "speaker fee", "speaking fee", "keynote fee", "pay only", "only pay", "just pay", "publication fee", "participation fee", "fee of", "sponsorship package", "to secure your",
 		"to confirm your place",
 		// German
 		"versandkosten", "bearbeitungsgebühr", "zahlen sie nur", "teilnahmegebühr", "veröffentlichungsgebühr", "gebühr von", "kostenbeitrag",
 		// French
 		"frais de port", "frais de dossier", "frais d'inscription", "frais de traitement", "payez seulement", "frais de participation", "frais de publication", "des frais de",
 		// Spanish
-		"gastos de envío", "cuota de inscripción", "gastos de gestión", "solo pague", "solo tiene que pagar", "cuota de participación", "una cuota de", "una tarifa de",
+		"gastos de envío", "cuota de inscripción", "gastos de gestión", "solo pague", "solo tiene que pagar", "cuota de participación", "una cuota de", "una tarifa de", "la cuota de", "cuota de ponente",
 		// Japanese
 		"手数料", "送料", "掲載料", "登録料", "参加費", "費用",
 	},

@@ -68,6 +68,7 @@ func TestColdOutreach(t *testing.T) {
 		{"fr pitch sans offre", "Échange", "Bonjour,\n\nje me permets de vous contacter au sujet de vos équipes DevOps. Seriez-vous disponible pour un court échange ? Si cela ne vous intéresse pas, dites-le-moi.", stranger, true},
 		{"de pitch ohne angebot", "Kurze Frage", "Guten Tag,\n\nmein Name ist Kowalski. Hätten Sie Interesse an einem kurzen Austausch? Falls kein Interesse besteht, melde ich mich nicht mehr.", stranger, true},
 		{"trading offer with an opt-out line", "Your BTC allocation", "Congratulations Alex!\n\nOur AI trading engine reserved a 0.42 BTC allocation in your name. Activate it with a deposit of 250 EUR.\n\nTo stop receiving these emails click here.", stranger, true},
+		{"es keynote with a fee", "Ha sido seleccionado como ponente principal", "Estimado Dr. Morgan:\n\nha sido seleccionado como ponente principal del congreso. Para confirmar su participación, formalice la inscripción: la cuota de ponente es de 1.450 €.", stranger, true},
 		{"meetup invitation", "Talk at the Go meetup", "Hi Alex,\n\nmy name is Julien, I organise the Paris Gophers. Would you be interested in giving a talk in January?", stranger, false},
 		// Not outreach: one cue alone.
 		{"customer reviewing the site", "Pricing question", "Hi Alex,\n\nI was reviewing your website and could not find the price of the SSO add-on. Can I send it over, the quote we got last year, so you can compare?", stranger, false},

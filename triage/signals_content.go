@@ -895,7 +895,7 @@ func vocative(sentence, first string) bool {
 		strings.EqualFold(end[len(end)-len(first):], first) && strings.HasSuffix(end[:len(end)-len(first)], ", ") {
 		return true
 	}
-	s := sentence
+	s := strings.TrimPrefix(sentence, "@") // "@Alex, could you add…"
 	for _, g := range vocativeGreetings {
 		if len(s) > len(g) && strings.EqualFold(s[:len(g)], g) {
 			s = strings.TrimLeft(s[len(g):], " ")

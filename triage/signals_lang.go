@@ -313,6 +313,8 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	// a vulnerability found in the reader's code: theirs to fix
+	"dependabot alert:", "vulnerability alert", "security advisory", "severity vulnerability",
 	"brauche dein", "brauche deine", "brauche ihre", "besoin de ton", "besoin de ta", "besoin de votre",
 	"necesito tu", "necesito su", "your scorecard",
 	"need your ok", "needs your ok", "brauche dein ok", "brauche ihr ok", "brauche deine freigabe", "besoin de ton ok",
