@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 
 	"mailsift/model"
@@ -413,4 +414,15 @@ func TestDeadlinesInContext(t *testing.T) {
 	} {
 		checkCategory(t, tt)
 	}
+}
+
+// TestLongMailAndStatedNeeds checks that the ask closing a long message
+// is found (and that a long message without one asks nothing), and that
+// "I'd need to know by December 1" asks.
+func TestLongMailAndStatedNeeds(t *testing.T) {
+	long := "Hi Alex,\n\n" + strings.Repeat("I looked at three options for storing dispatch state and measured each against the Osaka burst.\n\n", 25) +
+		"The one thing I need from you: sign-off on option B before I start on it Monday the 30th.\n\nTomás"
+	checkCategory(t, categoryCase{"tomas@northwind.example", "Dispatch state: where I landed", long, nil, false, "actionable"})
+	checkCategory(t, categoryCase{"tomas@northwind.example", "Dispatch state: where I landed", strings.Repeat("I looked at three options for storing dispatch state.\n\n", 50), nil, false, "informational"})
+	checkCategory(t, categoryCase{"ryan@vendor.example", "Renewal proposal", "Hi Alex,\n\nTo get the paperwork through procurement in time, I'd need to know by December 1 which option you'd like.", map[string][]string{"Authentication-Results": {"mx; dkim=pass header.d=vendor.example; dmarc=pass header.from=vendor.example"}}, false, "actionable"})
 }

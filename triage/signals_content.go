@@ -233,9 +233,19 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	}
 	var deadlineDone, soonDone, sinceDone bool
 	auto := autoSubmitted(m)
-	// Requests and deadlines sit near the top of a message.
+	// Requests and deadlines sit near the top of a message, or close a
+	// long one ("The one thing I need from you: sign-off on option B"):
+	// its first 1,500 bytes are read and its last 600.
 	if len(own) > 1500 {
-		own = own[:1500]
+		if len(own) > 2100 {
+			tail := own[len(own)-600:]
+			if i := strings.IndexByte(tail, '\n'); i >= 0 {
+				tail = tail[i+1:]
+			}
+			own = own[:1500] + "\n\n" + tail
+		} else {
+			own = own[:1500]
+		}
 	}
 	// Keywords are found once over the whole text; the regular expressions
 	// then run only on sentences holding one.
@@ -862,6 +872,7 @@ var articles = map[string]bool{"le": true, "la": true, "les": true, "el": true, 
 // besoin", "necesitamos"); with a deadline, for today or said of the
 // reader (fromYou) they ask the reader for it.
 var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
+	"i'd need", "we'd need", "i would need", "we would need",
 	"need it by", "need them by", "need this by", "need that by",
 	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
 	"j'ai besoin", "j’ai besoin", "nous avons besoin", "j'aurai besoin", "j’aurai besoin", "il me faut", "il nous faut",
