@@ -161,14 +161,15 @@ func TestCodeHostReason(t *testing.T) {
 }
 
 // TestColleaguesPressingReport checks that a colleague's report of a live
-// problem to the reader is urgent when it presses ("critical", "expires
-// tonight") even without an ask, and stays informational when it does
-// not press or the problem is over.
+// problem to the reader is urgent even without an ask ("critical",
+// "expires tonight", or calm), and stays informational when the problem
+// is over or looked back on.
 func TestColleaguesPressingReport(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"noah@northwind.example", "[FIRING:1] CertificateExpiringSoon api.eu (critical)", "The cert expires at 22:47 tonight; after that every integration fails the TLS handshake.", nil, false, "urgent"},
 		{"noah@northwind.example", "Checkout outage in Chile", "Critical: payments fail for every Chilean customer since 14:10.", nil, false, "urgent"},
-		{"noah@northwind.example", "Some Chilean payments failing", "Payments fail for some Chilean customers; the provider is on it.", nil, false, "informational"},
+		{"noah@northwind.example", "Some Chilean payments failing", "Payments fail for some Chilean customers; the provider is on it.", nil, false, "urgent"},
+		{"noah@northwind.example", "Postmortem: Chilean payments failing on Nov 12", "The write-up is in the wiki.", nil, false, "informational"},
 		{"noah@northwind.example", "[Resolved] Checkout outage in Chile", "Critical incident closed, payments flow again since 15:02.", nil, false, "informational"},
 	} {
 		checkCategory(t, tt)

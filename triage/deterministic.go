@@ -243,15 +243,16 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied) || an.internal && (an.urgency > 0 || an.expiresSoon)) ||
+	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied) || an.internal) ||
 		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
 		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is
 		// running while the question waits. So does a report of one from
-		// a known correspondent or a colleague's pressing one ("critical",
-		// "expires tonight"), and, with the reader in Cc, an ask of
+		// a known correspondent or a colleague ("Tráfico saliente anómalo
+		// desde platform-prod – nodo aislado"), and, with the reader in
+		// Cc, an ask of
 		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung") or
 		// one turned to them by name ("Alex, we need a decision on
 		// failing over").

@@ -506,6 +506,8 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 // lived: a postmortem or a retrospective (lower-case substrings).
 var afterWords = []string{"postmortem", "post-mortem", "post mortem", "retro", "rca:", " rca", "lessons learned", "nachbetrachtung",
 	"root cause", "root-cause", "ursachenbericht", "ursachenanalyse", "analyse des causes", "causa raíz", "原因報告",
+	// a summary told afterwards: "Resumen: caída de la app de conductores"
+	"summary:", "recap:", "resumen:", "récapitulatif", "zusammenfassung:", "まとめ",
 	"rétrospective", "retour d'expérience", "retrospectiva", "振り返り", "事後"}
 
 // liveIncident reports whether a subject of the thread raises a live
