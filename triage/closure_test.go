@@ -349,6 +349,8 @@ func TestConditionalAsksAndMonitors(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"carlos@northwind.example", "15 preguntas técnicas del RFP", "Hola Alex:\n\nLas tienes en la hoja. La entrega es el miércoles 2; si me las pasas el lunes 30, me da tiempo a maquetar la respuesta.", nil, false, "actionable"},
 		{"antoine@northwind.example", "Questionnaire sécurité - 28 questions", "Salut Alex,\n\nLeur date limite est le 4 décembre ; si je peux l'avoir d'ici le 2, c'est parfait.", nil, false, "actionable"},
+		{"leo@northwind.example", "Postmortem INC-1163 (Redis failover job loss) - draft for review", "The draft is in the wiki.", nil, false, "actionable"},
+		{"leo@northwind.example", "Postmortem INC-1163 (Redis failover job loss) - published", "The final version is in the wiki.", nil, false, "informational"},
 		{"lena@northwind.example", "Hotfix 4.18.1 – brauche dein Approval", "Der Fix ist getestet, die Pipeline wartet.", nil, false, "actionable"},
 		{"olivia@northwind.example", "Aylin Demir — your scorecard before the 17:30 debrief", "Yours is the only one missing in Greenhouse.", nil, false, "urgent"},
 		{"notifications@github.com", "[northwind/driver-sync] Dependabot alert: High severity vulnerability in golang.org/x/net", "Review the alert.", nil, true, "actionable"},

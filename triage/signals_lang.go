@@ -313,6 +313,9 @@ func containsAnyOf(low string, subs []string) (string, bool) {
 // (approve, review, decide), in the languages above.
 var subjectAsks = []string{
 	"approval needed", "approval required", "needs your", "need your", "requires your", "please approve",
+	// a draft sent for review: "Postmortem INC-1163 - draft for review"
+	"for review", "for your review", "review request", "zur durchsicht", "zur prüfung", "pour relecture",
+	"pour validation", "para revisión", "para su revisión",
 	// a vulnerability found in the reader's code: theirs to fix
 	"dependabot alert:", "vulnerability alert", "security advisory", "severity vulnerability",
 	"brauche dein", "brauche deine", "brauche ihre", "besoin de ton", "besoin de ta", "besoin de votre",
