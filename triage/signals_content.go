@@ -234,10 +234,11 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	var deadlineDone, soonDone, sinceDone bool
 	auto := autoSubmitted(m)
 	// Requests and deadlines sit near the top of a message, or close a
-	// long one ("The one thing I need from you: sign-off on option B"):
-	// its first 1,500 bytes are read and its last 600.
+	// person's long one ("The one thing I need from you: sign-off on
+	// option B"): its first 1,500 bytes are read and, from a person, its
+	// last 600.
 	if len(own) > 1500 {
-		if len(own) > 2100 {
+		if len(own) > 2100 && !an.bulk && !auto && !an.notifier {
 			tail := own[len(own)-600:]
 			if i := strings.IndexByte(tail, '\n'); i >= 0 {
 				tail = tail[i+1:]
