@@ -98,6 +98,9 @@ var sentenceCues = newCueSet(closingVerbs, hourMarkers, needWords, sinceMarkers)
 // subjectAskCues is subjectAsks indexed (see subjectSignals).
 var subjectAskCues = newCueSet(subjectAsks)
 
+// notAskedCues is notAsked indexed (see isRequest).
+var notAskedCues = newCueSet(notAsked)
+
 // pairFilter is the set of the first two bytes of a set of words (each at
 // least two bytes long), a bit per pair: a scan for the words tries them
 // only where the text's next two bytes begin one, which most positions

@@ -219,7 +219,7 @@ func isRequest(low string) bool {
 	if !asks(low) {
 		return false
 	}
-	_, not := containsAnyOf(low, notAsked)
+	_, not := notAskedCues.first(low)
 	return !not
 }
 

@@ -186,7 +186,7 @@ func (x *scoring) asks() bool {
 	// isRequest, its inside phrases found in the pass of the gates' marks
 	low := x.lower()
 	if asksUpFront(low) || x.gated(gateInside) {
-		if _, not := containsAnyOf(low, notAsked); !not {
+		if _, not := notAskedCues.first(low); !not {
 			return true
 		}
 	}
