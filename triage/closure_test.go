@@ -429,3 +429,24 @@ func TestLongMailAndStatedNeeds(t *testing.T) {
 	checkCategory(t, categoryCase{"tomas@northwind.example", "Dispatch state: where I landed", strings.Repeat("I looked at three options for storing dispatch state.\n\n", 50), nil, false, "informational"})
 	checkCategory(t, categoryCase{"ryan@vendor.example", "Renewal proposal", "Hi Alex,\n\nTo get the paperwork through procurement in time, I'd need to know by December 1 which option you'd like.", map[string][]string{"Authentication-Results": {"mx; dkim=pass header.d=vendor.example; dmarc=pass header.from=vendor.example"}}, false, "actionable"})
 }
+
+// TestOpenAskInTheSummary checks that when the latest message asks
+// nothing, the summary quotes the ask it leaves open, which is also the
+// thread's first action item.
+func TestOpenAskInTheSummary(t *testing.T) {
+	owen := model.Address{Name: "Owen Brooks", Email: "owen@parcelpoint.example"}
+	nina := model.Address{Name: "Nina Alvarez", Email: "nina@northwind.example"}
+	msgs := []*model.Message{
+		{MessageID: "c@x", From: owen, To: []model.Address{demoPrincipal}, Subject: "Batch geocoding limits", HasBody: true,
+			Text: "Hi Alex,\n\nWe plan to move our nightly cleanup to your batch endpoint. Could you tell us whether the limit is per key or per account?\n\nOwen"},
+		{MessageID: "n@x", From: nina, To: []model.Address{demoPrincipal}, Subject: "Re: Batch geocoding limits", HasBody: true,
+			Text: "Alex - context: they are in renewal talks for a 3-year deal. Whenever you get to it.\n\nNina"},
+	}
+	o := Deterministic(msgs, demoPrincipal)
+	if !strings.Contains(o.Result.Summary, "per key or per account") {
+		t.Errorf("summary %q does not quote the open ask", o.Result.Summary)
+	}
+	if len(o.Result.ActionItems) == 0 || !strings.Contains(o.Result.ActionItems[0].Description, "per key or per account") {
+		t.Errorf("action items %+v: the first is not the open ask", o.Result.ActionItems)
+	}
+}

@@ -302,9 +302,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		}
 	}
 	var ask string
-	r.Summary, ask = a.summary(msgs, an, phishing || spam)
+	var asker model.Address
+	r.Summary, ask, asker = a.summary(msgs, an, phishing || spam)
 	if ask != "" && r.Category != contract.CategoryLowPriority && !instructions {
-		r.ActionItems = withAsk(r.ActionItems, ask, msgs[an.latest].From)
+		r.ActionItems = withAsk(r.ActionItems, ask, asker)
 	}
 	o.Extras = extras(r, an)
 	o.Decided = decisive(r, an, msgs)
@@ -466,10 +467,12 @@ func (a *Analyzer) threshold() float64 {
 // latest message from others, the sentences that carry its ask and its
 // deadline (see askSentences), else its first meaningful sentence. Spam
 // and phishing keep the first sentence: their ask is the lure. It also
-// returns the sentence that asks ("" when none does, or quarantined).
-func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool) (string, string) {
+// returns the sentence that asks ("" when none does, or quarantined) and
+// who asked it: when the latest message asks nothing, the ask it leaves
+// open (see carryOpenAsks) is the thread's.
+func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool) (string, string, model.Address) {
 	if len(msgs) == 0 {
-		return "Empty thread.", ""
+		return "Empty thread.", "", model.Address{}
 	}
 	subject := strings.TrimSpace(msgs[0].Subject)
 	for _, m := range msgs {
@@ -500,6 +503,7 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 	}
 	var quote []string
 	var ask string
+	asker := latest.From
 	if !quarantined && an.latest >= 0 {
 		var skip func(string) bool
 		if an.injection {
@@ -508,6 +512,16 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 		// an.latestOwn is ownText(latest.Body()): bodySignals cut the body
 		// at maxAnalyzed bytes, as ownText does.
 		quote, ask = askSentences(an.latestOwn, skip)
+		if len(quote) == 0 && an.openAsk >= 0 {
+			// A follow-up that asks nothing itself: the ask it leaves
+			// open is the thread's (see carryOpenAsks).
+			body := msgs[an.openAsk].Body()
+			if len(body) > maxAnalyzed {
+				body = body[:maxAnalyzed]
+			}
+			quote, ask = askSentences(ownText(body), skip)
+			asker = msgs[an.openAsk].From
+		}
 	}
 	switch {
 	case len(quote) > 0:
@@ -524,7 +538,7 @@ func (a *Analyzer) summary(msgs []*model.Message, an *analysis, quarantined bool
 	default:
 		sb.WriteString(".")
 	}
-	return sb.String(), ask
+	return sb.String(), ask, asker
 }
 
 // extras derives intent, urgency, sentiment, confidence and route.

@@ -59,6 +59,7 @@ func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, latestFr
 		// Someone else's ask of someone else.
 		return
 	}
+	an.openAsk = j
 	an.questions, an.requests = scratch.questions, scratch.requests
 	an.items = scratch.items
 	an.named = an.named || scratch.named

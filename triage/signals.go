@@ -295,6 +295,9 @@ type analysis struct {
 	// outreach: the latest message is a stranger's unsolicited pitch
 	// (see coldOutreach): spam whatever its learned score.
 	outreach outreach
+	// openAsk is the index of the earlier message whose asks the latest
+	// one leaves open (see carryOpenAsks), or -1.
+	openAsk int
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -430,7 +433,7 @@ func addrIn(list []model.Address, email string) bool {
 }
 
 func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, senders Senders) *analysis {
-	an := &analysis{latest: -1, shippedProb: -1, firstName: firstName(principal), surname: surname(principal)}
+	an := &analysis{latest: -1, openAsk: -1, shippedProb: -1, firstName: firstName(principal), surname: surname(principal)}
 	if at := strings.IndexByte(principal.Email, '@'); at > 2 {
 		an.handle = "@" + strings.ToLower(principal.Email[:at])
 	}
