@@ -367,6 +367,9 @@ var brands = []struct {
 	{"barclays", []string{"barclays.com", "barclays.co.uk"}},
 	{"fedex", []string{"fedex.com"}},
 	{"ovh", []string{"ovh.com", "ovhcloud.com", "ovh.net", "ovh.fr", "ovh.de", "ovh.es"}},
+	// the brand's longer name, which the lookalike checks of short names
+	// (fewer than 5 letters) do not reach: ovhcloud-renouvellement.com
+	{"ovhcloud", []string{"ovhcloud.com", "ovh.com", "ovh.net", "ovh.fr", "ovh.de", "ovh.es"}},
 	{"dhl", []string{"dhl.com", "dhl.de", "dhl.fr", "dhl.es", "dhl.co.jp", "dhl.co.uk"}},
 	{"ups", []string{"ups.com"}},
 	{"usps", []string{"usps.com"}},

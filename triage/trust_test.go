@@ -79,6 +79,9 @@ func TestReservedTLDBrandIsNoLookalike(t *testing.T) {
 		"github-account-verify.example": true,
 		"docusign.tk":                   true,
 		"paypa1.example":                true,
+		"ovhcloud-renouvellement.com":   true,
+		"ovhcloud.com":                  false,
+		"ovh.com":                       false,
 	} {
 		if _, got := lookalike(host, "northwind.example"); got != want {
 			t.Errorf("lookalike(%s) = %t, want %t", host, got, want)
