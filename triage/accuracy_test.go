@@ -259,7 +259,7 @@ func TestAccuracyOwnSet(t *testing.T) {
 //   - heldout8 (150, 149): 0.799 at ff799b6, 0.812 with the second
 //     round's first rules, then developed on: 0.906;
 //   - heldout11 (150, 149): 0.745 at ff799b6, 0.758 with the second
-//     round's rules so far, then developed on: 0.893;
+//     round's rules so far, then developed on: 0.893, phishing 10 of 10;
 //   - heldout9, heldout10, heldout12 (150 each): never developed on;
 //     0.853, 0.827, 0.807 at ff799b6, 0.873, 0.840, 0.853 with the
 //     second round's rules (pooled 0.829 → 0.856); phishing 8 of 9, 9 of
@@ -283,7 +283,7 @@ var heldOutSets = []struct {
 	{name: "heldout8", dir: "../testdata/eval/heldout8", threads: 149, joined: 1, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.87, minPhishRecall: 0.88, maxPhishFP: 0.01},
 	{name: "heldout10", dir: "../testdata/eval/heldout10", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.89, maxPhishFP: 0.01},
-	{name: "heldout11", dir: "../testdata/eval/heldout11", threads: 149, joined: 1, minAccuracy: 0.89, minPhishRecall: 0.89, maxPhishFP: 0.01},
+	{name: "heldout11", dir: "../testdata/eval/heldout11", threads: 149, joined: 1, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout12", dir: "../testdata/eval/heldout12", threads: 150, minAccuracy: 0.85, minPhishRecall: 0.77, maxPhishFP: 0.01},
 }
 
