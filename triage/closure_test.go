@@ -252,6 +252,7 @@ func TestStatusAndAnnouncements(t *testing.T) {
 	for _, tt := range []categoryCase{
 		{"noreply@status.postmarkapp.example", "[Postmark] Resolved: Delayed outbound processing", "This incident has been resolved.", status, true, "informational"},
 		{"noreply@status.postmarkapp.example", "[Postmark] Weekly product news", "Three new features this week.", status, true, "low priority"},
+		{"feedback@slack.com", "Slack: 37 new messages in Northwind", "You have 37 unread messages from #platform-chatter, #random and 4 others.", nil, false, "low priority"},
 	} {
 		checkCategory(t, tt)
 	}

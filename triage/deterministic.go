@@ -233,7 +233,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// updated, a recording ready, a page edited) is read later, like
 		// its digests.
 		r.Category = contract.CategoryLowPriority
-	case an.automated && !direct && isDigest(subject):
+	case (an.automated || an.notifier || toolNotice(msgs[an.latest])) && !direct && isDigest(subject):
 		// A digest of updates (a tracker's daily digest, a weekly
 		// summary) is read later, like list mail.
 		r.Category = contract.CategoryLowPriority
