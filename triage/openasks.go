@@ -65,5 +65,9 @@ func (a *Analyzer) carryOpenAsks(an *analysis, j int, m *model.Message, latestFr
 	an.named = an.named || scratch.named
 	an.taskNamed = an.taskNamed || scratch.taskNamed
 	an.otherNamed = an.otherNamed || scratch.otherNamed
-	add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("an earlier message of the sender asks %d thing(s) still unanswered", scratch.questions+scratch.requests), Message: j})
+	who := m.From.Name
+	if who == "" {
+		who = m.From.Email
+	}
+	add(Signal{Kind: SigRequest, Reason: fmt.Sprintf("%s's earlier message asks %d thing(s) still unanswered", who, scratch.questions+scratch.requests), Message: j})
 }
