@@ -222,8 +222,8 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		(statusNotice(msgs[an.latest].Subject) || incidentResolved(msgs[an.latest].Subject)):
 		// A provider's automatic notice of an incident or maintenance (a
 		// status page's mailing, resolved or not: "[Resolved] Delayed
-		// outbound processing") is worth knowing; a
-		// newsletter that talks about incidents is not one.
+		// outbound processing") is worth knowing; a newsletter that talks
+		// about incidents is not one.
 		r.Category = contract.CategoryInformational
 	case an.bulk && !direct && !(an.taskNamed && an.addressed):
 		r.Category = contract.CategoryLowPriority
@@ -243,7 +243,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// asks nothing of anyone (a provider's incident notice, resolved
 		// or not, stays worth knowing).
 		r.Category = contract.CategoryLowPriority
-	case !an.bulk && !an.notifier && (an.addressed && (direct || !an.internal && (an.familiar || an.replied) || an.internal) ||
+	case !an.bulk && !an.notifier && (an.addressed && (direct || an.internal || an.familiar || an.replied) ||
 		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
 		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
@@ -252,10 +252,9 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// running while the question waits. So does a report of one from
 		// a known correspondent or a colleague ("Tráfico saliente anómalo
 		// desde platform-prod – nodo aislado"), and, with the reader in
-		// Cc, an ask of
-		// the day about it ("Ich brauche bis 10 Uhr eine Einschätzung") or
-		// one turned to them by name ("Alex, we need a decision on
-		// failing over").
+		// Cc, an ask of the day about it ("Ich brauche bis 10 Uhr eine
+		// Einschätzung") or one turned to them by name ("Alex, we need a
+		// decision on failing over").
 		r.Category = contract.CategoryUrgent
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) && !plannedWork(subject) ||
 		an.subjectSoon && !deliveryNotice(subject) && !absenceNotice(subject)) ||
