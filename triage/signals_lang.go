@@ -260,8 +260,8 @@ func inNotYouSentence(own, phrase string) bool {
 // withinOfAnEvent reports whether phrase, an urgency phrase of the
 // "within 24 hours" kind, counts from an event rather than from now
 // ("submit your scorecard within 24 hours of the interview", "within 48
-// hours after delivery"): the first occurrence in own is followed by "of"
-// or "after".
+// hours after delivery"): the first occurrence in own is followed by
+// "of", "after" or "from".
 func withinOfAnEvent(own, phrase string) bool {
 	if !strings.HasPrefix(phrase, "within") {
 		return false
