@@ -28,7 +28,7 @@ func TestEvalSetsIndependent(t *testing.T) {
 	}{
 		{"fresh", 60}, {"dev", 150}, {"heldout", 80}, {"dev2", 150}, {"heldout2", 100}, {"heldout3", 100},
 		{"heldout4", 120}, {"heldout5", 150}, {"heldout6", 150}, {"heldout7", 150}, {"heldout8", 150}, {"heldout9", 150},
-		{"heldout10", 150}, {"heldout11", 150}, {"heldout12", 150},
+		{"heldout10", 150}, {"heldout11", 150}, {"heldout12", 150}, {"heldout13", 150},
 	} {
 		t.Run(set.dir, func(t *testing.T) {
 			checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", set.dir), set.threads)
