@@ -255,7 +255,7 @@ func TestAccuracyOwnSet(t *testing.T) {
 //   - heldout7 (150 written, 148 in the mailbox: two continue another
 //     thread's subject and join it): 0.736, 0.838 with the rules of the
 //     round it closed, never developed on in that round, developed on in
-//     the next: 0.905;
+//     the next: 0.912;
 //   - heldout8 (150, 149): 0.799 at ff799b6, 0.812 with the second
 //     round's first rules, then developed on: 0.906;
 //   - heldout11 (150, 149): 0.745 at ff799b6, 0.758 with the second
@@ -284,7 +284,7 @@ var heldOutSets = []struct {
 	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout5", dir: "../testdata/eval/heldout5", threads: 150, minAccuracy: 0.94, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout6", dir: "../testdata/eval/heldout6", threads: 150, minAccuracy: 0.98, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout7", dir: "../testdata/eval/heldout7", threads: 148, joined: 2, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout7", dir: "../testdata/eval/heldout7", threads: 148, joined: 2, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout8", dir: "../testdata/eval/heldout8", threads: 149, joined: 1, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.87, minPhishRecall: 0.88, maxPhishFP: 0.01},
 	{name: "heldout10", dir: "../testdata/eval/heldout10", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.89, maxPhishFP: 0.01},
