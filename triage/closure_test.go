@@ -451,3 +451,24 @@ func TestOpenAskInTheSummary(t *testing.T) {
 		t.Errorf("action items %+v: the first is not the open ask", o.Result.ActionItems)
 	}
 }
+
+// TestUnpaidInvoiceLure checks that an unpaid invoice behind a sign-in
+// with the reader's password is phishing in French, German and Spanish,
+// while a supplier's reminder of an unpaid invoice is not.
+func TestUnpaidInvoiceLure(t *testing.T) {
+	for _, tt := range []struct {
+		subject, body string
+		phish         bool
+	}{
+		{"Facture impayée n° 4471 - relance", "Bonjour,\n\nVotre facture impayée est disponible sur notre portail. Pour accéder au document, veuillez vous identifier avec votre adresse e-mail professionnelle et votre mot de passe : https://portail-factures.example/doc", true},
+		{"Offene Rechnung 4471 - Mahnung", "Guten Tag,\n\nIhre offene Rechnung liegt im Portal. Bitte melden Sie sich mit Ihrem Passwort an, um das Dokument zu öffnen: https://rechnungsportal.example/doc. Anmeldedaten: Ihre E-Mail-Adresse.", true},
+		{"Factura impagada 4471", "Hola,\n\nsu factura impagada está disponible. Inicie sesión con su usuario y clave para verla: https://portal-facturas.example/doc", true},
+		{"Facture impayée n° 4471 - relance", "Bonjour,\n\nSauf erreur de notre part, la facture 4471 du 12 octobre reste impayée. Merci de procéder au règlement sous huitaine.", false},
+	} {
+		m := &model.Message{MessageID: tt.subject, From: model.Address{Name: "Comptabilité", Email: "compta@fournisseur.example"}, To: []model.Address{demoPrincipal},
+			Subject: tt.subject, Text: tt.body, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

@@ -69,6 +69,9 @@ var phraseLists = [numPhraseKinds][]string{
 		"tarjeta regalo", "tarjetas regalo", "wire transfer", "wire the", "bank transfer",
 		"western union", "moneygram", "bitcoin", "btc wallet", "crypto wallet", "send payment", "make payment",
 		"outstanding invoice", "overdue invoice", "overdue payment", "pay the invoice",
+		// the same in German, French and Spanish
+		"offene rechnung", "überfällige rechnung", "unbezahlte rechnung", "facture impayée", "factures impayées",
+		"facture en retard", "factura impagada", "factura vencida", "facturas impagadas",
 		// a small fee held against a parcel: the carrier-lookalike lure
 		"customs fee", "customs duty", "delivery fee", "redelivery fee", "shipping fee",
 		"zollgebühr", "zollgebühren", "zustellgebühr", "nachgebühr",
