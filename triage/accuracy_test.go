@@ -249,7 +249,7 @@ func TestAccuracyOwnSet(t *testing.T) {
 // measurement → now (bucket accuracy; phishing where it moved):
 //   - fresh (60): 0.550 → 0.917; dev (150): 0.667 → 0.913; heldout (80):
 //     0.688 → 0.962; dev2 (150): 0.787 → 0.987; heldout2 (100): 0.680 →
-//     0.910 (phishing 4 of 5); heldout3 (100): 0.780 → 0.920; heldout4
+//     0.920 (phishing 5 of 5); heldout3 (100): 0.780 → 0.920; heldout4
 //     (120): 0.767 → 0.967; heldout5 (150): 0.747 → 0.947; heldout6
 //     (150): 0.753 → 0.980, all developed on;
 //   - heldout7 (150 written, 148 in the mailbox: two continue another
@@ -279,7 +279,7 @@ var heldOutSets = []struct {
 	{name: "dev", dir: "../testdata/eval/dev", threads: 150, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout", dir: "../testdata/eval/heldout", threads: 80, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "dev2", dir: "../testdata/eval/dev2", threads: 150, minAccuracy: 0.98, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout2", dir: "../testdata/eval/heldout2", threads: 100, minAccuracy: 0.91, minPhishRecall: 0.8, maxPhishFP: 0.01},
+	{name: "heldout2", dir: "../testdata/eval/heldout2", threads: 100, minAccuracy: 0.92, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout3", dir: "../testdata/eval/heldout3", threads: 100, minAccuracy: 0.92, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout4", dir: "../testdata/eval/heldout4", threads: 120, minAccuracy: 0.96, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout5", dir: "../testdata/eval/heldout5", threads: 150, minAccuracy: 0.94, minPhishRecall: 0.99, maxPhishFP: 0.01},
