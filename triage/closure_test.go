@@ -225,7 +225,6 @@ func TestNoticeFixes(t *testing.T) {
 // provider's name from another domain is phishing in German, French and
 // Spanish, and that the provider's own quota notice is not.
 func TestMailboxFullLure(t *testing.T) {
-	p := demoPrincipal
 	for _, tt := range []struct {
 		name, from, subject, body string
 		phish                     bool
@@ -236,10 +235,7 @@ func TestMailboxFullLure(t *testing.T) {
 		{"Microsoft Outlook", "soporte@correo-webmail.example", "Su buzón está lleno", "Estimado usuario:\n\nSu buzón está lleno y será desactivado. Amplíe su cuota aquí: https://correo-webmail.example/cuota", true},
 		{"Google", "no-reply@google.com", "Your Google storage is 90% full", "You've used 90% of your 15 GB. Manage your storage in Google One.", false},
 	} {
-		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Name: tt.name, Email: tt.from}, To: []model.Address{p}, Subject: tt.subject, Text: tt.body, HasBody: true}
-		if o := Deterministic([]*model.Message{m}, p); o.Result.IsPhishing != tt.phish {
-			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
-		}
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
 	}
 }
 
@@ -391,11 +387,7 @@ func TestOwnRunsAndWarnings(t *testing.T) {
 		{"Heads-up: phishing emails imitating Okta", "We see a wave of phishing emails saying your password expires today and asking you to verify your account, or vendors sending updated bank details. Report them with the button.", false},
 		{"Your password expires today", "Your password expires today. Verify your account now: https://okta-northwind-login.example/verify", true},
 	} {
-		m := &model.Message{MessageID: tt.subject, From: model.Address{Name: "IT Security", Email: "it-security@northwind.example"}, To: []model.Address{demoPrincipal},
-			Subject: tt.subject, Text: tt.body, HasBody: true, Headers: auth}
-		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
-			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
-		}
+		checkPhishing(t, model.Address{Name: "IT Security", Email: "it-security@northwind.example"}, tt.subject, tt.body, auth, tt.phish)
 	}
 }
 
@@ -465,10 +457,16 @@ func TestUnpaidInvoiceLure(t *testing.T) {
 		{"Factura impagada 4471", "Hola,\n\nsu factura impagada está disponible. Inicie sesión con su usuario y clave para verla: https://portal-facturas.example/doc", true},
 		{"Facture impayée n° 4471 - relance", "Bonjour,\n\nSauf erreur de notre part, la facture 4471 du 12 octobre reste impayée. Merci de procéder au règlement sous huitaine.", false},
 	} {
-		m := &model.Message{MessageID: tt.subject, From: model.Address{Name: "Comptabilité", Email: "compta@fournisseur.example"}, To: []model.Address{demoPrincipal},
-			Subject: tt.subject, Text: tt.body, HasBody: true}
-		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
-			t.Errorf("%q: phishing %v, want %v; signals %v", tt.subject, o.Result.IsPhishing, tt.phish, o.Signals)
-		}
+		checkPhishing(t, model.Address{Name: "Comptabilité", Email: "compta@fournisseur.example"}, tt.subject, tt.body, nil, tt.phish)
+	}
+}
+
+// checkPhishing triages one message from from to the principal offline
+// and fails unless its phishing verdict is want.
+func checkPhishing(t *testing.T, from model.Address, subject, body string, hdr map[string][]string, want bool) {
+	t.Helper()
+	m := &model.Message{MessageID: subject + "@x", From: from, To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true, Headers: hdr}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != want {
+		t.Errorf("%q: phishing %v, want %v; signals %v", subject, o.Result.IsPhishing, want, o.Signals)
 	}
 }

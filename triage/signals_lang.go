@@ -299,6 +299,13 @@ func containsWordStart(low string, words []string) (string, bool) {
 	return "", false
 }
 
+// namesAny reports whether s, lower-cased, holds one of words (lower
+// case): the look-up of the subject predicates below.
+func namesAny(s string, words []string) bool {
+	_, ok := containsAnyOf(strings.ToLower(s), words)
+	return ok
+}
+
 // containsAnyOf reports whether low holds one of subs, returning it.
 func containsAnyOf(low string, subs []string) (string, bool) {
 	for _, s := range subs {
@@ -389,8 +396,7 @@ var digestWords = []string{"digest", "daily summary", "weekly summary", "daily u
 
 // isDigest reports whether subject names a digest of updates.
 func isDigest(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), digestWords)
-	return ok
+	return namesAny(subject, digestWords)
 }
 
 // isReplySubject reports whether subject is a reply's or a forward's
@@ -426,8 +432,7 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 // alertNotice reports whether subject raises a live problem (see
 // alertWords) that is not said to be over.
 func alertNotice(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), alertWords)
-	return ok && !passedNotice(subject) && !plannedWork(subject)
+	return namesAny(subject, alertWords) && !passedNotice(subject) && !plannedWork(subject)
 }
 
 // bookedWords in a subject confirm a booking or a reservation (lower
@@ -440,8 +445,7 @@ var bookedWords = []string{"booking confirmed", "reservation confirmed", "bookin
 // bookingConfirmed reports whether subject confirms a booking (see
 // bookedWords).
 func bookingConfirmed(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), bookedWords)
-	return ok
+	return namesAny(subject, bookedWords)
 }
 
 // productionWords in a subject name the production environment (lower
@@ -451,8 +455,7 @@ var productionWords = []string{"production", "prod ", "prod-", "prod)", "produkt
 // productionRun reports whether subject names a run or a deploy to
 // production (see productionWords).
 func productionRun(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject)+" ", productionWords)
-	return ok
+	return namesAny(subject+" ", productionWords)
 }
 
 // phishingWords name phishing itself (lower case).
@@ -461,11 +464,7 @@ var phishingWords = []string{"phishing", "hameçonnage", "suplantación de ident
 // warnsOfPhishing reports whether a message's subject or own text names
 // phishing (see phishingWords): a warning about it.
 func warnsOfPhishing(subject, own string) bool {
-	if _, ok := containsAnyOf(strings.ToLower(subject), phishingWords); ok {
-		return true
-	}
-	_, ok := containsAnyOf(strings.ToLower(own), phishingWords)
-	return ok
+	return namesAny(subject, phishingWords) || namesAny(own, phishingWords)
 }
 
 // triggeredWords say a monitor of the reader's fired ("[Triggered on
@@ -476,8 +475,7 @@ var triggeredWords = []string{"triggered", "firing", "ausgelöst", "déclenché"
 // monitorTriggered reports whether subject says a monitor fired (see
 // triggeredWords).
 func monitorTriggered(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), triggeredWords)
-	return ok
+	return namesAny(subject, triggeredWords)
 }
 
 // incidentWords in a subject say that something of the reader's is in
@@ -537,15 +535,13 @@ var maintenanceWords = []string{"maintenance", "wartung", "mantenimiento", "メ�
 // plannedWork reports whether subject announces planned work (see
 // maintenanceWords).
 func plannedWork(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), maintenanceWords)
-	return ok
+	return namesAny(subject, maintenanceWords)
 }
 
 // lookedBack reports whether subject looks back on a problem (see
 // afterWords): its outage words tell a story, they do not press.
 func lookedBack(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), afterWords)
-	return ok
+	return namesAny(subject, afterWords)
 }
 
 // deliveryWords in a subject say a parcel is on its way or arrived: a
@@ -557,8 +553,7 @@ var deliveryWords = []string{"arriving", "arrives", "out for delivery", "deliver
 
 // deliveryNotice reports whether subject is a shipping notice.
 func deliveryNotice(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), deliveryWords)
-	return ok
+	return namesAny(subject, deliveryWords)
 }
 
 // incidentResolvedWords in a subject say an incident was resolved (not
@@ -569,8 +564,7 @@ var incidentResolvedWords = []string{"resolved", "behoben", "résolu", "resuelto
 // incidentResolved reports whether subject says an incident or an alert
 // is over (see incidentResolvedWords).
 func incidentResolved(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), incidentResolvedWords)
-	return ok
+	return namesAny(subject, incidentResolvedWords)
 }
 
 // passedNotice reports whether subject says that something passed or
@@ -588,8 +582,7 @@ var statusWords = []string{"incident", "outage", "degraded", "service disruption
 // statusNotice reports whether subject names a service incident or
 // maintenance.
 func statusNotice(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), statusWords)
-	return ok
+	return namesAny(subject, statusWords)
 }
 
 // toolDomains are the registrable domains of the collaboration tools whose
@@ -635,6 +628,5 @@ var absenceWords = []string{"out sick", "off sick", "sick today", "out of office
 // absenceNotice reports whether subject says someone is away (see
 // absenceWords).
 func absenceNotice(subject string) bool {
-	_, ok := containsAnyOf(strings.ToLower(subject), absenceWords)
-	return ok
+	return namesAny(subject, absenceWords)
 }

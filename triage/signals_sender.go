@@ -534,21 +534,29 @@ func (a *Analyzer) freeMailImpersonation(m *model.Message, i int, from, pReg str
 // X-GitLab-NotificationReason.
 var readerReasons = []string{"review_requested", "mention", "assign", "mentioned", "assigned", "directly_addressed"}
 
-// notifiedAsReader reports whether m is a code host's notice sent to the
-// reader for a reason that names them (see readerReasons).
-func notifiedAsReader(m *model.Message) bool {
+// codeHostReasons returns the reasons a code host gives for sending m to
+// the reader, lower-cased: GitHub's X-GitHub-Reason header and the
+// reason addresses it puts in Cc (review_requested@noreply.github.com),
+// GitLab's X-GitLab-NotificationReason.
+func codeHostReasons(m *model.Message) []string {
+	var reasons []string
 	for _, h := range []string{"X-Github-Reason", "X-Gitlab-Notificationreason"} {
-		if slices.Contains(readerReasons, strings.ToLower(strings.TrimSpace(m.Header(h)))) {
-			return true
+		if v := strings.ToLower(strings.TrimSpace(m.Header(h))); v != "" {
+			reasons = append(reasons, v)
 		}
 	}
 	for _, a := range m.Cc {
-		local, domain, ok := strings.Cut(strings.ToLower(a.Email), "@")
-		if ok && domain == "noreply.github.com" && slices.Contains(readerReasons, local) {
-			return true
+		if local, domain, ok := strings.Cut(strings.ToLower(a.Email), "@"); ok && domain == "noreply.github.com" {
+			reasons = append(reasons, local)
 		}
 	}
-	return false
+	return reasons
+}
+
+// notifiedAsReader reports whether m is a code host's notice sent to the
+// reader for a reason that names them (see readerReasons).
+func notifiedAsReader(m *model.Message) bool {
+	return slices.ContainsFunc(codeHostReasons(m), func(r string) bool { return slices.Contains(readerReasons, r) })
 }
 
 // monitorLocals are the local parts monitoring services send alerts from
@@ -564,18 +572,10 @@ func monitorAddress(email string) bool {
 }
 
 // ciActivity reports whether m is a code host's notice of a workflow run
-// the reader triggered: GitHub's ci_activity reason, in X-GitHub-Reason
-// or as the Cc address ci_activity@noreply.github.com.
+// the reader triggered: GitHub's ci_activity reason (see
+// codeHostReasons).
 func ciActivity(m *model.Message) bool {
-	if strings.EqualFold(strings.TrimSpace(m.Header("X-Github-Reason")), "ci_activity") {
-		return true
-	}
-	for _, a := range m.Cc {
-		if strings.EqualFold(a.Email, "ci_activity@noreply.github.com") {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(codeHostReasons(m), "ci_activity")
 }
 
 // ownBranch reports whether subject names a branch of the reader's, by
