@@ -20,6 +20,7 @@ const (
 	pkPositive
 	pkNegative
 	pkSpammy
+	pkWindfall
 	pkCalm
 	numPhraseKinds
 )
@@ -131,14 +132,20 @@ var phraseLists = [numPhraseKinds][]string{
 		"no hay prisa", "no corre prisa",
 	},
 	pkSpammy: {
-		"you have won", "you won", "winner", "lottery", "claim your prize", "claim your reward", "free money",
-		"risk free", "100 free", "no cost", "earn money", "work from home", "make money", "cheap", "viagra",
+		"free money", "risk free", "100 free", "no cost", "earn money", "work from home", "make money", "cheap", "viagra",
 		"cialis", "unsubscribe here", "limited time offer", "special promotion", "click below", "click here",
-		"million dollars", "inheritance", "beneficiary", "nigeria", "dear friend", "dear beneficiary", "this is not spam",
+		"nigeria", "dear friend", "this is not spam",
 		// German, French, Spanish
-		"sie haben gewonnen", "gewonnen", "gewinnspiel", "gratis", "kostenlos", "geld verdienen", "von zu hause",
-		"vous avez gagné", "gagnant", "sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
-		"ha ganado", "has ganado", "ganador", "desde casa", "ganar dinero", "sin riesgo",
+		"gratis", "kostenlos", "geld verdienen", "von zu hause",
+		"sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
+		"desde casa", "ganar dinero", "sin riesgo",
+	},
+	// a windfall offered: a prize, a lottery, an inheritance or funds to
+	// release (spam wording too; see windfall)
+	pkWindfall: {
+		"you have won", "you won", "winner", "lottery", "claim your prize", "claim your reward", "million dollars",
+		"inheritance", "beneficiary", "dear beneficiary",
+		"sie haben gewonnen", "gewonnen", "gewinnspiel", "vous avez gagné", "gagnant", "ha ganado", "has ganado", "ganador",
 	},
 }
 

@@ -203,9 +203,15 @@ type analysis struct {
 	signals []Signal
 	// latestOwn is ownText of the latest message from others' body (set
 	// by bodySignals; the summary reads it again).
-	latestOwn     string
-	phishScore    float64
-	lure          bool
+	latestOwn  string
+	phishScore float64
+	lure       bool
+	// windfall: a message offers a prize, a lottery win, an inheritance
+	// or funds to release (the advance-fee scam): spam, whose fee to
+	// release the funds is its own offer's, not a payment asked in
+	// someone else's name; phishing only with another lure (credentials,
+	// a lookalike, a diverted payment).
+	windfall      bool
 	spamProb      float64
 	spamPhrases   int
 	bulk          bool
@@ -555,18 +561,32 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	// repeated over the messages of a thread (or over many links) is one
 	// piece of evidence, not several.
 	var strongest [len(phishingOrder)]float64
+	// A brand's own authenticated mail (DMARC or DKIM aligned with one of
+	// the brand's real domains: okta.com, github.com) is the brand: its
+	// account wording ("report suspicious activity", "security alert") is
+	// its notice's, not a lure in its name. Lookalike links, diverted
+	// payments and the like still count.
+	// (Not a free-mail provider's domain: anyone writes from gmail.com.)
+	brandOwn := false
+	if an.latest >= 0 && an.authAligned {
+		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
+		brandOwn = realBrandDomain(reg) && !freeMail(reg)
+	}
 	for _, s := range an.signals {
+		if brandOwn && (s.Kind == SigCredentialRequest || s.Kind == SigPaymentRequest) {
+			continue
+		}
 		if k := slices.Index(phishingOrder[:], s.Kind); k >= 0 {
 			strongest[k] = max(strongest[k], s.Weight)
 		}
-		if lureKinds[s.Kind] {
+		if lureKinds[s.Kind] && !(an.windfall && s.Kind == SigPaymentRequest) {
 			an.lure = true
 		}
 	}
 	for _, w := range strongest {
 		an.phishScore += w
 	}
-	if an.spoofed && an.links > 0 && an.latest >= 0 && (an.lure || a.impersonates(msgs[an.latest], pDomain)) {
+	if an.spoofed && an.links > 0 && an.latest >= 0 && (an.lure || !an.windfall && a.impersonates(msgs[an.latest], pDomain)) {
 		// Mail its sender's own domain disowns (DMARC failed) that points
 		// somewhere to click and names a brand or asks something risky is
 		// the phishing pattern itself: the link is the lure, and it weighs
@@ -576,7 +596,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		an.lure = true
 		an.phishScore += 2
 	}
-	if an.urgency > 0 {
+	if an.urgency > 0 || an.subjectSoon {
+		// Pressure: urgency words, or a subject naming today or
+		// tonight ("will be removed today").
 		an.phishScore += 0.5
 	}
 	return an

@@ -178,11 +178,16 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// the gift-card fraud itself (nobody pays a business that way).
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for gift card codes (%q)", w), Message: i, Value: w, Weight: 3.5})
 	}
-	if counts[pkSpammy] > 0 {
+	if n := counts[pkSpammy] + counts[pkWindfall]; n > 0 {
 		// The messages of a thread quote each other: the thread's spam
 		// wording is that of its wordiest message, not the sum.
-		an.spamPhrases = max(an.spamPhrases, counts[pkSpammy])
-		add(Signal{Kind: SigSpamPhrase, Reason: fmt.Sprintf("uses typical spam wording (%q)", first[pkSpammy]), Message: i, Value: first[pkSpammy], Weight: float64(counts[pkSpammy])})
+		an.spamPhrases = max(an.spamPhrases, n)
+		w := first[pkSpammy]
+		if counts[pkWindfall] > 0 {
+			an.windfall = true
+			w = first[pkWindfall]
+		}
+		add(Signal{Kind: SigSpamPhrase, Reason: fmt.Sprintf("uses typical spam wording (%q)", w), Message: i, Value: w, Weight: float64(n)})
 	}
 	if !latest {
 		return

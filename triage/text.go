@@ -3,6 +3,7 @@ package triage
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -526,7 +527,9 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			if len(brand) >= 5 {
 				return real[0], true
 			}
-		case len(brand) >= 5 && len(label)-len(brand) <= 1 && len(brand)-len(label) <= 1 && levenshtein(label, brand) == 1:
+		case len(brand) >= 5 && len(label) >= 5 && len(label)-len(brand) <= 1 && len(brand)-len(label) <= 1 && levenshtein(label, brand) == 1:
+			// (a label of four letters is a word of its own: mail.com
+			// is a provider, not a gmail.com typo)
 			return real[0], true // one typo: paypall, amazom
 		case len(brand) >= 5 && strings.Contains(sk, brand) && (strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
 			return real[0], true // paypal-secure, apple-id-verify
@@ -555,6 +558,16 @@ func hyphenPart(label, word string) bool {
 	}
 	for part := range strings.SplitSeq(label, "-") {
 		if part == word {
+			return true
+		}
+	}
+	return false
+}
+
+// realBrandDomain reports whether reg is one of a brand's real domains.
+func realBrandDomain(reg string) bool {
+	for _, b := range brands {
+		if slices.Contains(b.real, reg) {
 			return true
 		}
 	}

@@ -1,0 +1,88 @@
+package triage
+
+import (
+	"testing"
+
+	"mailsift/model"
+)
+
+// A brand's own authenticated notice is the brand: its account wording
+// does not make it phishing, while the same words from a stranger, from
+// the brand's domain unauthenticated, or from a free-mail provider still
+// do.
+func TestBrandOwnNoticeIsNotPhishing(t *testing.T) {
+	auth := func(d string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=" + d + "; dkim=pass header.d=" + d + "; dmarc=pass header.from=" + d}}
+	}
+	factor := "A new factor was enrolled for your account. If you did not enroll it, report suspicious activity immediately: https://northwind.okta.com/signin/report-suspicious-activity . Report suspicious activity so your administrator can reset your factors."
+	alert := "A critical severity vulnerability was found in your dependencies. You are listed as a security alert recipient; security alert notifications are enabled. Review the alert: https://github.com/northwind/identity-gateway/security/dependabot/41"
+	for _, tt := range []struct {
+		from    model.Address
+		hdr     map[string][]string
+		subject string
+		body    string
+		phish   bool
+	}{
+		{model.Address{Name: "Okta", Email: "noreply@okta.com"}, auth("okta.com"), "New factor enrolled for your account", factor, false},
+		{model.Address{Name: "GitHub", Email: "noreply@github.com"}, auth("github.com"), "[northwind/identity-gateway] Critical severity Dependabot alert", alert, false},
+		// the same words from a lookalike of the brand, authenticated as itself
+		{model.Address{Name: "Okta Security", Email: "noreply@okta-secure-login.com"}, auth("okta-secure-login.com"), "New factor enrolled for your account", factor, true},
+	} {
+		checkPhishing(t, tt.from, tt.subject, tt.body, tt.hdr, tt.phish)
+	}
+	// A free-mail provider is a brand too, but anyone writes from it.
+	ceo := map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=gmail.com; dmarc=pass header.from=gmail.com"}}
+	checkPhishing(t, model.Address{Name: "Okta", Email: "okta.security.team@gmail.com"}, "New factor enrolled for your account", factor, ceo, true)
+}
+
+// An advance-fee scam (an inheritance, a lottery, funds to release) is
+// spam; the fee it asks to release the funds is its own offer's, so it
+// is phishing only with another lure.
+func TestWindfallIsSpamNotPhishing(t *testing.T) {
+	fail := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=fund-release.example; dmarc=fail header.from=fund-release.example"}}
+	for _, tt := range []struct {
+		subject, body string
+		phish         bool
+	}{
+		{"Your compensation fund of USD 2,500,000 has been approved", "ATTENTION: BENEFICIARY. Your compensation fund has been approved. To release it, pay the delivery fee of USD 350 immediately.", false},
+		{"UNCLAIMED INHERITANCE FUNDS", "I am the attorney of the late Robert Morgan. You are the beneficiary of his inheritance of 8.5 million dollars. A processing fee of USD 900 is required.", false},
+		{"Sie haben gewonnen!", "Herzlichen Glückwunsch, Sie haben gewonnen! Zahlen Sie die Bearbeitungsgebühr von 49 EUR per Überweisung.", false},
+		// the windfall as a pretext for a sign-in
+		{"Your compensation fund of USD 2,500,000 has been approved", "ATTENTION: BENEFICIARY. To release your compensation fund, verify your account and enter your password at http://fund-release.example/login today.", true},
+	} {
+		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Name: "Release Desk", Email: "desk@fund-release.example"},
+			To: []model.Address{demoPrincipal}, Subject: tt.subject, Text: tt.body, HasBody: true, Headers: fail}
+		o := Deterministic([]*model.Message{m}, demoPrincipal)
+		if !o.Result.IsSpam || o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q: spam %v phishing %v, want spam and phishing %v; signals %v", tt.subject, o.Result.IsSpam, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}
+
+// A subject naming today presses like an urgency word: with a lookalike
+// of the reader's own domain asking to act, it is phishing.
+func TestSubjectTodayPressesPhishing(t *testing.T) {
+	body := "Following today's security review, all Northwind accounts must re-enroll Okta Verify with the new device policy. Please complete it before 18:00: https://northwind-okta-verify.com/enroll"
+	checkPhishing(t, model.Address{Name: "Northwind IT Security", Email: "security-noreply@northwind-okta-verify.com"},
+		"Action required: your Okta Verify enrollment will be removed today", body, nil, true)
+	checkPhishing(t, model.Address{Name: "Northwind IT-Sicherheit", Email: "security-noreply@northwind-okta-verify.com"},
+		"Ihre Okta-Verify-Registrierung wird heute entfernt", "Bitte registrieren Sie Okta Verify bis 18:00 Uhr neu: https://northwind-okta-verify.com/enroll", nil, true)
+	// the organisation's own notice with the same words is not
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=northwind.example; dmarc=pass header.from=northwind.example"}}
+	checkPhishing(t, model.Address{Name: "Northwind IT Security", Email: "it-security@northwind.example"},
+		"Action required: your Okta Verify enrollment will be removed today", "Please re-enroll Okta Verify before 18:00: https://northwind.okta.com/enroll", auth, false)
+}
+
+// A four-letter label is a word of its own, not a typo of a five-letter
+// brand (mail.com is a provider, not gmail.com); five letters still are.
+func TestShortLabelIsNoTypoLookalike(t *testing.T) {
+	if d, ok := lookalike("mail.com", "northwind.example"); ok {
+		t.Errorf("mail.com imitates %s", d)
+	}
+	if _, ok := lookalike("gmaii.com", "northwind.example"); !ok {
+		t.Error("gmaii.com is not a lookalike")
+	}
+	if _, ok := lookalike("paypa1.com", "northwind.example"); !ok {
+		t.Error("paypa1.com is not a lookalike")
+	}
+}
