@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,17 @@ type Familiarity struct {
 	// ReadLists counts the read messages (as Read) of each mailing list,
 	// by its List-Id identifier (see ListKey).
 	ReadLists map[string]int
+	// Domains are the domains of the WrittenTo addresses, sorted: the
+	// organisations the principal corresponds with.
+	Domains []string
+}
+
+// WrittenDomains returns Domains. It implements triage.Correspondents.
+func (f *Familiarity) WrittenDomains() []string {
+	if f == nil {
+		return nil
+	}
+	return f.Domains
 }
 
 // ListKey returns the identifier of a List-Id header value ("Name <id>"
@@ -109,5 +122,12 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: familiar senders: %w", err)
 	}
+	domains := map[string]bool{}
+	for e := range f.WrittenTo {
+		if _, d, ok := strings.Cut(e, "@"); ok && d != "" {
+			domains[d] = true
+		}
+	}
+	f.Domains = slices.Sorted(maps.Keys(domains))
 	return f, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -73,8 +74,12 @@ func TestFamiliarity(t *testing.T) {
 	if n := f.ListRead("other.lists.example.org"); n != 0 {
 		t.Errorf("ListRead(other) = %d", n)
 	}
+	// the domains written to: Bob's and Carol's, once
+	if d := f.WrittenDomains(); !slices.Equal(d, []string{"example.org"}) {
+		t.Errorf("WrittenDomains() = %v, want [example.org]", d)
+	}
 	var none *Familiarity
-	if w, r := none.Familiar("bob@example.org"); w != 0 || r != 0 || none.ListRead("talk.lists.example.org") != 0 {
+	if w, r := none.Familiar("bob@example.org"); w != 0 || r != 0 || none.ListRead("talk.lists.example.org") != 0 || none.WrittenDomains() != nil {
 		t.Error("a nil Familiarity must know nobody")
 	}
 }

@@ -86,3 +86,49 @@ func TestShortLabelIsNoTypoLookalike(t *testing.T) {
 		t.Error("paypa1.com is not a lookalike")
 	}
 }
+
+// writtenSenders is a Senders that knows the domains the user wrote to.
+type writtenSenders struct {
+	fakeSenders
+	domains []string
+}
+
+func (w writtenSenders) WrittenDomains() []string { return w.domains }
+
+// A reply from a domain one letter away from a correspondent's (the
+// supplier's simfleet.com as simfieet.com) asking for a payment to new
+// bank details is phishing, whether the real domain is in the thread or
+// only among those the user writes to; the correspondent's own domain,
+// an unrelated domain and a domain the user also writes to are not.
+func TestCorrespondentLookalike(t *testing.T) {
+	auth := func(d string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=" + d + "; dkim=pass header.d=" + d + "; dmarc=pass header.from=" + d}}
+	}
+	quote := &model.Message{MessageID: "q1@x", From: demoPrincipal, To: []model.Address{{Name: "Rob Keane", Email: "rob.keane@simfleet.com"}},
+		Subject: "Quote request: 2,000 eSIM profiles", Text: "Hi Rob, could you send us a quote?", HasBody: true}
+	pay := func(from string) *model.Message {
+		return &model.Message{MessageID: "p-" + from + "@x", InReplyTo: []string{"q1@x"}, From: model.Address{Name: "Rob Keane", Email: from},
+			To: []model.Address{demoPrincipal}, Subject: "Re: Quote request: 2,000 eSIM profiles - setup fee",
+			Text:    "Hi Alex, to reserve the profiles please transfer the setup fee of USD 9,400. Our finance team has moved to a new bank, so please use the details below, not those of previous invoices: IBAN BE71 9671 0044 2289. Could you confirm once the payment is scheduled?",
+			HasBody: true, Headers: auth(domainOf(from))}
+	}
+	a := NewAnalyzer(nil)
+	for _, tt := range []struct {
+		name    string
+		msgs    []*model.Message
+		senders Senders
+		phish   bool
+	}{
+		{"thread", []*model.Message{quote, pay("rob.keane@simfieet.com")}, nil, true},
+		{"written to", []*model.Message{pay("rob.keane@simfieet.com")}, writtenSenders{fakeSenders{}, []string{"simfleet.com", "zenloop.example"}}, true},
+		{"homoglyph", []*model.Message{pay("rob.keane@simf1eet.com")}, writtenSenders{fakeSenders{}, []string{"simfleet.com"}}, true},
+		{"the correspondent", []*model.Message{quote, pay("rob.keane@simfleet.com")}, nil, false},
+		{"unrelated", []*model.Message{pay("rob.keane@simcorp.com")}, writtenSenders{fakeSenders{}, []string{"simfleet.com"}}, false},
+		{"written to both", []*model.Message{pay("rob.keane@simfieet.com")}, writtenSenders{fakeSenders{}, []string{"simfleet.com", "simfieet.com"}}, false},
+	} {
+		o, _ := a.deterministic(tt.msgs, demoPrincipal, tt.senders)
+		if o.Result.IsPhishing != tt.phish || tt.phish && !hasSignal(o.Signals, SigLookalikeDomain) {
+			t.Errorf("%s: phishing %v, want %v; signals %v", tt.name, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

@@ -103,6 +103,8 @@ type Analyzer struct {
 	// repeat); bounded by maxCachedHosts.
 	mu         sync.RWMutex
 	lookalikes map[hostPair]string
+	// corrIndex indexes the domains the user writes to (see correspondents).
+	corrIndex *correspondentIndex
 	// regDomains caches regDomain() per host, bounded the same way.
 	regDomains map[string]string
 }
@@ -477,6 +479,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		}
 		a.headerSignals(an, i, m, pDomain, seenDomain, add)
 		a.bodySignals(an, i, m, pDomain, seenDomain, add, i == an.latest)
+	}
+	if an.latest >= 0 {
+		a.correspondentLookalike(an, msgs, principal, senders, add)
 	}
 	if an.latest >= 0 && !an.taskNamed && notifiedAsReader(msgs[an.latest]) {
 		// The code host says why the reader got it: their review was

@@ -1,0 +1,153 @@
+package triage
+
+// Lookalikes of the reader's correspondents: the business-email-compromise
+// pattern of a supplier's or customer's domain registered with one letter
+// changed (simfleet.com → simfieet.com), from which "our bank details have
+// changed" arrives as a reply to a real conversation.
+
+import (
+	"fmt"
+	"strings"
+
+	"mailsift/model"
+)
+
+// Correspondents is implemented by Senders that also know the domains the
+// user has written to (store.Familiarity).
+type Correspondents interface {
+	WrittenDomains() []string
+}
+
+// minCorrespondentLabel is the shortest domain label compared: shorter
+// names differ by one letter from too many real ones (acme, acne).
+const minCorrespondentLabel = 5
+
+// correspondentIndex finds, for a domain, a correspondent's domain whose
+// first label is one edit away: each label and its one-letter deletions
+// map to the domains that have them (two strings are one edit apart only
+// if they share one of these keys).
+type correspondentIndex struct {
+	src  *string // the first element of the domains indexed (identity)
+	n    int
+	keys map[string][]string
+}
+
+// firstLabel is a registrable domain's first label ("simfleet" of
+// "simfleet.com").
+func firstLabel(reg string) string {
+	label, _, _ := strings.Cut(reg, ".")
+	return label
+}
+
+// deletions calls f with s and each string s makes with one byte deleted.
+func deletions(s string, f func(string)) {
+	f(s)
+	for i := range len(s) {
+		f(s[:i] + s[i+1:])
+	}
+}
+
+func (a *Analyzer) newCorrespondentIndex(domains []string) *correspondentIndex {
+	ix := &correspondentIndex{src: &domains[0], n: len(domains), keys: map[string][]string{}}
+	seen := map[string]bool{}
+	for _, d := range domains {
+		reg := a.regDomain(d)
+		if reg == "" || seen[reg] || freeMail(reg) || len(firstLabel(reg)) < minCorrespondentLabel {
+			continue
+		}
+		seen[reg] = true
+		deletions(firstLabel(reg), func(k string) { ix.keys[k] = append(ix.keys[k], reg) })
+	}
+	return ix
+}
+
+// correspondents returns the index of the domains written to (cached per
+// Familiarity: the slice is the same until the store is read again).
+func (a *Analyzer) correspondents(domains []string) *correspondentIndex {
+	if len(domains) == 0 {
+		return nil
+	}
+	a.mu.RLock()
+	ix := a.corrIndex
+	a.mu.RUnlock()
+	if ix != nil && ix.src == &domains[0] && ix.n == len(domains) {
+		return ix
+	}
+	ix = a.newCorrespondentIndex(domains)
+	a.mu.Lock()
+	a.corrIndex = ix
+	a.mu.Unlock()
+	return ix
+}
+
+// imitated returns a domain of ix whose first label is one edit (or a
+// homoglyph) away from reg's, with reg itself not among them.
+func (ix *correspondentIndex) imitated(reg string) string {
+	label := firstLabel(reg)
+	if ix == nil || len(label) < minCorrespondentLabel {
+		return ""
+	}
+	found := ""
+	deletions(label, func(k string) {
+		for _, d := range ix.keys[k] {
+			if found == "" && d != reg && firstLabel(d) != label && oneEditOrGlyph(firstLabel(d), label) {
+				found = d
+			}
+		}
+	})
+	if found != "" {
+		for _, d := range ix.keys[label] {
+			if d == reg {
+				return "" // the user writes to this domain itself
+			}
+		}
+	}
+	return found
+}
+
+// oneEditOrGlyph reports whether b is a one-letter edit of a or spells it
+// with homoglyphs.
+func oneEditOrGlyph(a, b string) bool {
+	return levenshtein(a, b) == 1 || skeleton(a) == skeleton(b)
+}
+
+// corrWeight is a correspondent lookalike's phishing weight: alone as
+// much as phishing needs. A brand's lookalike may be a reseller's or a
+// fan's domain; one letter off the domain of someone the reader deals
+// with exists to be mistaken for it.
+const corrWeight = 3.5
+
+// correspondentLookalike flags the latest message's sender domain when it
+// imitates the domain of someone the reader writes to, or of a sender or
+// recipient of an earlier message of the thread, while being neither.
+func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, principal model.Address, senders Senders, add func(Signal)) {
+	m := msgs[an.latest]
+	host := domainOf(m.From.Email)
+	reg := a.regDomain(host)
+	if reg == "" || reg == a.regDomain(domainOf(principal.Email)) || freeMail(reg) || len(firstLabel(reg)) < minCorrespondentLabel {
+		return
+	}
+	var thread []string
+	// (the newest messages only: the cost per thread is bounded, see
+	// MaxAnalyzedMessages)
+	for _, o := range msgs[max(0, an.latest-MaxAnalyzedMessages):an.latest] {
+		for _, as := range [][]model.Address{{o.From}, o.To, o.Cc} {
+			for _, x := range as {
+				if d := domainOf(x.Email); d != "" {
+					thread = append(thread, d)
+				}
+			}
+		}
+	}
+	if len(thread) > 0 {
+		if d := a.newCorrespondentIndex(thread).imitated(reg); d != "" {
+			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, of an earlier message of this thread", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
+			return
+		}
+	}
+	if c, ok := senders.(Correspondents); ok {
+		if d := a.correspondents(c.WrittenDomains()).imitated(reg); d != "" {
+			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, a domain you write to", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
+		}
+	}
+}
