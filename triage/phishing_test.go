@@ -132,3 +132,28 @@ func TestCorrespondentLookalike(t *testing.T) {
 		}
 	}
 }
+
+// Mail its sender's domain disowns (DMARC failed) with a link, presenting
+// itself as an authority (a traffic-fine office, a tax office, customs),
+// is phishing in each language; a shop's offer failing the same way is
+// spam, not phishing.
+func TestSpoofedAuthorityIsPhishing(t *testing.T) {
+	fail := func(d string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=" + d + "; dmarc=fail header.from=" + d}}
+	}
+	for _, tt := range []struct {
+		name, from, subject, body string
+		phish                     bool
+	}{
+		{"ANTAI - Service des amendes", "avis@antai-gouv-amendes.example", "Avis de contravention impayé - majoration sous 48h",
+			"Votre avis de contravention n° 2026-88412 reste impayé. Réglez 35 EUR sur https://antai-gouv-amendes.example/paiement avant majoration.", true},
+		{"Bußgeldstelle Berlin", "info@bussgeld-berlin-online.example", "Offener Bußgeldbescheid Nr. 4471-22",
+			"Ihr Bußgeld über 55 EUR ist noch offen. Zahlen Sie bis Freitag unter https://bussgeld-berlin-online.example/zahlung.", true},
+		{"Customs Clearance Desk", "clearance@parcel-customs-fees.example", "Your parcel is held: customs fee unpaid",
+			"Your parcel is held until the customs fee of 2.99 EUR is paid: https://parcel-customs-fees.example/pay", true},
+		{"Ofertas Oficina", "ofertas@suministros-oficina-top.example", "¡Black Friday! Sillas ergonómicas -60% solo hoy",
+			"Sillas ergonómicas con un 60 % de descuento, solo hoy: https://suministros-oficina-top.example/ofertas", false},
+	} {
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, fail(domainOf(tt.from)), tt.phish)
+	}
+}

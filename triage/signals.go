@@ -632,8 +632,12 @@ func (a *Analyzer) impersonates(m *model.Message, pDomain string) bool {
 }
 
 // institutionWords in a sender's name or a subject present mail as a
-// bank's, an account's or a help desk's (lower case).
+// bank's, an account's, a help desk's or an authority's (lower case).
 var institutionWords = []string{"bank", "banco", "banque", "sparkasse", "銀行", "account", "cuenta", "konto", "compte",
 	"アカウント", "password", "passwort", "kennwort", "contraseña", "mot de passe", "パスワード", "security", "sicherheit",
 	"sécurité", "seguridad", "セキュリティ", "helpdesk", "help desk", "it support", "service desk", "servicedesk", "webmail",
-	"mailbox", "postfach", "buzón", "messagerie", "aviso", "avis", "hinweis", "notice", "alert", "verif"}
+	"mailbox", "postfach", "buzón", "messagerie", "aviso", "avis", "hinweis", "notice", "alert", "verif",
+	// authorities: tax offices, customs, police and traffic fines
+	"gouv", "gov.", ".gov", "government", "regierung", "gobierno", "ministère", "ministerio", "ministerium", "ministry",
+	"finanzamt", "impots", "impôts", "hacienda", "tributaria", "tax office", "zoll", "douane", "aduana", "customs",
+	"police", "polizei", "amende", "bußgeld", "multa", "税務署", "警察"}
