@@ -157,3 +157,27 @@ func TestSpoofedAuthorityIsPhishing(t *testing.T) {
 		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, fail(domainOf(tt.from)), tt.phish)
 	}
 }
+
+// An offer dressed as an invoice, whose small print says it is none, is
+// a fake invoice in each language; an insurer's statement that is "not
+// a bill" and a shop's order confirmation that is "keine Rechnung" are
+// not.
+func TestSolicitationInvoiceIsPhishing(t *testing.T) {
+	for _, tt := range []struct {
+		name, from, subject, body string
+		phish                     bool
+	}{
+		{"Domain Services Europe", "renewals@domain-services-europe.example", "Final Notice: Domain Name Registration Renewal for northwind.example",
+			"Amount due: 389.00 EUR. Pay now: https://domain-services-europe.example/pay or transfer to IBAN HU42 1170 0024 4913 7788. This is not a bill. This is a solicitation. You are under no obligation to pay unless you accept this offer.", true},
+		{"Gewerbeverzeichnis Deutschland", "service@gewerbe-register.example", "Eintragung Gewerbeverzeichnis 2027 - Zahlungsaufforderung",
+			"Für die Eintragung Ihrer Firma überweisen Sie bitte 1.089,00 EUR auf das Konto IBAN DE12 5001 0517 0648 4898 90. Dies ist keine Rechnung, sondern ein Angebot.", true},
+		{"Annuaire des Entreprises", "contact@annuaire-pro.example", "Renouvellement de votre inscription – facture 2027",
+			"Montant à régler : 690 EUR par virement, IBAN FR76 3000 6000 0112 3456 7890 189. Ceci n'est pas une facture mais une offre.", true},
+		{"Acme Health Insurance", "statements@acme-health.example", "Your explanation of benefits",
+			"This is not a bill. Your plan paid 180.00 USD of the claim; the amount you may owe the provider is 20.00 USD.", false},
+		{"Bürobedarf Schmidt", "bestellung@buerobedarf-schmidt.example", "Ihre Bestellung 55810",
+			"Vielen Dank für Ihre Bestellung über 89,90 EUR. Dies ist keine Rechnung; die Rechnung erhalten Sie mit der Lieferung.", false},
+	} {
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
+	}
+}
