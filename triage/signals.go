@@ -483,6 +483,14 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	if an.latest >= 0 {
 		a.correspondentLookalike(an, msgs, principal, senders, add)
 	}
+	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
+		// A tool relaying a mention of the reader with a question in it:
+		// a colleague's ask put to them by name (a mention in notes that
+		// asks nothing is for reading; the tool's own "Open in Notion" is
+		// no ask).
+		an.taskNamed, an.named = true, true
+		add(Signal{Kind: SigRequest, Reason: "a tool relays a mention of you that asks something", Message: an.latest})
+	}
 	if an.latest >= 0 && !an.taskNamed && notifiedAsReader(msgs[an.latest]) {
 		// The code host says why the reader got it: their review was
 		// requested, they were mentioned or assigned.

@@ -203,10 +203,11 @@ func hasAnyPrefix(s string, prefixes []string) (string, bool) {
 }
 
 // isQuestion reports whether a sentence is a question: it ends with a
-// question mark (ASCII or full-width), or holds a full-width one (Japanese
-// sentences are not split at it).
+// question mark (ASCII or full-width; before closing quotes or brackets,
+// as a quoted comment's question does: `"…still valid?"`), or holds a
+// full-width one (Japanese sentences are not split at it).
 func isQuestion(sentence string) bool {
-	return strings.HasSuffix(sentence, "?") || strings.Contains(sentence, "？")
+	return strings.HasSuffix(strings.TrimRight(sentence, "\"'”’»)]」』"), "?") || strings.Contains(sentence, "？")
 }
 
 // foreignSoon are words for "today", "tonight", "tomorrow" and "as soon as
@@ -360,7 +361,19 @@ var subjectAsks = []string{
 	"quotation", "quote for", "our quote", "angebot", "devis", "presupuesto", "cotización", "見積",
 	"access request", "request for access", "zugriffsanfrage", "zugangsanfrage", "berechtigungsanfrage",
 	"demande d'accès", "demande d’accès", "solicitud de acceso", "アクセス申請", "権限申請",
+	// the subject hands the reader a task or a decision: "23 questions
+	// for you", "6 tasks are waiting for you", "your go/no-go",
+	// "Entscheidung nötig: …"
+	"questions for you", "waiting for you", "waiting on you", "your go/no-go", "your go-no-go", "your decision",
+	"your input", "your sign-off", "entscheidung nötig", "entscheidung erforderlich", "warten auf dich", "warten auf sie",
+	"décision requise", "décision nécessaire", "vous attendent", "t'attendent", "decisión necesaria", "te esperan",
+	"le esperan", "あなたの判断",
 }
+
+// mentionWords in a tool's subject say the reader was mentioned
+// ("Ravi Menon mentioned you on …").
+var mentionWords = []string{"mentioned you", "hat dich erwähnt", "hat sie erwähnt", "vous a mentionné", "t'a mentionné",
+	"t’a mentionné", "te ha mencionado", "le ha mencionado", "があなたをメンション"}
 
 // foreignUrgent are words that press for urgency beyond the English
 // phrase list (lower-case substrings).

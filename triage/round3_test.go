@@ -1,0 +1,39 @@
+package triage
+
+import "testing"
+
+// TestSubjectHandsTask checks that a subject handing the reader a task or
+// a decision ("23 questions for you", "your go/no-go", "Entscheidung
+// nötig") makes the thread actionable in each language, beside subjects
+// that only report.
+func TestSubjectHandsTask(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"rachel@northwind.example", "GLF security questionnaire - 23 questions for you", "Hi Alex, the customer's questionnaire is attached; the technical section is yours.", nil, false, "actionable"},
+		{"oskar@vizion.example", "Dashcam PoC - results and your go/no-go", "Hi Alex, the results of the four weeks are below. Detection rate 94 %, false alarms 2 per 1000 km.", nil, false, "actionable"},
+		{"jonas@northwind.example", "Entscheidung nötig: Versionierung der Partner-API", "Hallo Alex, es gibt zwei Varianten, v3.x weiterführen oder v4 einführen. Details im Anhang.", nil, false, "actionable"},
+		{"chloe@northwind.example", "Décision requise : migration du cluster Kafka", "Bonjour Alex, les deux options sont décrites dans le document joint.", nil, false, "actionable"},
+		{"diego@northwind.example", "Decisión necesaria: proveedor de mapas 2027", "Hola Alex, adjunto la comparación de los tres proveedores.", nil, false, "actionable"},
+		{"notifications@reviews.example", "Year-end reviews: 6 tasks are waiting for you", "You have 6 open tasks in the year-end review cycle. The cycle closes on Dec 4.", nil, true, "actionable"},
+		// reports: nothing handed to the reader
+		{"oskar@vizion.example", "Dashcam PoC - results of week 3", "Hi Alex, the results of week 3 are below. Detection rate 94 %, false alarms 2 per 1000 km.", nil, false, "informational"},
+		{"jonas@northwind.example", "Entscheidung getroffen: Versionierung der Partner-API", "Hallo Alex, wir bleiben bei v3.x, Details im Anhang.", nil, false, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}
+
+// TestToolMentionWithQuestion checks that a tool's notice that the reader
+// was mentioned is actionable when the mention asks them something, and
+// not when it only points them to notes.
+func TestToolMentionWithQuestion(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"confluence@northwind.atlassian.net", `Ravi Menon mentioned you on "Migration runbook v4"`,
+			"Ravi Menon mentioned you:\n\n\"@Alex Morgan can you confirm the rollback step for the ETA cache is still valid?\"\n\nView page: https://northwind.atlassian.net/wiki/x/8812", nil, true, "actionable"},
+		{"notify@makenotion.com", `Diego Morales te ha mencionado en "Notas reunión plataforma"`,
+			"Diego Morales te mencionó en Notas reunión plataforma:\n\n\"...@Alex Morgan ¿puedes revisar la sección de certificados antes del jueves?\"\n\nAbrir en Notion: https://www.notion.so/x", nil, true, "actionable"},
+		{"notify@makenotion.com", `Diego Morales te ha mencionado en "Notas reunión plataforma"`,
+			"Diego Morales te mencionó en Notas reunión plataforma:\n\n\"...@Alex Morgan para que lo veas, ya está cerrado el tema de los certificados push.\"\n\nAbrir en Notion: https://www.notion.so/x", nil, true, "low priority"},
+	} {
+		checkCategory(t, tt)
+	}
+}
