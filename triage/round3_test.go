@@ -37,3 +37,21 @@ func TestToolMentionWithQuestion(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestAskByThen checks that an ask due "before then" is due at the time
+// an earlier sentence set within the day (urgent), in each language, and
+// that a need stated "just" with an hour is an ask; the same asks
+// pointing back to another day are not urgent.
+func TestAskByThen(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"priya@northwind.example", "numbers for the check-in", "Hi Alex,\n\nMaggie moved our integration check-in to 18:00 today. Could you send me three numbers before then?\n\nThanks", nil, false, "urgent"},
+		{"jonas@northwind.example", "Zahlen für das Meeting", "Hallo Alex,\n\ndas Meeting ist heute um 18 Uhr. Kannst du mir bis dahin die drei Zahlen schicken?", nil, false, "urgent"},
+		{"lea@northwind.example", "Chiffres pour le point", "Bonjour Alex,\n\nLe point est avancé à 18h aujourd'hui. Peux-tu m'envoyer les trois chiffres d'ici là ?", nil, false, "urgent"},
+		{"diego@northwind.example", "Cifras para la reunión", "Hola Alex:\n\nLa reunión es hoy a las 18:00. ¿Puedes enviarme las tres cifras antes de eso?", nil, false, "urgent"},
+		{"mark@northwind.example", "PO-88213 in your approval queue", "Hi Alex,\n\nPO-88213 has been waiting in your approval queue since Thursday. If you don't want it, reject it. Either is fine, I just need it decided before 17:00.", nil, false, "urgent"},
+		// another day
+		{"priya@northwind.example", "numbers for the check-in", "Hi Alex,\n\nMaggie moved our integration check-in to next Tuesday. Could you send me three numbers before then?\n\nThanks", nil, false, "actionable"},
+	} {
+		checkCategory(t, tt)
+	}
+}

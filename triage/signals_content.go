@@ -299,6 +299,9 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 	// The cue words of closing dates, hours, stated needs and breakage
 	// since today, found once (see cueSet).
 	cues := sentenceCues.find(low, nil)
+	// earlierSoon: the first time within the day a sentence named
+	// (see thenWords).
+	var earlierSoon string
 	for k, rg := range sentenceRanges(own, 40) {
 		a0, b0 := rg[0], rg[1]
 		has := func(h []int) bool { return len(hitsIn(h, a0, b0)) > 0 }
@@ -426,6 +429,17 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			if h := atHourRe.FindString(raw); h != "" && !otherDayRe.MatchString(raw) {
 				soon, soonText = true, normSpace(h)
 			}
+		}
+		if !soon && (q || r) && earlierSoon != "" {
+			// "Maggie moved the check-in to 18:00 today. Could you send
+			// me three numbers before then?": an ask due by the time an
+			// earlier sentence set within the day.
+			if _, ok := containsAnyOf(low[a0:b0], thenWords); ok {
+				soon, soonText = true, earlierSoon
+			}
+		}
+		if soon && earlierSoon == "" {
+			earlierSoon = soonText
 		}
 		if !q && !r && due != nil && imperative(raw) {
 			// "Confirm your participation in the speaker portal by
@@ -882,7 +896,7 @@ var articles = map[string]bool{"le": true, "la": true, "les": true, "el": true, 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline, for today or said of the
 // reader (fromYou) they ask the reader for it.
-var needWords = []string{"i need ", "we need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
+var needWords = []string{"i need ", "we need ", "just need ", "only need ", "really need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
 	"i'd need", "we'd need", "i would need", "we would need",
 	"need it by", "need them by", "need this by", "need that by",
 	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",
@@ -1288,3 +1302,8 @@ func solicitationInvoice(text string) string {
 	}
 	return ""
 }
+
+// thenWords point back to a time named before ("before then", "bis
+// dahin"), lower case.
+var thenWords = []string{"before then", "by then", "until then", "bis dahin", "d'ici là", "d’ici là", "avant cela", "avant ça",
+	"para entonces", "antes de eso", "antes de esa hora", "それまでに"}
