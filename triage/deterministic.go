@@ -172,7 +172,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// hours ("certificate expires in 17h 40m") needs them today.
 		r.Category = contract.CategoryUrgent
 	case (an.automated || an.notifier || monitorAddress(msgs[an.latest].From.Email) && !isListMail(msgs[an.latest])) &&
-		(an.addressed || an.teamAddressed) && alertNotice(subject) &&
+		(an.addressed || an.teamAddressed || an.ccOnly) && alertNotice(subject) &&
 		!(an.bulk && statusNotice(subject) && !monitorTriggered(subject)):
 		// A service's alert to the reader that a problem is live (a page
 		// fired or escalated, a monitor down, a secret exposed) needs

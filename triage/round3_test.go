@@ -1,6 +1,11 @@
 package triage
 
-import "testing"
+import (
+	"testing"
+
+	"mailsift/model"
+	"mailsift/model/contract"
+)
 
 // TestSubjectHandsTask checks that a subject handing the reader a task or
 // a decision ("23 questions for you", "your go/no-go", "Entscheidung
@@ -53,5 +58,24 @@ func TestAskByThen(t *testing.T) {
 		{"priya@northwind.example", "numbers for the check-in", "Hi Alex,\n\nMaggie moved our integration check-in to next Tuesday. Could you send me three numbers before then?\n\nThanks", nil, false, "actionable"},
 	} {
 		checkCategory(t, tt)
+	}
+}
+
+// TestAlertToCc checks that a monitor's live alert is urgent when the
+// reader is copied on it as well as when it is sent to them, and that a
+// recovery copied to them is not.
+func TestAlertToCc(t *testing.T) {
+	for subject, urgent := range map[string]bool{
+		"[Triggered on {host:kafka-broker-3}] Kafka broker disk usage above 90%":      true,
+		"[Triggered on {host:route-db-prod-eu-1}] PostgreSQL data volume 92% full":    true,
+		"[Recovered on {host:kafka-broker-3}] Kafka broker disk usage back below 80%": false,
+	} {
+		m := &model.Message{MessageID: subject + "@x", From: model.Address{Name: "Datadog Alerting", Email: "alert@dtdg.example"},
+			To: []model.Address{{Email: "oncall-platform@northwind.example"}}, Cc: []model.Address{demoPrincipal}, Subject: subject,
+			Text: "Disk usage is 91.4 % on /var/lib/kafka. Notified: @oncall-platform @alex.morgan", HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); (o.Result.Category == contract.CategoryUrgent) != urgent {
+			t.Errorf("%q copied to the reader: %s, urgent should be %v; signals %v", subject, o.Result.Category, urgent, o.Signals)
+		}
 	}
 }
