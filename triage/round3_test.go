@@ -79,3 +79,28 @@ func TestAlertToCc(t *testing.T) {
 		}
 	}
 }
+
+// TestUrgencyWordNotMeant checks that an urgency word used for something
+// else does not press: a severity label, someone's availability, "right
+// now" for "currently", an outage of the past (also named by its date in
+// the subject, or a credit claimed for it); beside the same words
+// pressing.
+func TestUrgencyWordNotMeant(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"tom@talent.example", "SRE shortlist (3 profiles)", "Hi Alex, three profiles: Lukas, 6 yrs SRE at a fintech. Available immediately. Could you tell me by Friday whom you want to meet?", nil, false, "actionable"},
+		{"jordan@saas.example", "Your renewal on Dec 15 - seat count?", "Hi Alex, your plan renews on December 15. Right now you're on 60 seats. How many seats do you want for next year?", nil, false, "actionable"},
+		{"lena@pentest.example", "Pentest report (final)", "Hi Alex, the final report is in the shared folder. Summary: Critical: 0, High: 0, Medium: 2. Could you confirm the retest window by 4 December?", nil, false, "actionable"},
+		{"ravi@northwind.example", "Fwd: SLA credit claim - November 17 outage", "Alex, can you sanity-check their numbers for the credit by Friday?", nil, false, "actionable"},
+		{"s.krueger@nordfracht.example", "Fragenkatalog zur Störung vom 17.11. – Rückmeldung bis 04.12.", "Hallo Herr Morgan, anbei unsere Fragen. Können Sie uns bis 04.12. antworten?", nil, false, "actionable"},
+		{"l.gil@logistica.example", "Preguntas sobre la caída del 17 de noviembre", "Hola Alex, ¿puedes respondernos a estas preguntas antes del viernes?", nil, false, "actionable"},
+		{"noreply@github.com", "[northwind/driver-gateway] Critical severity Dependabot alert: jsonwebtoken", "A vulnerability was found in one of your dependencies. Review the alert.", nil, true, "actionable"},
+		// pressing
+		{"noreply@github.com", "[northwind/driver-gateway] Critical severity Dependabot alert: jsonwebtoken", "A critical severity vulnerability, actively exploited. Review the alert.", nil, true, "urgent"},
+		{"k.weber@spedition.example", "Störung seit 14:00 – keine Touren", "Hallo Alex, seit 14:00 sehen wir keine Touren. Können Sie helfen?", nil, false, "urgent"},
+		{"tom@talent.example", "Offer for Lukas", "Hi Alex, Lukas has a competing offer. Please call me immediately.", nil, false, "urgent"},
+		{"ops@carrier.example", "Dispatch board", "Hi Alex, the dispatch board is down right now. Can you look at it?", nil, false, "urgent"},
+		{"ops@carrier.example", "Routes", "Hi Alex, we have an outage of the route planner since 14:00. Can you look at it?", nil, false, "urgent"},
+	} {
+		checkCategory(t, tt)
+	}
+}

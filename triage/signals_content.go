@@ -199,7 +199,8 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	}
 	if counts[pkUrgency] > 0 && counts[pkCalm] == 0 && !(!isASCII(own) && saysNotUrgent(own)) &&
 		!(counts[pkUrgency] == 1 && (autoSubmitted(m) || an.notifier) && inNotYouSentence(own, first[pkUrgency])) &&
-		!(counts[pkUrgency] == 1 && withinOfAnEvent(own, first[pkUrgency])) {
+		!(counts[pkUrgency] == 1 && withinOfAnEvent(own, first[pkUrgency])) &&
+		!(counts[pkUrgency] == 1 && urgencyNotMeant(m.Subject, own, first[pkUrgency])) {
 		an.urgency = counts[pkUrgency]
 		add(Signal{Kind: SigUrgency, Reason: fmt.Sprintf("presses for urgency (%q)", first[pkUrgency]), Message: i, Value: first[pkUrgency]})
 	}

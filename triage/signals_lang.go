@@ -5,6 +5,7 @@ package triage
 // Spanish and Japanese, and asks and deadlines written in the subject.
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -256,6 +257,94 @@ func inNotYouSentence(own, phrase string) bool {
 	}
 	_, ok := containsAnyOf(low[start:i], notYouWords)
 	return ok
+}
+
+// phraseSentence returns the lower-cased sentence of text holding the
+// first occurrence of phrase, split at it ("" and false if none).
+func phraseSentence(text, phrase string) (before, after string, ok bool) {
+	low := strings.ToLower(flatSpace(text))
+	i := strings.Index(low, phrase)
+	if i < 0 {
+		return "", "", false
+	}
+	start := 0
+	for _, end := range []string{". ", "! ", "? ", "。", "\n"} {
+		if j := strings.LastIndex(low[:i], end); j >= 0 {
+			start = max(start, j+len(end))
+		}
+	}
+	rest := low[i+len(phrase):]
+	stop := len(rest)
+	for _, end := range []string{". ", "! ", "? ", "。"} {
+		if j := strings.Index(rest, end); j >= 0 {
+			stop = min(stop, j)
+		}
+	}
+	return low[start:i], rest[:stop], true
+}
+
+// pastMarkers in a sentence put an outage it names in the past ("the
+// November 17 outage", "after last week's outage", "sorry to hear about
+// the outage"): a postmortem's or a credit claim's subject, not a live
+// problem (lower case).
+var pastMarkers = []string{"last week", "yesterday", "last month", "after the", "after our", "after last", "sorry to hear",
+	"postmortem", "post-mortem", "retrospective", "credit", "january", "february", "march", "april", "may ", "june", "july",
+	"august", "september", "october", "november", "december", " was ", " were ", " had "}
+
+// urgencyNotMeant reports whether the first occurrence of phrase, an
+// urgency phrase, says something other than urgency in its sentence of
+// subject or own: a severity label ("Critical: 0", "Critical severity
+// Dependabot alert"; unless the flaw is exploited already), someone's availability ("Available immediately"),
+// "right now" for "currently" ("Right now you're on 60 seats", "2+ weeks
+// right now"), an outage of the past ("the November 17 outage").
+func urgencyNotMeant(subject, own, phrase string) bool {
+	before, after, ok := phraseSentence(subject, phrase)
+	if !ok {
+		if before, after, ok = phraseSentence(own, phrase); !ok {
+			return false
+		}
+	}
+	switch phrase {
+	case "critical":
+		if _, exploited := containsAnyOf(strings.ToLower(own), exploitedWords); exploited {
+			return false // a critical flaw attackers already use presses
+		}
+		return strings.HasPrefix(after, ":") || strings.HasPrefix(after, " severity") || strings.HasPrefix(after, " vulnerabilit") ||
+			strings.HasPrefix(after, " finding") || strings.HasSuffix(before, "severity: ") || strings.HasSuffix(before, "severity ")
+	case "immediately":
+		return strings.HasSuffix(before, "available ") || strings.HasSuffix(before, "start ")
+	case "right now":
+		return isCurrently(before, after)
+	case "outage":
+		_, past := containsAnyOf(before+" "+after, pastMarkers)
+		return past
+	}
+	return false
+}
+
+// exploitedWords say a vulnerability is being exploited already (lower
+// case).
+var exploitedWords = []string{"actively exploited", "exploited in the wild", "known exploitation", "under active exploitation",
+	"aktiv ausgenutzt", "activement exploitée", "activement exploité", "explotada activamente", "explotado activamente", "悪用が確認"}
+
+// isCurrently reports whether "right now", between before and after,
+// means "currently": it opens a statement of how things are ("Right now
+// you're on…", "right now we have…") or closes a figure ("(2+ weeks right
+// now)").
+func isCurrently(before, after string) bool {
+	for _, w := range []string{" you're", " you are", " we're", " we are", " we have", " you have", " there are", " there is",
+		" it's", " it is", " the ", " our ", " your ", ","} {
+		if strings.HasPrefix(after, w) {
+			return true
+		}
+	}
+	b := strings.TrimRight(before, " ")
+	for _, w := range []string{"week", "weeks", "day", "days", "month", "months"} {
+		if strings.HasSuffix(b, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // withinOfAnEvent reports whether phrase, an urgency phrase of the
@@ -522,7 +611,9 @@ var afterWords = []string{"postmortem", "post-mortem", "post mortem", "retro", "
 	"root cause", "root-cause", "ursachenbericht", "ursachenanalyse", "analyse des causes", "causa raíz", "原因報告",
 	// a summary told afterwards: "Resumen: caída de la app de conductores"
 	"summary:", "recap:", "resumen:", "récapitulatif", "zusammenfassung:", "まとめ",
-	"rétrospective", "retour d'expérience", "retrospectiva", "振り返り", "事後"}
+	"rétrospective", "retour d'expérience", "retrospectiva", "振り返り", "事後",
+	// a claim or a credit for an incident of the past
+	"credit claim", "service credit", "sla credit", "gutschrift", "avoir sla", "crédito de servicio"}
 
 // liveIncident reports whether a subject of the thread raises a live
 // problem (see alertWords and incidentWords) that is neither said to be
@@ -554,8 +645,16 @@ func plannedWork(subject string) bool {
 // lookedBack reports whether subject looks back on a problem (see
 // afterWords): its outage words tell a story, they do not press.
 func lookedBack(subject string) bool {
-	return namesAny(subject, afterWords)
+	return namesAny(subject, afterWords) || datedIncidentRe.MatchString(subject)
 }
+
+// datedIncidentRe finds an incident named by its date in a subject ("the
+// November 17 outage", "Störung vom 17.11.", "incident du 17/11",
+// "caída del 17 de noviembre", "11月17日の障害"): one being talked about
+// afterwards, a live one needs no date.
+var datedIncidentRe = regexp.MustCompile(`(?i)(?:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)(?:'s)? (?:outage|incident|downtime|disruption)` +
+	`|\b(?:outage|incident|downtime|disruption|störung|ausfall|panne|incident|incidencia|caída|interrupción)s? (?:on|of|vom|du|del|de la|from) (?:the )?(?:\d{1,2}[./]\d{1,2}|\d{1,2}(?:st|nd|rd|th)?(?: de)? [a-zé]+|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})` +
+	`|\d{1,2}月\d{1,2}日の(?:障害|インシデント|システム障害)`)
 
 // deliveryWords in a subject say a parcel is on its way or arrived: a
 // shipping notice, worth knowing whatever day it names (lower-case).
