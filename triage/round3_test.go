@@ -104,3 +104,18 @@ func TestUrgencyWordNotMeant(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestSubjectHourOfToday checks subjects that set an hour of today for
+// something the reader must do (a version number is no date; a cutoff
+// is a deadline; "still needs you" asks), beside one that names another
+// day.
+func TestSubjectHourOfToday(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"lea@northwind.example", "Validation du hotfix 4.12.3 avant 18h (gel des déploiements)", "Alex,\n\nSam a un correctif. Il faut ton GO écrit pour passer en prod hors fenêtre.", nil, false, "urgent"},
+		{"aisha@northwind.example", "2026.48 release train - cutoff 18:00, #2188 still needs you", "Hi Alex,\n\nEverything is merged except #2188, which needs a code-owner approval.", nil, false, "urgent"},
+		{"lea@northwind.example", "Validation du hotfix 4.12.3 avant jeudi 18h", "Alex,\n\nSam a un correctif. Peux-tu donner ton GO pour passer en prod ?", nil, false, "actionable"},
+		{"jonas@northwind.example", "Release am 4.12. um 18 Uhr", "Hallo Alex,\n\ndas Release ist geplant. Kannst du den Plan prüfen?", nil, false, "actionable"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -647,7 +647,7 @@ var (
 	// date, yesterday (in the five languages).
 	otherDayRe = regexp.MustCompile(`(?i)\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|next week|nächste[n]? woche|semaine prochaine|próxima semana|semana que viene|yesterday|last night|gestern|hier|ayer|anoche)\b` +
 		`|\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|mai|juni|juli|okt|dez|janv|févr|avr|mai|juin|juil|août|sept|déc|ene|abr|ago|dic)` +
-		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
+		`|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.(?:\d{2,4}\b|[^\d]|$)|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d\d-\d\d\b|[月火水木金土日]曜|\d{1,2}月\d{1,2}日|来週|昨日|昨夜`)
 )
 
 // hourDeadlineAt is hourDeadlineRe anchored at the start of its input.
@@ -1281,7 +1281,7 @@ const (
 
 // subjectHourRe finds an hour of the day in a subject: "at 17:00", "um 14
 // Uhr", "à 15h30", "a las 10:00", 14時.
-var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
+var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|cutoff|cut-off|deadline|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
 
 // solicitationMarks are the small print of an offer dressed as an
 // invoice (the disclaimer US law asks of such mailings, the German

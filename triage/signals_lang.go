@@ -454,7 +454,7 @@ var subjectAsks = []string{
 	// for you", "6 tasks are waiting for you", "your go/no-go",
 	// "Entscheidung nötig: …"
 	"questions for you", "waiting for you", "waiting on you", "your go/no-go", "your go-no-go", "your decision",
-	"your input", "your sign-off", "entscheidung nötig", "entscheidung erforderlich", "warten auf dich", "warten auf sie",
+	"your input", "your sign-off", "needs you", "need you", "entscheidung nötig", "entscheidung erforderlich", "warten auf dich", "warten auf sie",
 	"décision requise", "décision nécessaire", "vous attendent", "t'attendent", "decisión necesaria", "te esperan",
 	"le esperan", "あなたの判断",
 }
