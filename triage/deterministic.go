@@ -94,7 +94,8 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// quotes the lures it warns of ("emails saying your password
 	// expires today"): a compromised colleague's account sending
 	// phishing does not call it phishing.
-	phishing := an.phishScore >= 3.5 && an.lure && !(an.internal && an.authAligned && an.latest >= 0 && warnsOfPhishing(msgs[an.latest].Subject, an.latestOwn))
+	phishing := an.phishScore >= 3.5 && an.lure && !(an.internal && an.authAligned && an.latest >= 0 && warnsOfPhishing(msgs[an.latest].Subject, an.latestOwn)) &&
+		!colleagueAnswers(an, msgs)
 	// The learned score alone does not condemn mail from the principal's own
 	// domain (spoofing shows up as an authentication failure instead).
 	// Nor mail that greets the principal by name: bulk spam does not know
@@ -616,4 +617,33 @@ const MaxAnalyzedMessages = 100
 // hasDeadline reports whether the analysis found a deadline (SigDeadline).
 func (an *analysis) hasDeadline() bool {
 	return slices.ContainsFunc(an.signals, func(s Signal) bool { return s.Kind == SigDeadline })
+}
+
+// colleagueAnswers reports whether the thread's latest message is a
+// colleague's (the principal's own domain) that carries no phishing
+// evidence of its own, below earlier messages that do: a colleague
+// writing in the thread ("I've updated the card, no need to pay twice")
+// vouches that the service's notice above is real, or talks about it;
+// either way the thread is theirs, not a lure.
+//
+// (A reply's subject repeats the notice's: its words are the notice's,
+// not the colleague's.)
+func colleagueAnswers(an *analysis, msgs []*model.Message) bool {
+	if !an.internal || an.latest <= 0 {
+		return false
+	}
+	subject := msgs[an.latest].Subject
+	reply := isReplySubject(subject)
+	subject = strings.ToLower(subject)
+	earlier := false
+	for _, s := range an.signals {
+		if !phishingKinds[s.Kind] {
+			continue
+		}
+		if s.Message == an.latest && !(reply && s.Value != "" && strings.Contains(subject, s.Value)) {
+			return false
+		}
+		earlier = true
+	}
+	return earlier
 }

@@ -181,3 +181,28 @@ func TestSolicitationInvoiceIsPhishing(t *testing.T) {
 		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
 	}
 }
+
+// A colleague's message below a notice that reads like phishing is the
+// colleague's thread, not a lure (their reply's subject repeats the
+// notice's words); a thread whose colleague message itself fails
+// authentication stays phishing.
+func TestColleagueAnswersNotice(t *testing.T) {
+	notice := &model.Message{MessageID: "n@x", From: model.Address{Name: "Billing", Email: "billing@sms-provider.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Action required: your account will be suspended in 6 hours", HasBody: true,
+		Text: "We could not charge your card. Your account will be suspended today at 16:00 UTC. Update your payment information immediately: https://console.sms-provider.example/billing"}
+	reply := func(hdr map[string][]string) *model.Message {
+		return &model.Message{MessageID: "r@x", InReplyTo: []string{"n@x"}, From: model.Address{Name: "Sam Okafor", Email: "sam.okafor@northwind.example"},
+			To: []model.Address{demoPrincipal}, Subject: "Re: Action required: your account will be suspended in 6 hours", HasBody: true, Headers: hdr,
+			Text: "Alex, saw this in the shared ops inbox too. That's the account the driver app uses. I don't have billing rights on it, only you. 16:00 UTC is two hours from now."}
+	}
+	if o := Deterministic([]*model.Message{notice}, demoPrincipal); !o.Result.IsPhishing {
+		t.Fatalf("the notice alone should read as phishing for this test; signals %v", o.Signals)
+	}
+	if o := Deterministic([]*model.Message{notice, reply(nil)}, demoPrincipal); o.Result.IsPhishing || o.Result.IsSpam {
+		t.Errorf("a colleague's reply: phishing %v spam %v; signals %v", o.Result.IsPhishing, o.Result.IsSpam, o.Signals)
+	}
+	spoofed := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=northwind.example; dmarc=fail header.from=northwind.example"}}
+	if o := Deterministic([]*model.Message{notice, reply(spoofed)}, demoPrincipal); !o.Result.IsPhishing {
+		t.Errorf("a spoofed colleague's reply: not phishing; signals %v", o.Signals)
+	}
+}
