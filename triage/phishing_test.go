@@ -206,3 +206,17 @@ func TestColleagueAnswersNotice(t *testing.T) {
 		t.Errorf("a spoofed colleague's reply: not phishing; signals %v", o.Signals)
 	}
 }
+
+// A supplier's notice in Japanese that its account for transfers has
+// changed ("お振込先口座を下記の通り変更", "新口座へお振込み") asks to pay
+// to new bank details: with a failed DMARC and a Reply-To elsewhere it
+// is phishing.
+func TestJapaneseAccountChangeIsPhishing(t *testing.T) {
+	hdr := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=bridge-career.example; dmarc=fail header.from=bridge-career.example"}}
+	m := &model.Message{MessageID: "j@x", From: model.Address{Name: "経理部", Email: "keiri@bridge-career.example"}, ReplyTo: []model.Address{{Email: "keiri@outlook.example"}},
+		To: []model.Address{demoPrincipal}, Subject: "【重要】お振込先口座変更のお知らせ", HasBody: true, Headers: hdr,
+		Text: "弊社のメインバンク変更に伴い、お振込先口座を下記の通り変更させていただくこととなりました。11月分以降のお支払いにつきましては、必ず新口座へお振込みくださいますようお願い申し上げます。"}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsPhishing {
+		t.Errorf("not phishing; signals %v", o.Signals)
+	}
+}

@@ -119,3 +119,19 @@ func TestSubjectHourOfToday(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestRegressionSinceChange checks that a colleague's report of
+// something broken since a change went out (a deploy, a release, the
+// reader's change) is urgent, in each language, beside a report of a
+// change that went fine.
+func TestRegressionSinceChange(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"tomasz@northwind.example", "route-sync errors since your retry change - revert or fix forward?", "Alex, error rate on route-sync is at 4 % and climbing. Revert or fix forward?", nil, false, "urgent"},
+		{"lucia@northwind.example", "Meseta: paradas duplicadas desde la release de las 14:00", "Alex, Meseta ve paradas duplicadas en 40 rutas. ¿Lo miras?", nil, false, "urgent"},
+		{"jonas@northwind.example", "Tourenliste doppelt seit dem Release von heute", "Alex, Spedition Krüger sieht jede Tour doppelt. Kannst du draufschauen?", nil, false, "urgent"},
+		{"hana@northwind.example", "東京リージョン リリース後に配車APIの5xxが増加しています", "モーガンさん、配車APIの5xxが増加しています。ご確認いただけますか。", nil, false, "urgent"},
+		{"tomasz@northwind.example", "route-sync since your retry change - numbers look good", "Alex, error rate on route-sync is down to 0.1 %. Want me to write it up?", nil, false, "actionable"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -750,7 +750,8 @@ var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n",
 
 // jaDiversion are pkDiversion in Japanese (matched as substrings: the
 // tokenizer does not split Japanese words).
-var jaDiversion = []string{"振込先の変更", "振込先が変更", "振込先を変更", "新しい振込先", "新しい口座", "口座が変更", "口座を変更", "口座の変更"}
+var jaDiversion = []string{"振込先の変更", "振込先が変更", "振込先を変更", "新しい振込先", "新しい口座", "口座が変更", "口座を変更", "口座の変更",
+	"口座変更", "振込先変更", "振込先口座を", "新口座", "新しいお振込先"}
 
 var (
 	// sinceTodayRe finds when something started earlier the same day: an
@@ -760,10 +761,18 @@ var (
 		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|heute (?:morgen|früh|nacht)|gestern abend)` +
 		`|\bdepuis\s+(?:environ\s+)?(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|ce matin|cette nuit|hier soir)` +
 		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
-		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から|\d{1,2}:\d\d(?:頃|ごろ)?から`)
+		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から|\d{1,2}:\d\d(?:頃|ごろ)?から` +
+		// a regression since a change went out: "since your retry
+		// change", "desde la release de las 14:00", "リリース後に"
+		`|\bsince\s+(?:the\s+|your\s+|our\s+|this\s+|today's\s+)?(?:[a-z0-9.-]+\s+){0,2}(?:deploy|deployment|release|rollout|change|upgrade|migration|merge|cutover|hotfix)\b` +
+		`|\bseit\s+(?:dem|der|deinem|deiner|unserem|unserer)\s+(?:\S+\s+){0,2}(?:deploy|deployment|release|rollout|änderung|upgrade|migration|umstellung|hotfix)` +
+		`|\bdepuis\s+(?:le|la|ton|ta|votre|notre|la mise)\s+(?:\S+\s+){0,2}(?:déploiement|release|mise en prod|changement|migration|bascule|hotfix)` +
+		`|\bdesde\s+(?:el|la|tu|nuestro|nuestra)\s+(?:\S+\s+){0,2}(?:despliegue|release|subida|cambio|migración|actualización|hotfix)` +
+		`|(?:リリース|デプロイ|切り替え|切替|移行)(?:後|以降)`)
 	// brokenWords say that something does not work (in the five languages).
 	brokenWords = []string{"declined", "failing", "failed", "fails", " fail ", " fail.", " down", "not working", "unavailable", "no longer", "cannot", "can't",
-		"stopped", "outage", "errors", "offline", "unreachable",
+		"stopped", "outage", "errors", "offline", "unreachable", "duplicate", "5xx", "500s", "timeouts", "holding a lock", "hält lock",
+		"hält den lock", "duplicad", "doppelt", "en double", "増加",
 		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
 		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
 		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",
@@ -787,7 +796,7 @@ func brokenSinceToday(sentence, low string) string {
 }
 
 // sinceMarkers are the words sinceTodayRe needs (lower-case).
-var sinceMarkers = []string{"since", "seit", "depuis", "desde", "から"}
+var sinceMarkers = []string{"since", "seit", "depuis", "desde", "から", "後", "以降"}
 
 // closesRe finds a deadline written as something closing, ending or
 // expiring on a weekday ("the window closes this Friday", "l'offre se
