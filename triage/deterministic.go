@@ -201,6 +201,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// when it names the principal (the author of the failing commit,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
+	case (an.bulk || an.automated || an.notifier) && !direct && ownBranch(subject, an.firstName) && passedNotice(subject):
+		// The run of the reader's own branch passed or was fixed
+		// ("Run succeeded: CI - alex/eta-cache-ttl"): the result they
+		// wait for, worth knowing (others' passing runs are read later).
+		r.Category = contract.CategoryInformational
 	case (an.bulk || an.teamAddressed) && an.internal && len(msgs) == 1 && !an.otherNamed && !isReplySubject(msgs[0].Subject) &&
 		!passedNotice(msgs[0].Subject) && !failureNotice(msgs[0].Subject) && !isDigest(msgs[0].Subject):
 		// An announcement of the principal's own organisation to a list

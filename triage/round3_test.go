@@ -135,3 +135,16 @@ func TestRegressionSinceChange(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestOwnBranchPassed checks that a passing or fixed run of the reader's
+// own branch is worth knowing, while someone else's is read later.
+func TestOwnBranchPassed(t *testing.T) {
+	list := map[string][]string{"List-Id": {"northwind/dispatch-api <dispatch-api.northwind.github.com>"}}
+	for _, tt := range []categoryCase{
+		{"notifications@github.com", "[northwind/dispatch-api] Run succeeded: CI - alex/eta-cache-ttl (4be91d0)", "All jobs have passed.", list, false, "informational"},
+		{"builds@buildkite.com", "Fixed: northwind/geofence-service #2214 (alex/geofence-bulk-import)", "The build is green again.", nil, true, "informational"},
+		{"notifications@github.com", "[northwind/dispatch-api] Run succeeded: CI - jonas/eta-cache-ttl (4be91d0)", "All jobs have passed.", list, false, "low priority"},
+	} {
+		checkCategory(t, tt)
+	}
+}
