@@ -162,7 +162,7 @@ func TestHourDeadline(t *testing.T) {
 		{"Bitte bis 10 Uhr melden, wir sind von 8 bis 9 im Termin.", "bis 10 Uhr"},
 		{"Before 3 teams joined, the room was empty.", ""},
 	} {
-		if got := hourDeadline(tt.sentence, ascii.LowerString(tt.sentence)); got != tt.want {
+		if got := hourDeadline(tt.sentence, ascii.LowerString(tt.sentence), time.Time{}); got != tt.want {
 			t.Errorf("hourDeadline(%q) = %q, want %q", tt.sentence, got, tt.want)
 		}
 	}

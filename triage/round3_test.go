@@ -2,6 +2,7 @@ package triage
 
 import (
 	"testing"
+	"time"
 
 	"mailsift/model"
 	"mailsift/model/contract"
@@ -146,5 +147,29 @@ func TestOwnBranchPassed(t *testing.T) {
 		{"notifications@github.com", "[northwind/dispatch-api] Run succeeded: CI - jonas/eta-cache-ttl (4be91d0)", "All jobs have passed.", list, false, "low priority"},
 	} {
 		checkCategory(t, tt)
+	}
+}
+
+// TestWeekdayOfSending checks that a deadline naming the weekday the
+// message was sent on is today: "avant mardi 19h" written on a Tuesday
+// is urgent, written on the Monday before it is not; the same in a
+// sentence ("by Tuesday 5pm").
+func TestWeekdayOfSending(t *testing.T) {
+	tuesday := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		subject, body string
+		sent          time.Time
+		urgent        bool
+	}{
+		{"Bascule flotte Rousseau - GO écrit avant mardi 19h", "Bonjour Alex, nous attendons votre GO écrit.", tuesday, true},
+		{"Bascule flotte Rousseau - GO écrit avant mardi 19h", "Bonjour Alex, nous attendons votre GO écrit.", tuesday.AddDate(0, 0, -1), false},
+		{"Rollout plan", "Hi Alex, can you sign off the rollout plan by Tuesday 5pm?", tuesday, true},
+		{"Rollout plan", "Hi Alex, can you sign off the rollout plan by Tuesday 5pm?", tuesday.AddDate(0, 0, -1), false},
+	} {
+		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Email: "g.leroy@cartolis.example"}, To: []model.Address{demoPrincipal},
+			Subject: tt.subject, Text: tt.body, HasBody: true, Date: tt.sent}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); (o.Result.Category == contract.CategoryUrgent) != tt.urgent {
+			t.Errorf("%q sent %s: %s, urgent should be %v; signals %v", tt.subject, tt.sent.Weekday(), o.Result.Category, tt.urgent, o.Signals)
+		}
 	}
 }

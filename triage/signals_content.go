@@ -235,6 +235,7 @@ var (
 // sentenceSignals finds questions, requests and deadlines in the latest
 // message from others, and turns them into action items.
 func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own string, add func(Signal)) {
+	sent := m.Date
 	sender := m.From.Name
 	if sender == "" {
 		sender = m.From.Email
@@ -367,7 +368,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		for _, off := range hitsIn(soonHits, a0, b0) {
 			win := flat[max(off-6, a0):min(off+24, b0)]
 			if m := soonRe.FindString(win); m != "" {
-				if endOfDay(m) && otherDayRe.MatchString(raw) {
+				if endOfDay(m) && namesOtherDay(raw, sent) {
 					// "by Thursday end of day": the end of another day.
 					continue
 				}
@@ -411,7 +412,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// Uhr", "avant 14h", "15時までに") falls within the day, unless
 			// the sentence names another day. (hourDeadline finds nothing
 			// in a sentence without one of its hourMarkers.)
-			if h := hourDeadline(raw, low[a0:b0]); h != "" && !quoted(raw, h) {
+			if h := hourDeadline(raw, low[a0:b0], m.Date); h != "" && !quoted(raw, h) {
 				soon, soonText = true, h
 				if due == nil {
 					due = &h
@@ -427,7 +428,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 			// other day ("Can you get on a call with her at 3:30pm?",
 			// "You on the 2pm with Globex?", "um 15 Uhr", "à 15h") is of
 			// today (not a digest quoting a channel's "lunch at 12:15?").
-			if h := atHourRe.FindString(raw); h != "" && !otherDayRe.MatchString(raw) {
+			if h := atHourRe.FindString(raw); h != "" && !namesOtherDay(raw, m.Date) {
 				soon, soonText = true, normSpace(h)
 			}
 		}
@@ -589,7 +590,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 	if !soon {
 		_, soon = containsAnyOf(low, foreignSoon)
 	}
-	if !soon && strings.ContainsAny(subj, "0123456789") && subjectHourRe.MatchString(subj) && !otherDayRe.MatchString(subj) {
+	if !soon && strings.ContainsAny(subj, "0123456789") && subjectHourRe.MatchString(subj) && !namesOtherDay(subj, m.Date) {
 		// "go/no-go at 17:00", "step in for Marcus at 11:00?": an hour
 		// and no other day is an hour of the day the mail was sent.
 		soon = true
@@ -631,7 +632,7 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 var (
 	// hourDeadlineRe finds a deadline written as an hour of the day, in
 	// English, German, French, Spanish and Japanese.
-	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|no later than)\s+(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
+	hourDeadlineRe = regexp.MustCompile(`(?i)\b(?:by|before|no later than)\s+(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?(?:about\s+|around\s+)?(?:\d{1,2}:\d\d(?:\s*[ap]\.?m\b)?|\d{1,2}\s*[ap]\.?m\b|noon|midday)` +
 		// a bare hour where nothing else can follow: "before 3 if at all
 		// possible", "sag mir bis 11 Bescheid" ("by 5." is as often an
 		// amount: "rose by 5.")
@@ -685,7 +686,7 @@ func findHourDeadline(sentence, low string) string {
 // something lasted.
 // The regular expression runs only on a sentence holding one of its
 // markers (low is the sentence ASCII lower-cased).
-func hourDeadline(sentence, low string) string {
+func hourDeadline(sentence, low string, sent time.Time) string {
 	if !strings.ContainsAny(low, "0123456789") && !strings.Contains(low, "noon") && !strings.Contains(low, "midday") &&
 		!strings.Contains(low, "mittag") && !strings.Contains(low, "midi") && !strings.Contains(low, "mediod") &&
 		!strings.Contains(low, "正午") {
@@ -695,7 +696,7 @@ func hourDeadline(sentence, low string) string {
 		return ""
 	}
 	h := findHourDeadline(sentence, low)
-	if h == "" || otherDayRe.MatchString(sentence) {
+	if h == "" || namesOtherDay(sentence, sent) {
 		return ""
 	}
 	if i := strings.Index(sentence, h); i > 0 && rangeStartRe.MatchString(sentence[:i]) {
@@ -1290,7 +1291,7 @@ const (
 
 // subjectHourRe finds an hour of the day in a subject: "at 17:00", "um 14
 // Uhr", "à 15h30", "a las 10:00", 14時.
-var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|cutoff|cut-off|deadline|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
+var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|cutoff|cut-off|deadline|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?(?:\pL+\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
 
 // solicitationMarks are the small print of an offer dressed as an
 // invoice (the disclaimer US law asks of such mailings, the German
@@ -1317,3 +1318,16 @@ func solicitationInvoice(text string) string {
 // dahin"), lower case.
 var thenWords = []string{"before then", "by then", "until then", "bis dahin", "d'ici là", "d’ici là", "avant cela", "avant ça",
 	"para entonces", "antes de eso", "antes de esa hora", "それまでに"}
+
+// namesOtherDay reports whether s names a day other than the one a
+// message was sent on (see otherDayRe): "avant mardi 19h" written on a
+// Tuesday is today.
+func namesOtherDay(s string, sent time.Time) bool {
+	for _, d := range otherDayRe.FindAllString(s, -1) {
+		if wd, ok := weekdayNames[strings.ToLower(d)]; ok && !sent.IsZero() && wd == sent.Weekday() {
+			continue
+		}
+		return true
+	}
+	return false
+}
