@@ -173,3 +173,27 @@ func TestWeekdayOfSending(t *testing.T) {
 		}
 	}
 }
+
+// TestInvitationForToday checks that an invitation to a meeting later the
+// day it was sent (its date in the subject, in each format) is urgent,
+// and the same invitation sent days before is not.
+func TestInvitationForToday(t *testing.T) {
+	tuesday := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	for _, subject := range []string{
+		"Invitation: Great Lakes x Northwind - INC-2291 follow-up @ Tue 24 Nov 2026 17:30 - 18:15 (CET)",
+		"Invitation: Spedition Hansen - call with the CTO @ Tue Nov 24, 17:30 - 18:00 (CET)",
+		"Einladung: Eskalation Bergmann Logistik @ Di 24.11.2026 17:30 - 18:00",
+		"Invitation : point client @ mar. 24 nov. 2026 17:30",
+		"招待: 関東物流様 定例 @ 11月24日(火) 17:30",
+	} {
+		for _, sent := range []time.Time{tuesday, tuesday.AddDate(0, 0, -6)} {
+			m := &model.Message{MessageID: subject + "@x", From: model.Address{Email: "ravi@northwind.example"}, To: []model.Address{demoPrincipal},
+				Subject: subject, Text: "Ravi has invited you. Please respond.", HasBody: true, Date: sent,
+				Attachments: []model.Attachment{{Filename: "invite.ics", ContentType: "text/calendar; method=REQUEST"}}}
+			o := Deterministic([]*model.Message{m}, demoPrincipal)
+			if urgent := o.Result.Category == contract.CategoryUrgent; urgent != sent.Equal(tuesday) {
+				t.Errorf("%q sent %s: %s; signals %v", subject, sent.Format("Jan 2"), o.Result.Category, o.Signals)
+			}
+		}
+	}
+}

@@ -595,6 +595,11 @@ func (a *Analyzer) subjectSignals(an *analysis, i int, m *model.Message, own, se
 		// and no other day is an hour of the day the mail was sent.
 		soon = true
 	}
+	if !soon && an.calendar && !isCalendarNotice(subj) && namesSendDay(subj, m.Date) {
+		// "Invitation: … @ Tue 24 Nov 2026 17:30" sent on the 24th: a
+		// meeting later the same day, to answer before it starts.
+		soon = true
+	}
 	if !an.subjectAsks && an.requests+an.questions == 0 && imperative(subj) && (soon || deadlineRe.MatchString(subj)) {
 		// "Rotate staging database credentials by 18:00 today", "…by
 		// Friday": the subject itself tells the reader what to do by when.
@@ -1331,3 +1336,40 @@ func namesOtherDay(s string, sent time.Time) bool {
 	}
 	return false
 }
+
+// monthAbbrevs are the months' abbreviations (the first three letters,
+// which all the longer forms begin with) in English, German, French and
+// Spanish, January first.
+var monthAbbrevs = [12][]string{{"jan", "ene"}, {"feb", "fév", "fev"}, {"mar", "mär"}, {"apr", "avr", "abr"}, {"may", "mai"},
+	{"jun", "juin"}, {"jul", "juil"}, {"aug", "aoû", "ago"}, {"sep"}, {"oct", "okt"}, {"nov"}, {"dec", "dez", "déc", "dic"}}
+
+// namesSendDay reports whether subject names the day the message was
+// sent on by its date ("24 Nov", "Nov 24", "24.11.", "24 de nov",
+// "11月24日").
+func namesSendDay(subject string, sent time.Time) bool {
+	if sent.IsZero() || !strings.ContainsAny(subject, "0123456789") {
+		return false
+	}
+	low := strings.ToLower(subject)
+	day, month := sent.Day(), int(sent.Month())
+	if strings.Contains(low, fmt.Sprintf("%d.%d.", day, month)) || strings.Contains(low, fmt.Sprintf("%02d.%02d.", day, month)) ||
+		strings.Contains(low, fmt.Sprintf("%d月%d日", month, day)) {
+		return true
+	}
+	for _, mon := range monthAbbrevs[month-1] {
+		for _, f := range []string{"%d %s", "%d de %s", "%d. %s"} {
+			if i := strings.Index(low, fmt.Sprintf(f, day, mon)); i >= 0 && (i == 0 || !isDigitByte(low[i-1])) {
+				return true
+			}
+		}
+		if i := strings.Index(low, fmt.Sprintf("%s %d", mon, day)); i >= 0 {
+			rest := low[i+len(mon)+1+len(fmt.Sprint(day)):]
+			if rest == "" || !isDigitByte(rest[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
