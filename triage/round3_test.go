@@ -197,3 +197,16 @@ func TestInvitationForToday(t *testing.T) {
 		}
 	}
 }
+
+// TestIncidentAssigned checks that an incident tool assigning the reader
+// to a live incident is urgent, and the same tool's resolved notice is
+// not.
+func TestIncidentAssigned(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"notifications@incident.example", "INC-2291: You've been assigned as Incident Lead - Dispatch API p99 latency degraded", "You are now the incident lead. Join the channel #inc-2291.", nil, true, "urgent"},
+		{"notifications@pager.example", "You've been paged: route-db replication lag", "Acknowledge in the app.", nil, true, "urgent"},
+		{"notifications@incident.example", "INC-2291 resolved: Dispatch API p99 latency degraded", "The incident was resolved by Priya.", nil, true, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}

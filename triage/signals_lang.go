@@ -529,7 +529,10 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 	"ausgelöst", "eskaliert", "ist ausgefallen", "offengelegt", "geleakt",
 	"déclenché", "escaladé", "est en panne", "exposé", "divulgué",
 	"disparada", "disparado", "escalado", "caído", "caída", "caida", "expuesto", "filtrado",
-	"エスカレーション", "ダウン", "漏洩", "流出"}
+	"エスカレーション", "ダウン", "漏洩", "流出",
+	// an incident tool handing the reader a live incident
+	"assigned as incident lead", "assigned as incident commander", "you are the incident lead", "you've been paged",
+	"you have been paged", "paged you"}
 
 // alertNotice reports whether subject raises a live problem (see
 // alertWords) that is not said to be over.
