@@ -21,6 +21,9 @@ const (
 	pkNegative
 	pkSpammy
 	pkWindfall
+	pkSolicitation
+	pkSolicitWord
+	pkNotBill
 	pkCalm
 	numPhraseKinds
 )
@@ -140,6 +143,14 @@ var phraseLists = [numPhraseKinds][]string{
 		"sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
 		"desde casa", "ganar dinero", "sin riesgo",
 	},
+	// the small print of an offer dressed as an invoice (the disclaimer
+	// US law asks of such mailings, the German "Adressbuchschwindel"'s,
+	// and their French and Spanish forms; see bodySignals)
+	pkSolicitation: {"this is solicitation", "keine rechnung sondern ein angebot", "pas une facture mais une offre",
+		"no es una factura sino una oferta"},
+	pkSolicitWord: {"solicitation"},
+	// "This is not a bill" alone is also what an insurer's statement says
+	pkNotBill: {"this is not bill"},
 	// a windfall offered: a prize, a lottery, an inheritance or funds to
 	// release (spam wording too; see windfall)
 	pkWindfall: {

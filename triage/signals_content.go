@@ -173,7 +173,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// Asking that a payment go to changed bank details is the fraud
 		// itself: it weighs as much as phishing needs.
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks to pay to changed bank details (%q)", div), Message: i, Value: div, Weight: 3.5})
-	} else if w := solicitationInvoice(own); w != "" && mentionsPayment(m.Subject, own) {
+	} else if w := solicitationMark(counts, first); w != "" && mentionsPayment(m.Subject, own) {
 		// An offer dressed as an invoice (a domain "renewal" or a
 		// directory listing from someone who never served the reader),
 		// whose small print says it is no bill: the fake invoice itself.
@@ -1298,23 +1298,15 @@ const (
 // Uhr", "à 15h30", "a las 10:00", 14時.
 var subjectHourRe = regexp.MustCompile(`(?i)\b(?:at|by|before|cutoff|cut-off|deadline|um|bis|vor|à|avant|a las|antes de las)\s+(?:the\s+)?(?:\pL+\s+)?\d{1,2}(?::\d\d|\s*(?:uhr|h\d{0,2}|[ap]\.?m\.?))\b|\d{1,2}時(?:\d{1,2}分)?(?:から|まで|に)`)
 
-// solicitationMarks are the small print of an offer dressed as an
-// invoice (the disclaimer US law asks of such mailings, the German
-// "Adressbuchschwindel"'s, and their French and Spanish forms), lower case.
-var solicitationMarks = []string{"this is a solicitation", "keine rechnung, sondern ein angebot", "keine rechnung sondern ein angebot",
-	"pas une facture mais une offre", "pas une facture, mais une offre", "no es una factura, sino una oferta", "no es una factura sino una oferta"}
-
-// solicitationInvoice returns the mark in text that says the payment it
-// asks is an offer's, not a bill's ("" if none). "This is not a bill"
-// alone is also what an insurer's statement says: it counts only with
-// the word solicitation.
-func solicitationInvoice(text string) string {
-	low := strings.ToLower(text)
-	if w, ok := containsAnyOf(low, solicitationMarks); ok {
-		return w
-	}
-	if strings.Contains(low, "this is not a bill") && strings.Contains(low, "solicitation") {
-		return "this is not a bill"
+// solicitationMark returns the phrase that says the payment a text asks
+// is an offer's, not a bill's ("" if none): one of pkSolicitation, or
+// "this is not a bill" with the word solicitation.
+func solicitationMark(counts [numPhraseKinds]int, first [numPhraseKinds]string) string {
+	switch {
+	case counts[pkSolicitation] > 0:
+		return first[pkSolicitation]
+	case counts[pkNotBill] > 0 && counts[pkSolicitWord] > 0:
+		return first[pkNotBill]
 	}
 	return ""
 }

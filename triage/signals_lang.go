@@ -260,27 +260,33 @@ func inNotYouSentence(own, phrase string) bool {
 }
 
 // phraseSentence returns the lower-cased sentence of text holding the
-// first occurrence of phrase, split at it ("" and false if none).
+// first occurrence of phrase (lower case, as written, capitalised or in
+// capitals), split at it ("" and false if none). Only the sentence is
+// lower-cased: text may be a whole message.
 func phraseSentence(text, phrase string) (before, after string, ok bool) {
-	low := strings.ToLower(flatSpace(text))
-	i := strings.Index(low, phrase)
+	i := -1
+	for _, p := range []string{phrase, strings.ToUpper(phrase[:1]) + phrase[1:], strings.ToUpper(phrase)} {
+		if j := strings.Index(text, p); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+	}
 	if i < 0 {
 		return "", "", false
 	}
 	start := 0
-	for _, end := range []string{". ", "! ", "? ", "。", "\n"} {
-		if j := strings.LastIndex(low[:i], end); j >= 0 {
+	for _, end := range []string{". ", "! ", "? ", "。", "\n\n"} {
+		if j := strings.LastIndex(text[:i], end); j >= 0 {
 			start = max(start, j+len(end))
 		}
 	}
-	rest := low[i+len(phrase):]
+	rest := text[i+len(phrase):]
 	stop := len(rest)
-	for _, end := range []string{". ", "! ", "? ", "。"} {
+	for _, end := range []string{". ", "! ", "? ", "。", "\n\n"} {
 		if j := strings.Index(rest, end); j >= 0 {
 			stop = min(stop, j)
 		}
 	}
-	return low[start:i], rest[:stop], true
+	return strings.ToLower(flatSpace(text[start:i])), strings.ToLower(flatSpace(rest[:stop])), true
 }
 
 // pastMarkers in a sentence put an outage it names in the past ("the
@@ -298,6 +304,11 @@ var pastMarkers = []string{"last week", "yesterday", "last month", "after the", 
 // "right now" for "currently" ("Right now you're on 60 seats", "2+ weeks
 // right now"), an outage of the past ("the November 17 outage").
 func urgencyNotMeant(subject, own, phrase string) bool {
+	switch phrase {
+	case "critical", "immediately", "right now", "outage":
+	default:
+		return false
+	}
 	before, after, ok := phraseSentence(subject, phrase)
 	if !ok {
 		if before, after, ok = phraseSentence(own, phrase); !ok {
