@@ -167,6 +167,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	switch {
 	case phishing || spam:
 		r.Category = contract.CategoryLowPriority
+	case an.latest < 0:
+		// Only the principal wrote in the thread (a sent message waiting
+		// for its answer): nobody asks them anything.
+		r.Category = contract.CategoryInformational
 	case (an.automated || an.notifier || an.internal) && (an.addressed || an.teamAddressed || an.internal) && !passedNotice(subject) &&
 		expiresWithinHoursRe.MatchString(subject):
 		// A service saying something of the reader's runs out within

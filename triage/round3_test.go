@@ -210,3 +210,18 @@ func TestIncidentAssigned(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// TestOnlyPrincipalWrote checks that a thread holding only the
+// principal's own messages (a sent message waiting for its answer, also
+// one that reads like a monitor's alert) is triaged, not a crash: nobody
+// asks the reader anything in it.
+func TestOnlyPrincipalWrote(t *testing.T) {
+	for _, subject := range []string{"[Triggered on {host:db-1}] disk above 90%", "Quote request: 2,000 eSIM profiles", "Re: Run failed: CI - alex/fix"} {
+		m := &model.Message{MessageID: subject + "@x", From: demoPrincipal, To: []model.Address{{Email: "alert@monitor.example"}},
+			Subject: subject, Text: "Hi, could you send us a quote by Friday?", HasBody: true}
+		o := Deterministic([]*model.Message{m}, demoPrincipal)
+		if o.Result.Category != contract.CategoryInformational || o.Result.IsSpam {
+			t.Errorf("%q written only by the principal: %s (spam %v)", subject, o.Result.Category, o.Result.IsSpam)
+		}
+	}
+}
