@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -293,7 +294,7 @@ func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, pin pas
 						return
 					}
 					in := Input{Messages: j.th.Messages, Principal: w.opts.Principal, Examples: pin.examples, Senders: pin.senders, Slot: slot, Force: w.takeAsked(j.id)}
-					r.out, r.triErr = tr.Triage(ctx, in)
+					r.out, r.triErr, r.err = w.triageSafely(ctx, tr, in, j.id)
 					slot.done()
 					if IsOffline(r.triErr) {
 						halt()
@@ -309,6 +310,21 @@ func (w *Worker) triageThreads(ctx context.Context, g *gate, tr Triager, pin pas
 	}
 	go func() { wg.Wait(); close(results) }()
 	return results
+}
+
+// triageSafely runs tr.Triage and turns a panic (a bug meeting mail
+// nobody foresaw) into the thread's error, logged with its stack: that
+// thread fails and stays untriaged, the pass and the program go on.
+func (w *Worker) triageSafely(ctx context.Context, tr Triager, in Input, id int64) (out *Outcome, triErr, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.log.Error("triage: panic", "thread", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			out, triErr = nil, nil
+			err = fmt.Errorf("triage stopped on this thread with an internal error (%v); it stays untriaged, the rest goes on (details in the log)", p)
+		}
+	}()
+	out, triErr = tr.Triage(ctx, in)
+	return out, triErr, nil
 }
 
 // saveResults saves results as they come, whatever is queued (up to

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -262,4 +263,49 @@ func BenchmarkWorkerOfflinePass(b *testing.B) {
 	}
 	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "threads/s")
 	b.ReportMetric(float64((cpuTime()-c0).Microseconds())/float64(total), "cpu-us/thread")
+}
+
+// panickyTriager panics on one thread (its first message's subject) and
+// triages the others deterministically.
+type panickyTriager struct {
+	Offline
+	subject string
+}
+
+func (p *panickyTriager) Triage(ctx context.Context, in Input) (*Outcome, error) {
+	if in.Messages[0].Subject == p.subject {
+		panic("index out of range [-1]")
+	}
+	return p.Offline.Triage(ctx, in)
+}
+
+// TestWorkerSurvivesPanic checks that a triager panicking on one thread
+// fails that thread with an error event and leaves it untriaged, while
+// every other thread of the pass is triaged and saved.
+func TestWorkerSurvivesPanic(t *testing.T) {
+	ctx := context.Background()
+	st := openDemoStore(t, filepath.Join(t.TempDir(), "mailsift.db"), true)
+	t.Cleanup(func() { st.Close() })
+	need, err := st.ThreadsNeedingTriage(ctx, NewOffline(nil).CacheKey(), 0)
+	if err != nil || len(need) < 2 {
+		t.Fatalf("demo store: %d threads need triage, %v", len(need), err)
+	}
+	th, err := st.Thread(ctx, need[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &panickyTriager{Offline: *NewOffline(nil), subject: th.Messages[0].Subject}
+	w := NewWorker(st, WorkerOptions{Triager: tr, Principal: demo.Principal(), Parallel: 2})
+	res, evs := runPass(t, w)
+	if res.Failed != 1 || res.Triaged != len(need)-1 {
+		t.Errorf("pass: %+v, want 1 failed and %d triaged", res, len(need)-1)
+	}
+	for _, ev := range evs {
+		if ev.ThreadID == need[0] && (ev.Err == nil || !strings.Contains(ev.Err.Error(), "internal error")) {
+			t.Errorf("the panicking thread's event: %+v, want its error", ev)
+		}
+	}
+	if left, _ := st.ThreadsNeedingTriage(ctx, tr.CacheKey(), 0); len(left) != 1 || left[0] != need[0] {
+		t.Errorf("threads left untriaged: %v, want only %d", left, need[0])
+	}
 }
