@@ -220,3 +220,59 @@ func TestJapaneseAccountChangeIsPhishing(t *testing.T) {
 		t.Errorf("not phishing; signals %v", o.Signals)
 	}
 }
+
+// A domain imitating the reader's own organisation is phishing when its
+// sender asks something, and not when it sends a notice or a
+// confirmation (organisations send from their other domains too).
+func TestOwnLookalikeAsking(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body string
+		phish               bool
+	}{
+		{"it-servicedesk@northwind-sso.com", "Okta Verify re-enrolment", "Please re-enrol Okta Verify before Wednesday: https://northwind-sso.com/enrol", true},
+		{"javier.ruiz@northwind-es.com", "¿Estás disponible?", "Hola Alex, ¿estás disponible? Necesito que me ayudes con una gestión confidencial.", true},
+		{"marcus.lindqvist@northvvind.example", "Project Harbor", "Alex, can you call me before 15:00? Keep it between us for now.", true},
+		{"noreply@status.northwind-dispatch.example", "[Northwind Status] Resolved: Elevated API error rates", "The incident has been resolved. Error rates are back to normal.", false},
+		{"benefits@northwind-benefits.example", "Your 2027 benefits elections are confirmed", "Your elections for 2027 have been saved. No further action is needed.", false},
+	} {
+		checkPhishing(t, model.Address{Name: "Northwind", Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
+	}
+}
+
+// A service's name used as the sender's display name or in a hyphenated
+// domain, by someone else's domain, is phishing evidence, also for short
+// names as words of their own ("Zoom") and new work tools; a brand named
+// by a common word is imitated only as a word of a hyphenated name
+// (slack.net is an old provider's, not Slack's).
+func TestServiceLookalikes(t *testing.T) {
+	for _, tt := range []struct {
+		host string
+		want bool
+	}{
+		{"slack-signin-alerts.com", true}, {"crank.slack.net", false}, {"slackware-mirror.net", false},
+		{"atlassian-id-verify.com", true}, {"npmjs.help", true}, {"concur-expense-mail.com", true}, {"concurrent.example", false},
+		{"personio-gehaltsabrechnung.de", true}, {"tollcollect-nachzahlung.de", true}, {"nta-etax-nouzei.com", true},
+		{"smbc-card-kakunin.com", true}, {"smbc-card.com", false}, {"atlassian.net", false}, {"toll-collect.de", false},
+	} {
+		if _, got := lookalike(tt.host, "northwind.example"); got != tt.want {
+			t.Errorf("lookalike(%s) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+	checkPhishing(t, model.Address{Name: "Zoom", Email: "no-reply@zoom-us-meetings.net"}, "Rafael shared a cloud recording with you",
+		"Rafael Ortiz shared a cloud recording with you. View recording: https://zoom-us-meetings.net/rec/8812", nil, true)
+	checkPhishing(t, model.Address{Name: "Zoomer Weekly", Email: "news@zoomer-weekly.example"}, "This week in Zoomer",
+		"Read the issue: https://zoomer-weekly.example/issue/44", nil, false)
+}
+
+// Asking to pay an employee's salary or a supplier to changed bank
+// details in German, or a payroll change from outside, is the diversion.
+func TestMoreDiversions(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body string
+	}{
+		{"s.kroeger@fahrzeugelektronik.example", "Änderung unserer Bankverbindung ab 01.12.2026", "Sehr geehrte Damen und Herren, bitte beachten Sie die Änderung unserer Bankverbindung: Zahlungen ab dem 01.12. bitte nur noch auf IBAN DE44 5001 0517 5407 3249 31 überweisen."},
+		{"tomas.herrera.nw@gmail.com", "bank details for payroll", "Hi, I changed banks. Please update my bank details for this month's payroll: IBAN ES91 2100 0418 4502 0005 1332. Thanks, Tomas"},
+	} {
+		checkPhishing(t, model.Address{Name: "x", Email: tt.from}, tt.subject, tt.body, nil, true)
+	}
+}

@@ -93,7 +93,11 @@ var phraseLists = [numPhraseKinds][]string{
 		"payment to the new account", "payments to the new account", "paid to our new account", "paid into our new account",
 		"to their new bank", "to our new bank", "updated remittance details", "new remittance details", "updated payment details",
 		"neue bankverbindung", "geänderte bankverbindung", "bankverbindung hat sich geändert", "bankverbindung geändert",
-		"neue kontoverbindung", "auf das neue konto", "auf unser neues konto",
+		"neue kontoverbindung", "auf das neue konto", "auf unser neues konto", "änderung unserer bankverbindung",
+		"änderung der bankverbindung", "unsere bankverbindung ändert sich",
+		// an employee's pay to a new account (payroll diversion)
+		"update my bank details", "change my bank details", "my new bank details", "my new account details",
+		"update my direct deposit", "change my direct deposit",
 		"nouvelles coordonnées bancaires", "changement de coordonnées bancaires", "coordonnées bancaires ont changé",
 		"nouveau rib", "sur notre nouveau compte", "vers notre nouveau compte", "sur le nouveau compte",
 		"nuevos datos bancarios", "cambio de datos bancarios", "datos bancarios han cambiado", "nueva cuenta bancaria",

@@ -213,7 +213,9 @@ type analysis struct {
 	// release the funds is its own offer's, not a payment asked in
 	// someone else's name; phishing only with another lure (credentials,
 	// a lookalike, a diverted payment).
-	windfall      bool
+	windfall bool
+	// ownLookalike: a sender's domain imitates the principal's own.
+	ownLookalike  bool
 	spamProb      float64
 	spamPhrases   int
 	bulk          bool
@@ -608,6 +610,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// impersonation of someone.
 		an.lure = true
 		an.phishScore += 2
+	}
+	if an.ownLookalike && an.questions+an.requests > 0 {
+		// A sender in a domain imitating your own organisation's
+		// (northwind-sso.com, northvvind.example) that asks you to do or
+		// answer something: the ask is the lure (the organisation's own
+		// other domains send notices and confirmations, not asks).
+		an.phishScore += 0.5
 	}
 	if an.urgency > 0 || an.subjectSoon {
 		// Pressure: urgency words, or a subject naming today or

@@ -59,7 +59,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		}
 		if !seen[l.Host] {
 			seen[l.Host] = true
-			a.domainSignals(l.Host, "a link's domain", i, pDomain, lw, add)
+			a.domainSignals(an, l.Host, "a link's domain", i, pDomain, lw, add)
 		}
 		if !mismatchDone && l.Text != "" {
 			hreg := a.regDomain(l.Host)

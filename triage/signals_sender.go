@@ -107,7 +107,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	}
 	if from != "" && !seen[from] {
 		seen[from] = true
-		a.domainSignals(from, "the sender's domain", i, pDomain, 1, add)
+		a.domainSignals(an, from, "the sender's domain", i, pDomain, 1, add)
 		if freeMail(from) {
 			a.freeMailImpersonation(m, i, from, pReg, add)
 		}
@@ -133,7 +133,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// Display name naming a brand while the address is elsewhere.
 	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
 		for _, b := range brands {
-			if len(b.name) >= 5 && strings.Contains(name, b.name) && !isRealBrandDomain(fromReg, b.real) {
+			// (a short brand name, "Zoom", "DHL", or one that is a common
+			// word, "Slack", only as a word of its own: not inside
+			// "Zoomer" or "uncle_slacky")
+			if (len(b.name) >= 5 && !wordBrands[b.name] && strings.Contains(name, b.name) || (len(b.name) < 5 || wordBrands[b.name]) && hasWord(name, b.name)) &&
+				!isRealBrandDomain(fromReg, b.real) {
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q but writes from %s", m.From.Name, from), Message: i, Value: from, Weight: 2.5})
 				break
 			}
@@ -247,11 +251,16 @@ func containsAny2(a, b, chars string) bool {
 
 // domainSignals flags punycode and lookalike domains; w scales their
 // weights.
-func (a *Analyzer) domainSignals(host, what string, i int, pDomain string, w float64, add func(Signal)) {
+func (a *Analyzer) domainSignals(an *analysis, host, what string, i int, pDomain string, w float64, add func(Signal)) {
 	if strings.Contains(host, "xn--") {
 		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5 * w})
 	}
 	if imitated, ok := a.lookalike(host, pDomain); ok {
+		if pReg := a.regDomain(pDomain); pReg != "" && imitated == pReg && w == 1 && firstLabel(a.regDomain(host)) != firstLabel(pReg) {
+			// (the same name under another top-level domain is as often
+			// the organisation's own country domain)
+			an.ownLookalike = true
+		}
 		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3 * w})
 	}
 }
@@ -597,4 +606,21 @@ func ownBranch(subject, first string) bool {
 		i += 1 + j
 	}
 	return false
+}
+
+// hasWord reports whether word stands in s as a word of its own (between
+// non-letters and non-digits).
+func hasWord(s, word string) bool {
+	for off := 0; ; {
+		i := strings.Index(s[off:], word)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(word)
+		if (i == 0 || !isWordByte(s[i-1])) && (j == len(s) || !isWordByte(s[j])) {
+			return true
+		}
+		off = i + 1
+	}
 }

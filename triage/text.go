@@ -410,7 +410,26 @@ var brands = []struct {
 	{"okta", []string{"okta.com"}},
 	{"zoom", []string{"zoom.us", "zoom.com"}},
 	{"booking", []string{"booking.com"}},
+	// work tools and services whose notices are phished
+	{"slack", []string{"slack.com", "slack-edge.com"}},
+	{"atlassian", []string{"atlassian.com", "atlassian.net"}},
+	{"npmjs", []string{"npmjs.com", "npmjs.org"}},
+	{"concur", []string{"concur.com", "concursolutions.com", "sap.com"}},
+	{"echosign", []string{"echosign.com", "adobesign.com", "adobe.com"}},
+	{"adobesign", []string{"adobesign.com", "echosign.com", "adobe.com"}},
+	{"docsend", []string{"docsend.com", "dropbox.com"}},
+	{"personio", []string{"personio.de", "personio.com"}},
+	{"telekom", []string{"telekom.de", "telekom.com", "t-online.de"}},
+	{"tollcollect", []string{"toll-collect.de"}},
+	{"antai", []string{"antai.gouv.fr"}},
+	{"smbc", []string{"smbc-card.com", "smbc.co.jp", "vpass.ne.jp"}},
+	{"kuronekoyamato", []string{"kuronekoyamato.co.jp", "yamato-hd.co.jp"}},
+	{"nta", []string{"nta.go.jp"}},
 }
+
+// wordBrands are brands whose name is a common word: only a hyphenated
+// name with the word as one of its parts imitates them.
+var wordBrands = map[string]bool{"slack": true, "concur": true, "booking": true, "chase": true}
 
 // homoglyphs maps characters commonly swapped into lookalike domains to
 // the letter they imitate.
@@ -519,6 +538,15 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 		if isRealBrandDomain(reg, real) {
 			continue
 		}
+		if wordBrands[brand] {
+			// A brand named by a common word (slack.net, concur-law.com
+			// are someone else's) is imitated only as a word of a
+			// hyphenated name: slack-signin-alerts.com.
+			if hyphenPart(label, brand) {
+				return real[0], true
+			}
+			continue
+		}
 		switch {
 		case sk == brand && label != brand:
 			return real[0], true // homoglyph: paypa1, rnicrosoft
@@ -541,7 +569,7 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 	if sub := strings.TrimSuffix(host, reg); sub != "" {
 		for _, b := range brands {
 			brand, real := b.name, b.real
-			if len(brand) >= 5 && strings.Contains(sub, brand+".") && !isRealBrandDomain(reg, real) {
+			if len(brand) >= 5 && !wordBrands[brand] && strings.Contains(sub, brand+".") && !isRealBrandDomain(reg, real) {
 				return real[0], true
 			}
 		}
