@@ -276,3 +276,22 @@ func TestMoreDiversions(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "x", Email: tt.from}, tt.subject, tt.body, nil, true)
 	}
 }
+
+// A sender in a domain imitating a brand's that asks you to act through
+// a link to that domain is phishing; a real business's brand-like domain
+// linking to its own site is not; a host named after a brand word under
+// someone's domain is no imitation, the brand's domain in front of
+// another one is.
+func TestBrandLookalikeAskingThroughLink(t *testing.T) {
+	checkPhishing(t, model.Address{Name: "npm", Email: "support@npmjs.help"}, "Action required: update your npm two-factor authentication by 26 November",
+		"Please update your two-factor settings here: https://www.npmjs.help/settings/2fa", nil, true)
+	checkPhishing(t, model.Address{Name: "ヤマト運輸", Email: "info@kuronekoyamato-delivery.top"}, "【ヤマト運輸】お荷物お届けのお知らせ",
+		"お荷物をお届けにあがりましたが不在のため持ち帰りました。再配達をご希望の場合はこちらからお手続きください: https://kuronekoyamato-delivery.top/redeliver", nil, true)
+	checkPhishing(t, model.Address{Name: "Lufthansa", Email: "online@booking-lufthansa.com"}, "Important information about your flight LH 1800",
+		"Your flight has a new departure time. Please check your booking: https://www.lufthansa.com/mybookings", nil, false)
+	for host, want := range map[string]bool{"hermes.sun.com": false, "booking.lufthansa.com": false, "paypal.com.account-check.net": true} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}

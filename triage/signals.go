@@ -214,40 +214,46 @@ type analysis struct {
 	// someone else's name; phishing only with another lure (credentials,
 	// a lookalike, a diverted payment).
 	windfall bool
-	// ownLookalike: a sender's domain imitates the principal's own.
-	ownLookalike  bool
-	spamProb      float64
-	spamPhrases   int
-	bulk          bool
-	automated     bool
-	list          bool // a message came through a mailing list (see isListMail)
-	calendar      bool
-	meeting       bool
-	addressed     bool // principal in To (or no recipients known) of the latest message from others
-	teamAddressed bool // the latest message from others went to an address of the principal's domain, not a list
-	ccOnly        bool
-	replied       bool // the principal wrote in the thread
-	urgency       int
-	soonDeadline  bool
-	injection     bool
-	positive      int
-	negative      int
-	items         []contract.ActionItem
-	questions     int
-	requests      int
-	latest        int    // index of the latest message not from the principal (-1 none)
-	suspicious    int    // independent spam indicators (obfuscation, raw IP links, auth failures)
-	internal      bool   // the latest message from others comes from the principal's domain
-	spoofed       bool   // DMARC failed for the sender's domain outside list mail
-	greeted       bool   // the latest message from others opens with the principal's first name
-	firstName     string // the principal's (see firstName)
-	handle        string // "@" and the principal's address's local part, lower case ("@alex.morgan")
-	surname       string // the principal's (see surname)
-	subjectSoon   bool   // its subject names today, tonight, tomorrow or minutes
-	subjectAsks   bool   // its subject asks for action (see subjectAsks)
-	taskNamed     bool   // an ask says the task is the reader's (see yoursToDo)
-	otherNamed    bool   // an ask turns to someone else by name ("Sofia, can you…")
-	expiresSoon   bool   // a sentence says something runs out within the day ("expires tonight")
+	// ownLookalike: a sender's domain imitates the principal's own;
+	// brandLookalike is a sender's domain imitating a brand's;
+	// lookalikeLink: a link's domain imitates either; linkToSender: a
+	// link of the latest message goes to its sender's domain.
+	ownLookalike   bool
+	brandLookalike string
+	lookalikeLink  bool
+	linkToSender   bool
+	spamProb       float64
+	spamPhrases    int
+	bulk           bool
+	automated      bool
+	list           bool // a message came through a mailing list (see isListMail)
+	calendar       bool
+	meeting        bool
+	addressed      bool // principal in To (or no recipients known) of the latest message from others
+	teamAddressed  bool // the latest message from others went to an address of the principal's domain, not a list
+	ccOnly         bool
+	replied        bool // the principal wrote in the thread
+	urgency        int
+	soonDeadline   bool
+	injection      bool
+	positive       int
+	negative       int
+	items          []contract.ActionItem
+	questions      int
+	requests       int
+	latest         int    // index of the latest message not from the principal (-1 none)
+	suspicious     int    // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal       bool   // the latest message from others comes from the principal's domain
+	spoofed        bool   // DMARC failed for the sender's domain outside list mail
+	greeted        bool   // the latest message from others opens with the principal's first name
+	firstName      string // the principal's (see firstName)
+	handle         string // "@" and the principal's address's local part, lower case ("@alex.morgan")
+	surname        string // the principal's (see surname)
+	subjectSoon    bool   // its subject names today, tonight, tomorrow or minutes
+	subjectAsks    bool   // its subject asks for action (see subjectAsks)
+	taskNamed      bool   // an ask says the task is the reader's (see yoursToDo)
+	otherNamed     bool   // an ask turns to someone else by name ("Sofia, can you…")
+	expiresSoon    bool   // a sentence says something runs out within the day ("expires tonight")
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when
@@ -610,6 +616,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// impersonation of someone.
 		an.lure = true
 		an.phishScore += 2
+	}
+	if an.brandLookalike != "" && an.questions+an.requests > 0 && (an.lookalikeLink || an.linkToSender) {
+		// A sender in a domain imitating a brand's that asks you to act
+		// through a link to that domain, or to another imitation: the
+		// link is the lure (a brand-like domain of a real business,
+		// booking-lufthansa.com, links to the business's own site).
+		an.phishScore += 0.5
 	}
 	if an.ownLookalike && an.questions+an.requests > 0 {
 		// A sender in a domain imitating your own organisation's

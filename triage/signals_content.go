@@ -57,6 +57,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			an.suspicious++
 			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2 * lw})
 		}
+		if latest && !an.linkToSender && a.regDomain(l.Host) == a.regDomain(domainOf(m.From.Email)) {
+			an.linkToSender = true
+		}
 		if !seen[l.Host] {
 			seen[l.Host] = true
 			a.domainSignals(an, l.Host, "a link's domain", i, pDomain, lw, add)

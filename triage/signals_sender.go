@@ -107,7 +107,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	}
 	if from != "" && !seen[from] {
 		seen[from] = true
-		a.domainSignals(an, from, "the sender's domain", i, pDomain, 1, add)
+		a.domainSignals(an, from, senderWhat, i, pDomain, 1, add)
 		if freeMail(from) {
 			a.freeMailImpersonation(m, i, from, pReg, add)
 		}
@@ -249,6 +249,9 @@ func containsAny2(a, b, chars string) bool {
 	return strings.ContainsAny(a, chars) || strings.ContainsAny(b, chars)
 }
 
+// senderWhat names the sender's domain in domainSignals' reasons.
+const senderWhat = "the sender's domain"
+
 // domainSignals flags punycode and lookalike domains; w scales their
 // weights.
 func (a *Analyzer) domainSignals(an *analysis, host, what string, i int, pDomain string, w float64, add func(Signal)) {
@@ -256,10 +259,16 @@ func (a *Analyzer) domainSignals(an *analysis, host, what string, i int, pDomain
 		add(Signal{Kind: SigPunycodeDomain, Reason: fmt.Sprintf("%s %s is an internationalised (punycode) name shown as %s", what, host, unicodeHost(host)), Message: i, Value: host, Weight: 1.5 * w})
 	}
 	if imitated, ok := a.lookalike(host, pDomain); ok {
-		if pReg := a.regDomain(pDomain); pReg != "" && imitated == pReg && w == 1 && firstLabel(a.regDomain(host)) != firstLabel(pReg) {
+		pReg := a.regDomain(pDomain)
+		switch {
+		case what != senderWhat:
+			an.lookalikeLink = true
+		case pReg != "" && imitated == pReg && firstLabel(a.regDomain(host)) != firstLabel(pReg):
 			// (the same name under another top-level domain is as often
 			// the organisation's own country domain)
 			an.ownLookalike = true
+		case imitated != pReg:
+			an.brandLookalike = a.regDomain(host)
 		}
 		add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("%s %s imitates %s", what, host, imitated), Message: i, Value: host, Weight: 3 * w})
 	}

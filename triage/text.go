@@ -569,8 +569,16 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 	if sub := strings.TrimSuffix(host, reg); sub != "" {
 		for _, b := range brands {
 			brand, real := b.name, b.real
-			if len(brand) >= 5 && !wordBrands[brand] && strings.Contains(sub, brand+".") && !isRealBrandDomain(reg, real) {
-				return real[0], true
+			if len(brand) < 5 || isRealBrandDomain(reg, real) {
+				continue
+			}
+			// The brand's own domain in front of another one
+			// (paypal.com.evil.net), not a host named after a word
+			// (hermes.sun.com, booking.lufthansa.com).
+			for _, r := range real {
+				if strings.Contains(sub, r+".") {
+					return r, true
+				}
 			}
 		}
 	}
