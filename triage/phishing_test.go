@@ -295,3 +295,15 @@ func TestBrandLookalikeAskingThroughLink(t *testing.T) {
 		}
 	}
 }
+
+// A message warning of a payment-diversion fraud quotes its words ("new
+// bank details", 振込先の変更) without asking for them: not phishing.
+func TestFraudWarningIsNoDiversion(t *testing.T) {
+	for _, tt := range []struct{ subject, body string }{
+		{"Brightline \"new bank details\" - fake, nothing paid", "FYI: the mail with Brightline's new bank details for the November invoice was fake. Nothing was paid; please ignore any such request."},
+		{"【注意喚起】弊社を装った不審なメールについて", "弊社を装い、振込先の変更を依頼する不審なメールが確認されています。弊社が振込先の変更をメールでお願いすることはございません。お支払いは従来の口座へお願いいたします。"},
+		{"Achtung: gefälschte Rechnungen im Umlauf", "Derzeit sind gefälschte Rechnungen mit einer neuen Bankverbindung in unserem Namen im Umlauf. Bitte überweisen Sie nur auf das bekannte Konto."},
+	} {
+		checkPhishing(t, model.Address{Name: "Accounts", Email: "accounts@supplier.example"}, tt.subject, tt.body, nil, false)
+	}
+}

@@ -172,6 +172,12 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if div != "" && !mentionsPayment(m.Subject, own) {
 		div = "" // a new bank account, no payment asked
 	}
+	if div != "" && warnsOfFraud(m.Subject, own) {
+		// "Brightline 'new bank details' - fake, nothing paid",
+		// "【注意喚起】弊社を装った不審なメールについて": a warning quotes
+		// the fraud it warns of.
+		div = ""
+	}
 	if div != "" {
 		// Asking that a payment go to changed bank details is the fraud
 		// itself: it weighs as much as phishing needs.
@@ -1368,3 +1374,19 @@ func namesSendDay(subject string, sent time.Time) bool {
 }
 
 func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
+
+// fraudWords say a message warns of a fraud rather than commits one
+// (lower case).
+var fraudWords = []string{"fake", "fraud", "scam", "phishing", "impersonat", "do not pay", "don't pay", "nothing paid",
+	"betrug", "gefälscht", "nicht überweisen", "fraude", "frauduleu", "usurp", "estafa", "suplantación", "no pague",
+	"詐欺", "不審", "装った", "なりすまし", "注意喚起"}
+
+// warnsOfFraud reports whether subject or text warns of a fraud (see
+// fraudWords).
+func warnsOfFraud(subject, text string) bool {
+	if _, ok := containsAnyOf(strings.ToLower(subject), fraudWords); ok {
+		return true
+	}
+	_, ok := containsAnyOf(strings.ToLower(text), fraudWords)
+	return ok
+}
