@@ -307,3 +307,37 @@ func TestFraudWarningIsNoDiversion(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "Accounts", Email: "accounts@supplier.example"}, tt.subject, tt.body, nil, false)
 	}
 }
+
+// An executive or a colleague writing from a free-mail address who asks
+// for discretion, checks you are at hand or moves the talk to a private
+// channel is phishing, in each language; the same colleague asking a
+// plain question is not.
+func TestSecrecyFromFreeMail(t *testing.T) {
+	for _, tt := range []struct {
+		name, from, subject, body string
+		phish                     bool
+	}{
+		{"Dana Whitfield", "ceo.dwhitfield@protonmail.com", "Confidential", "Alex, I'm in a board session. I need your assistance with a confidential matter that can't go through normal channels today. Please send me your mobile number.", true},
+		{"Dana Whitfield", "ceo.dwhitfield@protonmail.com", "Are you at your desk?", "Alex, are you at your desk? I need a quick favour.", true},
+		{"Jens Albrecht (CFO)", "cfo.jens.albrecht@gmail.com", "Vertraulich", "Hallo Alex, bist du erreichbar? Es geht um eine streng vertrauliche Transaktion.", true},
+		{"佐藤 健一", "kenichi.sato.northwind@gmail.com", "至急のお願い", "社用のアドレスが一時的に使えないため、こちらから連絡しています。LINEで新しいグループを作成し、QRコードを送ってください。会議中のため、電話には出られません。", true},
+		{"Dana Whitfield", "ceo.dwhitfield@protonmail.com", "Board deck", "Alex, could you send me the slide on the outage for Thursday's board?", false},
+	} {
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
+	}
+}
+
+// A sender calling itself a brand ("Microsoft Teams") from a domain of
+// its own, asking you to act through a link to that domain, is
+// phishing; a newsletter named after a brand is not.
+func TestBrandNameLinkingHome(t *testing.T) {
+	checkPhishing(t, model.Address{Name: "Microsoft Teams", Email: "noreply@teams-notify-mail.com"}, "You have 3 unread messages from Priya",
+		"Priya sent you messages. Please sign in to read them: https://teams-notify-mail.com/read?u=alex", nil, true)
+	m := &model.Message{MessageID: "l@x", From: model.Address{Name: "Lockergnome Apple Core", Email: "subscriptions@lockergnome.example"},
+		To: []model.Address{demoPrincipal}, Subject: "[Lockergnome Apple Core] Skip Content", HasBody: true,
+		Headers: map[string][]string{"List-Unsubscribe": {"<mailto:leave@lockergnome.example>"}},
+		Text:    "This week's tips for your Mac. Please read the full issue: https://lockergnome.example/apple/issue"}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing {
+		t.Errorf("a newsletter named after a brand: phishing; signals %v", o.Signals)
+	}
+}

@@ -22,6 +22,7 @@ const (
 	pkSpammy
 	pkWindfall
 	pkSolicitation
+	pkSecrecy
 	pkSolicitWord
 	pkNotBill
 	pkCalm
@@ -153,6 +154,18 @@ var phraseLists = [numPhraseKinds][]string{
 	pkSolicitation: {"this is solicitation", "keine rechnung sondern ein angebot", "pas une facture mais une offre",
 		"no es una factura sino una oferta"},
 	pkSolicitWord: {"solicitation"},
+	// discretion asked, or the reader's presence checked: how a fraud in
+	// someone's name opens
+	pkSecrecy: {"strictly confidential", "keep this between us", "keep it between us", "between the two of us", "keep this confidential",
+		"be discreet", "your discretion", "are you at your desk", "are you available", "are you around", "do you have minute",
+		"quick favor", "quick favour", "streng vertraulich", "unter uns", "bist du erreichbar", "sind sie erreichbar",
+		"bist du am platz", "strictement confidentiel", "en toute discrétion", "es tu disponible", "êtes vous disponible",
+		"estrictamente confidencial", "con discreción", "estás disponible", "está disponible", "ご内密", "内密に", "極秘",
+		// and moves the talk to a channel nobody else sees
+		"confidential matter", "normal channels", "don mention this", "do not mention this", "don tell anyone",
+		"cannot talk", "send me your mobile", "send me your cell", "your mobile number", "your cell number", "whatsapp",
+		"deine handynummer", "ihre handynummer", "kann gerade nicht telefonieren", "ton numéro de portable",
+		"votre numéro de portable", "tu número de móvil", "su número de móvil", "no puedo hablar"},
 	// "This is not a bill" alone is also what an insurer's statement says
 	pkNotBill: {"this is not bill"},
 	// a windfall offered: a prize, a lottery, an inheritance or funds to

@@ -31,9 +31,13 @@ const (
 	// SigPaymentDiversion: the message asks that money go to changed bank
 	// details ("our bank details have changed", "neue Bankverbindung").
 	SigPaymentDiversion SignalKind = "payment-diversion"
-	SigUrgency          SignalKind = "urgency"
-	SigSpamScore        SignalKind = "spam-score"
-	SigSpamPhrase       SignalKind = "spam-phrase"
+	// SigSecrecy: the author asks for discretion or checks the reader is
+	// at hand ("strictly confidential", "are you available?"): the
+	// opening of a fraud that impersonates someone.
+	SigSecrecy    SignalKind = "secrecy"
+	SigUrgency    SignalKind = "urgency"
+	SigSpamScore  SignalKind = "spam-score"
+	SigSpamPhrase SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
 	SigSpamStructure SignalKind = "spam-structure"
@@ -76,13 +80,13 @@ func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
 var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
@@ -218,6 +222,7 @@ type analysis struct {
 	// brandLookalike is a sender's domain imitating a brand's;
 	// lookalikeLink: a link's domain imitates either; linkToSender: a
 	// link of the latest message goes to its sender's domain.
+	displaySpoof   bool // a sender's display name is a brand's its domain is not
 	ownLookalike   bool
 	brandLookalike string
 	lookalikeLink  bool
@@ -593,8 +598,17 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
 		brandOwn = realBrandDomain(reg) && !freeMail(reg)
 	}
+	// Discretion asked (secrecy) tells of a fraud only in the name of
+	// someone the mail pretends to be.
+	impersonated := false
 	for _, s := range an.signals {
-		if brandOwn && (s.Kind == SigCredentialRequest || s.Kind == SigPaymentRequest) {
+		switch s.Kind {
+		case SigLookalikeDomain, SigDisplayNameSpoof, SigPunycodeDomain:
+			impersonated = true
+		}
+	}
+	for _, s := range an.signals {
+		if brandOwn && (s.Kind == SigCredentialRequest || s.Kind == SigPaymentRequest) || s.Kind == SigSecrecy && !impersonated {
 			continue
 		}
 		if k := slices.Index(phishingOrder[:], s.Kind); k >= 0 {
@@ -616,6 +630,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// impersonation of someone.
 		an.lure = true
 		an.phishScore += 2
+	}
+	if an.displaySpoof && !an.bulk && an.brandLookalike == "" && an.questions+an.requests > 0 && an.linkToSender {
+		// A sender calling itself a brand ("Microsoft Teams") from a
+		// domain of its own that asks you to act through a link to that
+		// domain: neither the name nor the link is the brand's.
+		an.phishScore += 1
 	}
 	if an.brandLookalike != "" && an.questions+an.requests > 0 && (an.lookalikeLink || an.linkToSender) {
 		// A sender in a domain imitating a brand's that asks you to act

@@ -192,6 +192,13 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// the gift-card fraud itself (nobody pays a business that way).
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for gift card codes (%q)", w), Message: i, Value: w, Weight: 3.5})
 	}
+	secrecy := first[pkSecrecy]
+	if secrecy == "" && !isASCII(own) {
+		secrecy, _ = containsAnyOf(own, jaSecrecy)
+	}
+	if secrecy != "" {
+		add(Signal{Kind: SigSecrecy, Reason: fmt.Sprintf("asks for discretion or checks you are at hand (%q)", secrecy), Message: i, Value: secrecy, Weight: 1.5})
+	}
 	if n := counts[pkSpammy] + counts[pkWindfall]; n > 0 {
 		// The messages of a thread quote each other: the thread's spam
 		// wording is that of its wordiest message, not the sum.
@@ -762,6 +769,10 @@ var atHourRe = regexp.MustCompile(`(?i)(?:\b(?:at|the|um|a las)|(?:^|\s)à)\s+\d
 
 // hourMarkers are the words hourDeadlineRe needs (lower-case).
 var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}
+
+// jaSecrecy are pkSecrecy in Japanese (substrings): in a meeting and
+// unable to call, the company address "unavailable", a new LINE group.
+var jaSecrecy = []string{"電話には出られません", "電話に出られません", "アドレスが一時的に使え", "lineで", "LINEで", "他言無用", "内密に", "ご内密", "極秘"}
 
 // jaDiversion are pkDiversion in Japanese (matched as substrings: the
 // tokenizer does not split Japanese words).

@@ -138,6 +138,9 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			// "Zoomer" or "uncle_slacky")
 			if (len(b.name) >= 5 && !wordBrands[b.name] && strings.Contains(name, b.name) || (len(b.name) < 5 || wordBrands[b.name]) && hasWord(name, b.name)) &&
 				!isRealBrandDomain(fromReg, b.real) {
+				// (the name is the brand's, "Microsoft Teams", not a
+				// newsletter's about it, "Lockergnome Apple Core")
+				an.displaySpoof = an.displaySpoof || strings.HasPrefix(name, b.name)
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q but writes from %s", m.From.Name, from), Message: i, Value: from, Weight: 2.5})
 				break
 			}
