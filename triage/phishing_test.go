@@ -341,3 +341,31 @@ func TestBrandNameLinkingHome(t *testing.T) {
 		t.Errorf("a newsletter named after a brand: phishing; signals %v", o.Signals)
 	}
 }
+
+// Replies diverted to a domain imitating your organisation, a display
+// name presenting an outside sender as your mail service, a domain
+// presenting itself as a government's, and an ask to follow a link to a
+// brand's imitation: each phishing evidence, beside the genuine cases.
+func TestMorePhishingEvidence(t *testing.T) {
+	spoofed := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=northwind.example; dmarc=fail header.from=northwind.example"}}
+	m := &model.Message{MessageID: "v@x", From: model.Address{Name: "Dana Whitfield", Email: "dana.whitfield@northwind.example"},
+		ReplyTo: []model.Address{{Email: "dana.whitfield@northwind-exec.com"}}, To: []model.Address{demoPrincipal},
+		Subject: "RE: Q4 vendor consolidation", HasBody: true, Headers: spoofed,
+		Text: "Alex, please set up the new vendor today and send me the confirmation. Reply to me directly."}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsPhishing {
+		t.Errorf("spoofed colleague with replies to northwind-exec.com: not phishing; signals %v", o.Signals)
+	}
+	checkPhishing(t, model.Address{Name: "IT-Service Postmaster", Email: "k.schaefer@stud.hs-weserland.example"}, "Ihr Postfach wurde vorübergehend eingeschränkt",
+		"Ihr Postfach wurde eingeschränkt. Bestätigen Sie sofort Ihre Zugangsdaten: https://hs-weserland.example/owa", nil, true)
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=northwind.example; dmarc=pass header.from=northwind.example"}}
+	checkPhishing(t, model.Address{Name: "Northwind IT Service Desk", Email: "servicedesk@northwind.example"}, "Postfach-Migration am Samstag",
+		"Am Samstag wird Ihr Postfach migriert. Danach melden Sie sich mit Ihren bekannten Zugangsdaten an.", auth, false)
+	for host, want := range map[string]bool{"hmrc-gov-uk.info": true, "chorus-pro-gouv.fr.com": true, "tax.service.gov.uk": false,
+		"impots.gouv.fr": false, "governance-weekly.example": false} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+	checkPhishing(t, model.Address{Name: "Marta Lindqvist", Email: "marta.lindqvist@fjordfreight.example"}, "Marta shared \"Rate Card Q1 2027\" with you",
+		"Marta shared a file with you. Could you review the rates before Friday? Open: https://fjordfreight-my.sharepoint.com.docview-secure.app/rate-card", nil, true)
+}

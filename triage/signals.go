@@ -637,6 +637,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// domain: neither the name nor the link is the brand's.
 		an.phishScore += 1
 	}
+	if an.brandLookalike == "" && !an.ownLookalike && an.lookalikeLink && an.questions+an.requests > 0 && !an.bulk {
+		// An ask to follow a link to a domain imitating a brand's or
+		// your organisation's (a "shared document" on
+		// sharepoint.com.docview-secure.app): the link is the lure.
+		an.phishScore += 0.5
+	}
 	if an.brandLookalike != "" && an.questions+an.requests > 0 && (an.lookalikeLink || an.linkToSender) {
 		// A sender in a domain imitating a brand's that asks you to act
 		// through a link to that domain, or to another imitation: the

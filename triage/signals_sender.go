@@ -80,6 +80,12 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) &&
 			!sameBrand(a.regDomain(d), fromReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
+			if imitated, ok := a.lookalike(d, pDomain); ok {
+				// Replies diverted to a domain imitating your own
+				// organisation or a brand (northwind-exec.com): where the
+				// answer to a spoofed colleague goes.
+				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("replies go to %s, which imitates %s", d, imitated), Message: i, Value: d, Weight: 3})
+			}
 			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) {
 				// Outside a mailing list (which points replies at itself),
 				// replies diverted from the sender are a spam indicator
@@ -129,6 +135,14 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	if pDomain != "" && fromReg == a.regDomain(pDomain) && i == an.latest {
 		an.internal = true
 		add(Signal{Kind: SigInternalSender, Reason: "sent from your own domain " + fromReg, Message: i})
+	}
+	// A display name presenting the sender as a mail or IT service
+	// ("IT-Service Postmaster", "Mail Administrator") from outside your
+	// organisation: your mailbox's keepers write from your own domain.
+	if pReg := a.regDomain(pDomain); pReg != "" && fromReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
+		if w, ok := containsAnyOf(strings.ToLower(m.From.Name), itRoleNames); ok {
+			add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
+		}
 	}
 	// Display name naming a brand while the address is elsewhere.
 	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
@@ -636,3 +650,10 @@ func hasWord(s, word string) bool {
 		off = i + 1
 	}
 }
+
+// itRoleNames in a display name present the sender as the keeper of a
+// mailbox or of accounts (lower case).
+var itRoleNames = []string{"postmaster", "mail administrator", "email administrator", "mailbox administrator",
+	"it-service", "it service", "it support", "it-support", "it helpdesk", "it-helpdesk", "it help desk", "helpdesk", "help desk",
+	"service desk", "servicedesk", "system administrator", "systemadministrator", "administrateur", "administrador",
+	"soporte técnico", "support informatique", "messagerie", "postfach-service", "システム管理者", "情報システム部"}

@@ -533,6 +533,9 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			}
 		}
 	}
+	if govPretender(host, reg) {
+		return "a government domain", true
+	}
 	for _, b := range brands {
 		brand, real := b.name, b.real
 		if isRealBrandDomain(reg, real) {
@@ -666,4 +669,27 @@ func flatSpace(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// govPretender reports whether a host's name presents it as a
+// government's ("hmrc-gov-uk.info", "antai-gouv-amendes.fr",
+// "chorus-pro-gouv.fr.com") while the domain is under no government's
+// suffix (gov.uk, gouv.fr, gob.es, go.jp, .gov): authorities write from
+// their own.
+func govPretender(host, reg string) bool {
+	claims := false
+	for part := range strings.SplitSeq(host, ".") {
+		if hyphenPart(part, "gov") || hyphenPart(part, "gouv") || hyphenPart(part, "gob") || hyphenPart(part, "government") {
+			claims = true
+		}
+	}
+	if !claims {
+		return false
+	}
+	for _, suffix := range []string{".gov", ".gov.uk", ".gouv.fr", ".gob.es", ".go.jp", ".gv.at", ".admin.ch", ".bund.de", ".gov.au", ".gc.ca", ".europa.eu"} {
+		if strings.HasSuffix("."+reg, suffix) {
+			return false
+		}
+	}
+	return true
 }
