@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // A brand's own authenticated notice is the brand: its account wording
@@ -368,4 +369,23 @@ func TestMorePhishingEvidence(t *testing.T) {
 	}
 	checkPhishing(t, model.Address{Name: "Marta Lindqvist", Email: "marta.lindqvist@fjordfreight.example"}, "Marta shared \"Rate Card Q1 2027\" with you",
 		"Marta shared a file with you. Could you review the rates before Friday? Open: https://fjordfreight-my.sharepoint.com.docview-secure.app/rate-card", nil, true)
+}
+
+// Mail "from your own account" that your domain's authentication
+// disowns is a stranger's: the extortion it carries is spam in
+// quarantine, not your own sent mail; your own authenticated message is
+// still yours.
+func TestSpoofedSelfIsAStranger(t *testing.T) {
+	fail := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=northwind.example; dmarc=fail header.from=northwind.example"}}
+	m := &model.Message{MessageID: "s@x", From: demoPrincipal, To: []model.Address{demoPrincipal}, Subject: "Your account has been hacked - payment required",
+		HasBody: true, Headers: fail, Text: "As you may have noticed, I sent you this email from your own account. I have full access to your device. " +
+			"I recorded you through your webcam while you visited an adult website. Pay 1,500 USD in Bitcoin to the wallet below within 48 hours."}
+	o := Deterministic([]*model.Message{m}, demoPrincipal)
+	if !o.Result.IsSpam || o.Result.IsPhishing || o.Result.Category != contract.CategoryLowPriority {
+		t.Errorf("spoofed self: spam %v phishing %v %s, want spam, not phishing, low priority; signals %v", o.Result.IsSpam, o.Result.IsPhishing, o.Result.Category, o.Signals)
+	}
+	m.Headers = nil
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsSpam || o.Result.Category != contract.CategoryInformational {
+		t.Errorf("the principal's own message: spam %v %s, want informational", o.Result.IsSpam, o.Result.Category)
+	}
 }

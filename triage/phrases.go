@@ -169,11 +169,14 @@ var phraseLists = [numPhraseKinds][]string{
 	// "This is not a bill" alone is also what an insurer's statement says
 	pkNotBill: {"this is not bill"},
 	// a windfall offered: a prize, a lottery, an inheritance or funds to
-	// release (spam wording too; see windfall)
+	// release, or the extortion's threat (spam wording too; see windfall)
 	pkWindfall: {
 		"you have won", "you won", "winner", "lottery", "claim your prize", "claim your reward", "million dollars",
 		"inheritance", "beneficiary", "dear beneficiary",
 		"sie haben gewonnen", "gewonnen", "gewinnspiel", "vous avez gagné", "gagnant", "ha ganado", "has ganado", "ganador",
+		// and its reverse, the extortion ("I recorded you"): a demand
+		// of the scam's own, not a payment in someone else's name
+		"adult website", "recorded you", "your webcam", "full access to your device", "access to your device",
 	},
 }
 

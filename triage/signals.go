@@ -463,7 +463,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		an.signals = append(an.signals, s)
 	}
 	for i, m := range msgs {
-		if sameAddr(m.From.Email, principal.Email) {
+		if fromPrincipal(m, principal) {
 			an.replied = true
 			continue
 		}
@@ -487,7 +487,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	// (see MaxAnalyzedMessages); indexes stay those of the whole thread.
 	for i := max(0, len(msgs)-MaxAnalyzedMessages); i < len(msgs); i++ {
 		m := msgs[i]
-		if sameAddr(m.From.Email, principal.Email) {
+		if fromPrincipal(m, principal) {
 			continue
 		}
 		a.headerSignals(an, i, m, pDomain, seenDomain, add)
@@ -697,3 +697,19 @@ var institutionWords = []string{"bank", "banco", "banque", "sparkasse", "銀行"
 	"gouv", "gov.", ".gov", "government", "regierung", "gobierno", "ministère", "ministerio", "ministerium", "ministry",
 	"finanzamt", "impots", "impôts", "hacienda", "tributaria", "tax office", "zoll", "douane", "aduana", "customs",
 	"police", "polizei", "amende", "bußgeld", "multa", "税務署", "警察"}
+
+// fromPrincipal reports whether m is the principal's own: from their
+// address, and not disowned by their domain's authentication (mail
+// "from your own account" that fails SPF or DMARC is a stranger's:
+// sextortion and spoofing write it so).
+func fromPrincipal(m *model.Message, principal model.Address) bool {
+	if !sameAddr(m.From.Email, principal.Email) {
+		return false
+	}
+	for _, v := range m.Headers["Authentication-Results"] {
+		if authFailRe.MatchString(strings.ToLower(v)) {
+			return false
+		}
+	}
+	return true
+}
