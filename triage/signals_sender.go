@@ -139,9 +139,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// A display name presenting the sender as a mail or IT service
 	// ("IT-Service Postmaster", "Mail Administrator") from outside your
 	// organisation: your mailbox's keepers write from your own domain.
-	if pReg := a.regDomain(pDomain); pReg != "" && fromReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
+	if m.From.Name != "" && fromReg != "" {
 		if w, ok := containsAnyOf(strings.ToLower(m.From.Name), itRoleNames); ok {
-			add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
+			if pReg := a.regDomain(pDomain); pReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
+				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
+			}
 		}
 	}
 	// Display name naming a brand while the address is elsewhere.
