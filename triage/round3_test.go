@@ -225,3 +225,22 @@ func TestOnlyPrincipalWrote(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenSinceAndBracketedCancel checks a problem since an hour
+// written without "Uhr" ("seit 11:40") or with 以降 ("15時以降…更新されて
+// いません") as live, and a cancellation in brackets ("【キャンセル】",
+// "[Cancelled]") as a calendar notice.
+func TestBrokenSinceAndBracketedCancel(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"stefan@northwind.example", "Rhein-Logistik – keine Aufträge aus SAP seit 11:40", "Alex, seit 11:40 kommen keine Aufträge aus SAP an.", nil, false, "urgent"},
+		{"takuya@northwind.example", "関東物流様：15時以降、一部車両の位置情報が更新されていません", "モーガンさん、15時以降、一部車両の位置情報が更新されていません。", nil, false, "urgent"},
+		{"stefan@northwind.example", "Rhein-Logistik – Aufträge aus SAP seit 11:40 wieder da", "Alex, seit 11:40 kommen die Aufträge wieder an. Danke!", nil, false, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+	for subject, want := range map[string]bool{"【キャンセル】北辰運輸・API仕様確認打ち合わせ": true, "[Cancelled] Weekly sync": true, "Cancel culture in ops": false} {
+		if got := isCalendarNotice(subject); got != want {
+			t.Errorf("isCalendarNotice(%q) = %v, want %v", subject, got, want)
+		}
+	}
+}

@@ -784,10 +784,10 @@ var (
 	// hour ("since about 16:20", "seit 6 Uhr", "depuis 8h", "desde las
 	// 8:45", "9時から"), this morning, last night.
 	sinceTodayRe = regexp.MustCompile(`(?i)\bsince\s+(?:about\s+|around\s+|roughly\s+|approximately\s+)?(?:\d{1,2}:\d\d|\d{1,2}\s*[ap]\.?m\b|this morning|last night|earlier today)` +
-		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|heute (?:morgen|früh|nacht)|gestern abend)` +
+		`|\bseit\s+(?:etwa\s+|ca\.\s+|heute\s+)?(?:\d{1,2}(?:[:.]\d\d)?\s*uhr\b|\d{1,2}:\d\d\b|heute (?:morgen|früh|nacht)|gestern abend)` +
 		`|\bdepuis\s+(?:environ\s+)?(?:\d{1,2}\s*h(?:\s*\d\d)?\b|\d{1,2}:\d\d|ce matin|cette nuit|hier soir)` +
 		`|\bdesde\s+(?:las?\s+\d{1,2}(?:[:.]\d\d)?|esta mañana|esta madrugada|anoche)` +
-		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?から|\d{1,2}:\d\d(?:頃|ごろ)?から` +
+		`|今朝から|昨夜から|\d{1,2}時(?:\d{1,2}分|半)?(?:頃|ごろ)?(?:から|以降)|\d{1,2}:\d\d(?:頃|ごろ)?(?:から|以降)` +
 		// a regression since a change went out: "since your retry
 		// change", "desde la release de las 14:00", "リリース後に"
 		`|\bsince\s+(?:the\s+|your\s+|our\s+|this\s+|today's\s+)?(?:[a-z0-9.-]+\s+){0,2}(?:deploy|deployment|release|rollout|change|upgrade|migration|merge|cutover|hotfix)\b` +
@@ -798,7 +798,7 @@ var (
 	// brokenWords say that something does not work (in the five languages).
 	brokenWords = []string{"declined", "failing", "failed", "fails", " fail ", " fail.", " down", "not working", "unavailable", "no longer", "cannot", "can't",
 		"stopped", "outage", "errors", "offline", "unreachable", "duplicate", "5xx", "500s", "timeouts", "holding a lock", "hält lock",
-		"hält den lock", "duplicad", "doppelt", "en double", "増加",
+		"hält den lock", "duplicad", "doppelt", "en double", "増加", "されていません", "されません", "動きません", "つながりません",
 		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
 		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
 		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",

@@ -31,6 +31,12 @@ var calendarNoticePrefixes = []string{
 func isCalendarNotice(subject string) bool {
 	s := strings.ToLower(strings.TrimSpace(subject))
 	for _, p := range calendarNoticePrefixes {
+		// "【キャンセル】…", "[Cancelled] …": the word in brackets
+		for _, br := range [][2]string{{"【", "】"}, {"[", "]"}} {
+			if strings.HasPrefix(s, br[0]+p+br[1]) {
+				return true
+			}
+		}
 		if rest, ok := strings.CutPrefix(s, p); ok {
 			rest = strings.TrimLeft(rest, " ")
 			if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "：") {
