@@ -435,7 +435,17 @@ func addressList(h mail.Header, key string, probs *[]string) []model.Address {
 	if err == nil {
 		out := make([]model.Address, 0, len(list))
 		for _, a := range list {
-			out = append(out, model.Address{Name: sanitizeLine(a.Name), Email: sanitizeLine(a.Address)})
+			name := a.Name
+			if strings.Contains(name, "=?") {
+				// An encoded word holding parentheses ("=?UTF-8?q?Chlo=C3=A9_
+				// Martin_(Google_Docs)?=", as Go's mime.QEncoding writes
+				// it) reads as a comment to the address parser, which
+				// splits the word: decode the display name as written.
+				if raw := rawDisplayName(v, a.Address); raw != "" && !strings.Contains(raw, "=?") {
+					name = raw
+				}
+			}
+			out = append(out, model.Address{Name: sanitizeLine(name), Email: sanitizeLine(a.Address)})
 		}
 		return out
 	}
@@ -444,6 +454,22 @@ func addressList(h mail.Header, key string, probs *[]string) []model.Address {
 		return nil
 	}
 	return out
+}
+
+// rawDisplayName returns the decoded display name written before
+// "<addr>" in the header value v (back to the previous comma), "" when
+// addr is not written in angle brackets.
+func rawDisplayName(v, addr string) string {
+	i := strings.Index(strings.ToLower(v), "<"+strings.ToLower(addr)+">")
+	if i < 0 {
+		return ""
+	}
+	name := v[:i]
+	if j := strings.LastIndexByte(name, ','); j >= 0 {
+		name = name[j+1:]
+	}
+	name = strings.Trim(strings.TrimSpace(name), `"`)
+	return strings.TrimSpace(decodeWords(name))
 }
 
 // lenientAddresses splits an address list on commas outside quotes and

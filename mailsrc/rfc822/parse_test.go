@@ -383,3 +383,36 @@ func TestHasTerminalControls(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedWordWithParentheses checks a display name whose encoded word
+// holds parentheses (Go's mime.QEncoding writes them so; the address
+// parser reads them as a comment): it is decoded, not shown raw, and the
+// message reports no problem.
+func TestEncodedWordWithParentheses(t *testing.T) {
+	for _, from := range []string{
+		"=?UTF-8?q?Chlo=C3=A9_Martin_(Google_Docs)?= <comments-noreply@docs.google.com>",
+		"Ops <ops@example.org>, =?UTF-8?q?Chlo=C3=A9_Martin_(Google_Docs)?= <comments-noreply@docs.google.com>",
+	} {
+		raw := "From: " + from + "\r\nTo: a@example.org\r\nSubject: x\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\nMessage-ID: <p@x>\r\n\r\nbody\r\n"
+		m, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.From
+		if strings.Contains(from, ",") {
+			got = m.To[0] // the list form is checked through To below
+			raw = "From: a@example.org\r\nTo: " + from + "\r\nSubject: x\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\nMessage-ID: <p@x>\r\n\r\nbody\r\n"
+			m, err = Parse([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = m.To[1]
+		}
+		if got.Name != "Chloé Martin (Google Docs)" || got.Email != "comments-noreply@docs.google.com" {
+			t.Errorf("%s: %+v, want Chloé Martin (Google Docs)", from, got)
+		}
+		if len(m.Problems) != 0 {
+			t.Errorf("%s: problems %v, want none", from, m.Problems)
+		}
+	}
+}
