@@ -254,6 +254,9 @@ func TestServiceLookalikes(t *testing.T) {
 		{"atlassian-id-verify.com", true}, {"npmjs.help", true}, {"concur-expense-mail.com", true}, {"concurrent.example", false},
 		{"personio-gehaltsabrechnung.de", true}, {"tollcollect-nachzahlung.de", true}, {"nta-etax-nouzei.com", true},
 		{"smbc-card-kakunin.com", true}, {"smbc-card.com", false}, {"atlassian.net", false}, {"toll-collect.de", false},
+		{"1passwordsecurity.com", true}, {"pagerduty-notification.com", true}, {"datadoghq-invoices.com", true},
+		{"dockerhub-verify.io", true}, {"cloudflare-dnsalerts.com", true}, {"hetzner-accounts.com", true},
+		{"vodafone-empresas-factura.es", true}, {"denic-domainservice.de", true}, {"datadoghq.eu", false}, {"docker.io", false},
 	} {
 		if _, got := lookalike(tt.host, "northwind.example"); got != tt.want {
 			t.Errorf("lookalike(%s) = %v, want %v", tt.host, got, tt.want)

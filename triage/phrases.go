@@ -160,7 +160,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"be discreet", "your discretion", "are you at your desk", "are you available", "are you around", "do you have minute",
 		"quick favor", "quick favour", "streng vertraulich", "unter uns", "bist du erreichbar", "sind sie erreichbar",
 		"bist du am platz", "strictement confidentiel", "en toute discrétion", "es tu disponible", "êtes vous disponible",
-		"estrictamente confidencial", "con discreción", "estás disponible", "está disponible", "ご内密", "内密に", "極秘",
+		"estrictamente confidencial", "con discreción", "estás disponible", "ご内密", "内密に", "極秘",
 		// and moves the talk to a channel nobody else sees
 		"confidential matter", "normal channels", "don mention this", "do not mention this", "don tell anyone",
 		"cannot talk", "send me your mobile", "send me your cell", "your mobile number", "your cell number", "whatsapp",

@@ -425,6 +425,22 @@ var brands = []struct {
 	{"smbc", []string{"smbc-card.com", "smbc.co.jp", "vpass.ne.jp"}},
 	{"kuronekoyamato", []string{"kuronekoyamato.co.jp", "yamato-hd.co.jp"}},
 	{"nta", []string{"nta.go.jp"}},
+	// infrastructure and developer services an engineering team signs in to
+	{"1password", []string{"1password.com", "1password.eu", "1password.ca"}},
+	{"pagerduty", []string{"pagerduty.com"}},
+	{"datadog", []string{"datadoghq.com", "datadoghq.eu", "datadog.com", "dtdg.eu", "dtdg.co"}},
+	{"datadoghq", []string{"datadoghq.com", "datadoghq.eu"}},
+	{"dockerhub", []string{"docker.com", "docker.io"}},
+	{"docker", []string{"docker.com", "docker.io"}},
+	{"cloudflare", []string{"cloudflare.com"}},
+	{"gitlab", []string{"gitlab.com"}},
+	{"bitbucket", []string{"bitbucket.org", "atlassian.com"}},
+	{"hetzner", []string{"hetzner.com", "hetzner.de", "hetzner.cloud"}},
+	{"digitalocean", []string{"digitalocean.com"}},
+	{"godaddy", []string{"godaddy.com"}},
+	{"namecheap", []string{"namecheap.com"}},
+	{"denic", []string{"denic.de"}},
+	{"vodafone", []string{"vodafone.com", "vodafone.de", "vodafone.es", "vodafone.co.uk"}},
 }
 
 // wordBrands are brands whose name is a common word: only a hyphenated
@@ -562,7 +578,8 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			// (a label of four letters is a word of its own: mail.com
 			// is a provider, not a gmail.com typo)
 			return real[0], true // one typo: paypall, amazom
-		case len(brand) >= 5 && strings.Contains(sk, brand) && (strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
+		case len(brand) >= 5 && (strings.Contains(sk, brand) || strings.Contains(label, brand) && label != brand) &&
+			(strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
 			return real[0], true // paypal-secure, apple-id-verify
 		case len(brand) < 5 && hyphenPart(label, brand):
 			return real[0], true // dhl-paket-zustellung, ups-delivery: a short brand as a word of its own
