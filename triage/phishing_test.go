@@ -392,3 +392,22 @@ func TestSpoofedSelfIsAStranger(t *testing.T) {
 		t.Errorf("the principal's own message: spam %v %s, want informational", o.Result.IsSpam, o.Result.Category)
 	}
 }
+
+// An account or a mailbox said to be switched off, in each language,
+// is a lure; a sender imitating your organisation whose subject tells you
+// what to do ("Confirm your direct deposit details…") asks as much as
+// its text would.
+func TestDeactivationAndImperativeLookalike(t *testing.T) {
+	fail := func(d string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=" + d}}
+	}
+	for _, tt := range []struct{ from, subject, body string }{
+		{"soporte@correo-verificacion.example", "Su cuenta de correo sera desactivada hoy", "Su cuenta de correo será desactivada hoy. Acceda aquí para mantenerla activa: https://correo-verificacion.example/activar"},
+		{"support@mail-check.example", "Your mailbox will be deactivated today", "Your mailbox will be deactivated today. Keep it active here: https://mail-check.example/keep"},
+		{"service@postfach-pruefung.example", "Ihr Postfach wird deaktiviert", "Ihr Postfach wird heute deaktiviert. Hier aktiv halten: https://postfach-pruefung.example/aktiv"},
+	} {
+		checkPhishing(t, model.Address{Name: "Soporte", Email: tt.from}, tt.subject, tt.body, fail(domainOf(tt.from)), true)
+	}
+	checkPhishing(t, model.Address{Name: "Northwind Payroll", Email: "payroll@northwind-hr.com"}, "Confirm your direct deposit details before the 25 November payroll run",
+		"Our payroll provider has changed. The portal is at https://portal.northwind-hr.com/deposit", nil, true)
+}

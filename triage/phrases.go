@@ -62,6 +62,9 @@ var phraseLists = [numPhraseKinds][]string{
 		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
 		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
 		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
+		// an account or a mailbox about to be switched off
+		"will be deactivated", "will be disabled", "wird deaktiviert", "werden deaktiviert", "sera désactivé", "sera désactivée",
+		"será desactivada", "sera desactivada", "será desactivado", "sera desactivado",
 		// a mailbox said to be full or about to be closed, in the other
 		// languages ("mailbox is full", "mailbox quota" above)
 		"postfach ist voll", "speichergrenze erreicht", "postfach wird deaktiviert", "postfach automatisch deaktiviert",

@@ -650,7 +650,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// booking-lufthansa.com, links to the business's own site).
 		an.phishScore += 0.5
 	}
-	if an.ownLookalike && an.questions+an.requests > 0 {
+	if an.ownLookalike && (an.questions+an.requests > 0 || an.latest >= 0 && imperative(msgs[an.latest].Subject)) {
 		// A sender in a domain imitating your own organisation's
 		// (northwind-sso.com, northvvind.example) that asks you to do or
 		// answer something: the ask is the lure (the organisation's own
