@@ -152,8 +152,10 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			// (a short brand name, "Zoom", "DHL", or one that is a common
 			// word, "Slack", only as a word of its own: not inside
 			// "Zoomer" or "uncle_slacky")
-			if (len(b.name) >= 5 && !wordBrands[b.name] && strings.Contains(name, b.name) || (len(b.name) < 5 || wordBrands[b.name]) && hasWord(name, b.name)) &&
-				!isRealBrandDomain(fromReg, b.real) {
+			if !strings.Contains(name, b.name) || (len(b.name) < 5 || wordBrands[b.name]) && !hasWord(name, b.name) {
+				continue
+			}
+			if !isRealBrandDomain(fromReg, b.real) {
 				// (the name is the brand's, "Microsoft Teams", not a
 				// newsletter's about it, "Lockergnome Apple Core")
 				an.displaySpoof = an.displaySpoof || strings.HasPrefix(name, b.name)
