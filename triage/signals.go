@@ -209,56 +209,41 @@ type analysis struct {
 	signals []Signal
 	// latestOwn is ownText of the latest message from others' body (set
 	// by bodySignals; the summary reads it again).
-	latestOwn  string
-	phishScore float64
-	lure       bool
-	// windfall: a message offers a prize, a lottery win, an inheritance
-	// or funds to release (the advance-fee scam): spam, whose fee to
-	// release the funds is its own offer's, not a payment asked in
-	// someone else's name; phishing only with another lure (credentials,
-	// a lookalike, a diverted payment).
-	windfall bool
-	// ownLookalike: a sender's domain imitates the principal's own;
-	// brandLookalike is a sender's domain imitating a brand's;
-	// lookalikeLink: a link's domain imitates either; linkToSender: a
-	// link of the latest message goes to its sender's domain.
-	displaySpoof   bool // a sender's display name is a brand's its domain is not
-	ownLookalike   bool
-	brandLookalike string
-	lookalikeLink  bool
-	linkToSender   bool
-	spamProb       float64
-	spamPhrases    int
-	bulk           bool
-	automated      bool
-	list           bool // a message came through a mailing list (see isListMail)
-	calendar       bool
-	meeting        bool
-	addressed      bool // principal in To (or no recipients known) of the latest message from others
-	teamAddressed  bool // the latest message from others went to an address of the principal's domain, not a list
-	ccOnly         bool
-	replied        bool // the principal wrote in the thread
-	urgency        int
-	soonDeadline   bool
-	injection      bool
-	positive       int
-	negative       int
-	items          []contract.ActionItem
-	questions      int
-	requests       int
-	latest         int    // index of the latest message not from the principal (-1 none)
-	suspicious     int    // independent spam indicators (obfuscation, raw IP links, auth failures)
-	internal       bool   // the latest message from others comes from the principal's domain
-	spoofed        bool   // DMARC failed for the sender's domain outside list mail
-	greeted        bool   // the latest message from others opens with the principal's first name
-	firstName      string // the principal's (see firstName)
-	handle         string // "@" and the principal's address's local part, lower case ("@alex.morgan")
-	surname        string // the principal's (see surname)
-	subjectSoon    bool   // its subject names today, tonight, tomorrow or minutes
-	subjectAsks    bool   // its subject asks for action (see subjectAsks)
-	taskNamed      bool   // an ask says the task is the reader's (see yoursToDo)
-	otherNamed     bool   // an ask turns to someone else by name ("Sofia, can you…")
-	expiresSoon    bool   // a sentence says something runs out within the day ("expires tonight")
+	latestOwn     string
+	phishScore    float64
+	lure          bool
+	spamProb      float64
+	spamPhrases   int
+	bulk          bool
+	automated     bool
+	list          bool // a message came through a mailing list (see isListMail)
+	calendar      bool
+	meeting       bool
+	addressed     bool // principal in To (or no recipients known) of the latest message from others
+	teamAddressed bool // the latest message from others went to an address of the principal's domain, not a list
+	ccOnly        bool
+	replied       bool // the principal wrote in the thread
+	urgency       int
+	soonDeadline  bool
+	injection     bool
+	positive      int
+	negative      int
+	items         []contract.ActionItem
+	questions     int
+	requests      int
+	latest        int    // index of the latest message not from the principal (-1 none)
+	suspicious    int    // independent spam indicators (obfuscation, raw IP links, auth failures)
+	internal      bool   // the latest message from others comes from the principal's domain
+	spoofed       bool   // DMARC failed for the sender's domain outside list mail
+	greeted       bool   // the latest message from others opens with the principal's first name
+	firstName     string // the principal's (see firstName)
+	handle        string // "@" and the principal's address's local part, lower case ("@alex.morgan")
+	surname       string // the principal's (see surname)
+	subjectSoon   bool   // its subject names today, tonight, tomorrow or minutes
+	subjectAsks   bool   // its subject asks for action (see subjectAsks)
+	taskNamed     bool   // an ask says the task is the reader's (see yoursToDo)
+	otherNamed    bool   // an ask turns to someone else by name ("Sofia, can you…")
+	expiresSoon   bool   // a sentence says something runs out within the day ("expires tonight")
 	// named: the latest message from others turns to the principal by
 	// name ("Alex, can you…") or tells them a review or task is theirs
 	// ("requested your review"): its asks are the principal's even when
@@ -319,6 +304,22 @@ type analysis struct {
 	// openAsk is the index of the earlier message whose asks the latest
 	// one leaves open (see carryOpenAsks), or -1.
 	openAsk int
+	// windfall: a message offers a prize, a lottery win, an inheritance
+	// or funds to release (the advance-fee scam): spam, whose fee to
+	// release the funds is its own offer's, not a payment asked in
+	// someone else's name; phishing only with another lure (credentials,
+	// a lookalike, a diverted payment).
+	windfall bool
+	// displaySpoof: a sender's display name is a brand's its domain is
+	// not; ownLookalike: a sender's domain imitates the principal's own;
+	// brandLookalike is a sender's domain imitating a brand's;
+	// lookalikeLink: a link's domain imitates either; linkToSender: a
+	// link of the latest message goes to its sender's domain.
+	displaySpoof   bool
+	ownLookalike   bool
+	brandLookalike string
+	lookalikeLink  bool
+	linkToSender   bool
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
