@@ -165,7 +165,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"bist du am platz", "strictement confidentiel", "en toute discrétion", "es tu disponible", "êtes vous disponible",
 		"estrictamente confidencial", "con discreción", "estás disponible", "ご内密", "内密に", "極秘",
 		// and moves the talk to a channel nobody else sees
-		"confidential matter", "normal channels", "don mention this", "do not mention this", "don tell anyone",
+		"confidential matter", "normal channels", "mention this to anyone", "don tell anyone",
 		"cannot talk", "send me your mobile", "send me your cell", "your mobile number", "your cell number", "whatsapp",
 		"deine handynummer", "ihre handynummer", "kann gerade nicht telefonieren", "ton numéro de portable",
 		"votre numéro de portable", "tu número de móvil", "su número de móvil", "no puedo hablar"},

@@ -166,7 +166,10 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
 	}
 	div := first[pkDiversion]
-	if div == "" && !isASCII(own) {
+	// Japanese text holds kana (UTF-8 lead byte 0xE3): only then are the
+	// Japanese phrases looked for, not in every message with an accent.
+	japanese := strings.IndexByte(own, 0xE3) >= 0
+	if div == "" && japanese {
 		div, _ = containsAnyOf(own, jaDiversion)
 	}
 	if div != "" && !mentionsPayment(m.Subject, own) {
@@ -193,7 +196,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for gift card codes (%q)", w), Message: i, Value: w, Weight: 3.5})
 	}
 	secrecy := first[pkSecrecy]
-	if secrecy == "" && !isASCII(own) {
+	if secrecy == "" && japanese {
 		secrecy, _ = containsAnyOf(own, jaSecrecy)
 	}
 	if secrecy != "" {
@@ -932,7 +935,7 @@ var articles = map[string]bool{"le": true, "la": true, "les": true, "el": true, 
 // needWords state a need of the writer ("I need", "wir brauchen", "j'ai
 // besoin", "necesitamos"); with a deadline, for today or said of the
 // reader (fromYou) they ask the reader for it.
-var needWords = []string{"i need ", "we need ", "just need ", "only need ", "really need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
+var needWords = []string{"i need ", "we need ", "just need ", "i'll need", "we'll need", "i will need", "we will need", "still need ",
 	"i'd need", "we'd need", "i would need", "we would need",
 	"need it by", "need them by", "need this by", "need that by",
 	"ich brauche", "wir brauchen", "brauche ich", "brauchen wir", "ich benötige", "wir benötigen", "benötige ich", "benötigen wir",

@@ -139,20 +139,22 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// A display name presenting the sender as a mail or IT service
 	// ("IT-Service Postmaster", "Mail Administrator") from outside your
 	// organisation: your mailbox's keepers write from your own domain.
-	if m.From.Name != "" && fromReg != "" {
-		if w, ok := containsAnyOf(strings.ToLower(m.From.Name), itRoleNames); ok {
+	name := strings.ToLower(m.From.Name)
+	if name != "" && fromReg != "" {
+		if w, ok := containsAnyOf(name, itRoleNames); ok {
 			if pReg := a.regDomain(pDomain); pReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
 			}
 		}
 	}
 	// Display name naming a brand while the address is elsewhere.
-	if name := strings.ToLower(m.From.Name); name != "" && from != "" {
-		for _, b := range brands {
+	if name != "" && from != "" {
+		for _, k := range brandsNamedIn(name) {
+			b := brands[k]
 			// (a short brand name, "Zoom", "DHL", or one that is a common
 			// word, "Slack", only as a word of its own: not inside
 			// "Zoomer" or "uncle_slacky")
-			if !strings.Contains(name, b.name) || (len(b.name) < 5 || wordBrands[b.name]) && !hasWord(name, b.name) {
+			if (len(b.name) < 5 || wordBrands[b.name]) && !hasWord(name, b.name) {
 				continue
 			}
 			if !isRealBrandDomain(fromReg, b.real) {
@@ -661,3 +663,42 @@ var itRoleNames = []string{"postmaster", "mail administrator", "email administra
 	"it-service", "it service", "it support", "it-support", "it helpdesk", "it-helpdesk", "it help desk", "helpdesk", "help desk",
 	"service desk", "servicedesk", "system administrator", "systemadministrator", "administrateur", "administrador",
 	"soporte técnico", "support informatique", "messagerie", "postfach-service", "システム管理者", "情報システム部"}
+
+// brandsByPair lists, by the first two bytes of their name, the indexes
+// of the brands (in brands' order within each pair).
+var brandsByPair = func() map[uint16][]int {
+	m := map[uint16][]int{}
+	for k, b := range brands {
+		p := uint16(b.name[0]) | uint16(b.name[1])<<8
+		m[p] = append(m[p], k)
+	}
+	return m
+}()
+
+// brandPairs holds the first two bytes of every brand's name.
+var brandPairs = func() *pairFilter {
+	f := &pairFilter{}
+	for _, b := range brands {
+		f.add(b.name)
+	}
+	return f
+}()
+
+// brandsNamedIn returns the indexes of the brands whose name stands in
+// name (lower case), in brands' order: one pass over name, most of whose
+// positions begin no brand's name.
+func brandsNamedIn(name string) []int {
+	var out []int
+	for i := 0; i+1 < len(name); i++ {
+		if !brandPairs.has(name[i], name[i+1]) {
+			continue
+		}
+		for _, k := range brandsByPair[uint16(name[i])|uint16(name[i+1])<<8] {
+			if strings.HasPrefix(name[i:], brands[k].name) && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
