@@ -121,6 +121,10 @@ const corrWeight = 3.5
 // imitates the domain of someone the reader writes to, or of a sender or
 // recipient of an earlier message of the thread, while being neither.
 func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, principal model.Address, senders Senders, add func(Signal)) {
+	c, known := senders.(Correspondents)
+	if an.latest == 0 && !known {
+		return // nothing to compare with: no earlier message, no domains written to
+	}
 	m := msgs[an.latest]
 	host := domainOf(m.From.Email)
 	reg := a.regDomain(host)
@@ -145,7 +149,7 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 			return
 		}
 	}
-	if c, ok := senders.(Correspondents); ok {
+	if known {
 		if d := a.correspondents(c.WrittenDomains()).imitated(reg); d != "" {
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, a domain you write to", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
 		}

@@ -50,6 +50,10 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		lw, mw = lw/2, mw/2
 	}
 	var ipDone, mismatchDone bool
+	senderReg := ""
+	if latest && len(links) > 0 {
+		senderReg = a.regDomain(domainOf(m.From.Email))
+	}
 	for _, l := range links {
 		an.links++
 		if !ipDone && net.ParseIP(strings.Trim(l.Host, "[]")) != nil {
@@ -57,7 +61,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 			an.suspicious++
 			add(Signal{Kind: SigIPLink, Reason: "a link goes to a bare IP address (" + l.Host + ")", Message: i, Value: l.Host, Weight: 2 * lw})
 		}
-		if latest && !an.linkToSender && a.regDomain(l.Host) == a.regDomain(domainOf(m.From.Email)) {
+		if latest && !an.linkToSender && senderReg != "" && a.regDomain(l.Host) == senderReg {
 			an.linkToSender = true
 		}
 		if !seen[l.Host] {

@@ -141,7 +141,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// organisation: your mailbox's keepers write from your own domain.
 	name := strings.ToLower(m.From.Name)
 	if name != "" && fromReg != "" {
-		if w, ok := containsAnyOf(name, itRoleNames); ok {
+		if w, ok := itRoleCues.first(name); ok {
 			if pReg := a.regDomain(pDomain); pReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
 			}
@@ -656,6 +656,9 @@ func hasWord(s, word string) bool {
 		off = i + 1
 	}
 }
+
+// itRoleCues is itRoleNames indexed (one pass over a name).
+var itRoleCues = newCueSet(itRoleNames)
 
 // itRoleNames in a display name present the sender as the keeper of a
 // mailbox or of accounts (lower case).
