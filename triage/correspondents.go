@@ -144,7 +144,7 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 		}
 	}
 	if len(thread) > 0 {
-		if d := a.newCorrespondentIndex(thread).imitated(reg); d != "" {
+		if d := a.threadImitated(reg, thread); d != "" {
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, of an earlier message of this thread", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
 			return
 		}
@@ -154,4 +154,21 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, a domain you write to", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
 		}
 	}
+}
+
+// threadImitated is correspondentIndex.imitated over the few domains of a
+// thread's earlier messages, compared one by one instead of indexed.
+func (a *Analyzer) threadImitated(reg string, domains []string) string {
+	label := firstLabel(reg)
+	found := ""
+	for _, d := range domains {
+		r := a.regDomain(d)
+		if r == reg {
+			return "" // the sender's own domain wrote in the thread before
+		}
+		if found == "" && r != "" && !freeMail(r) && len(firstLabel(r)) >= minCorrespondentLabel && levenshtein(firstLabel(r), label) == 1 {
+			found = r
+		}
+	}
+	return found
 }

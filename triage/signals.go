@@ -599,18 +599,15 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
 		brandOwn = realBrandDomain(reg) && !freeMail(reg)
 	}
-	// Discretion asked (secrecy) tells of a fraud only in the name of
-	// someone the mail pretends to be.
 	impersonated := false
 	for _, s := range an.signals {
 		switch s.Kind {
 		case SigLookalikeDomain, SigDisplayNameSpoof, SigPunycodeDomain:
 			impersonated = true
-		}
-	}
-	for _, s := range an.signals {
-		if brandOwn && (s.Kind == SigCredentialRequest || s.Kind == SigPaymentRequest) || s.Kind == SigSecrecy && !impersonated {
-			continue
+		case SigCredentialRequest, SigPaymentRequest:
+			if brandOwn {
+				continue
+			}
 		}
 		if k := slices.Index(phishingOrder[:], s.Kind); k >= 0 {
 			strongest[k] = max(strongest[k], s.Weight)
@@ -618,6 +615,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		if lureKinds[s.Kind] && !(an.windfall && s.Kind == SigPaymentRequest) {
 			an.lure = true
 		}
+	}
+	if !impersonated {
+		// Discretion asked (secrecy) tells of a fraud only in the name of
+		// someone the mail pretends to be (it is no lure of its own).
+		strongest[slices.Index(phishingOrder[:], SigSecrecy)] = 0
 	}
 	for _, w := range strongest {
 		an.phishScore += w

@@ -3,7 +3,6 @@ package triage
 import (
 	"net"
 	"net/url"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -622,13 +621,19 @@ func hyphenPart(label, word string) bool {
 
 // realBrandDomain reports whether reg is one of a brand's real domains.
 func realBrandDomain(reg string) bool {
+	return realBrandDomains[reg]
+}
+
+// realBrandDomains is every brand's real domains, as a set.
+var realBrandDomains = func() map[string]bool {
+	m := map[string]bool{}
 	for _, b := range brands {
-		if slices.Contains(b.real, reg) {
-			return true
+		for _, r := range b.real {
+			m[r] = true
 		}
 	}
-	return false
-}
+	return m
+}()
 
 func isRealBrandDomain(reg string, real []string) bool {
 	for _, r := range real {
