@@ -646,14 +646,21 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// sharepoint.com.docview-secure.app): the link is the lure.
 		an.phishScore += 0.5
 	}
-	if an.brandLookalike != "" && an.questions+an.requests > 0 && (an.lookalikeLink || an.linkToSender) {
+	// A sender imitating a brand or your organisation that links to its
+	// own domain (or to another imitation) outside list mail: the link
+	// is the lure, whatever words its button uses.
+	linkLure := (an.brandLookalike != "" || an.ownLookalike) && (an.lookalikeLink || an.linkToSender) && !an.list
+	if linkLure {
+		an.lure = true
+	}
+	if an.brandLookalike != "" && (an.questions+an.requests > 0 || linkLure) && (an.lookalikeLink || an.linkToSender) {
 		// A sender in a domain imitating a brand's that asks you to act
 		// through a link to that domain, or to another imitation: the
 		// link is the lure (a brand-like domain of a real business,
 		// booking-lufthansa.com, links to the business's own site).
 		an.phishScore += 0.5
 	}
-	if an.ownLookalike && (an.questions+an.requests > 0 || an.latest >= 0 && imperative(msgs[an.latest].Subject)) {
+	if an.ownLookalike && (an.questions+an.requests > 0 || linkLure || an.latest >= 0 && imperative(msgs[an.latest].Subject)) {
 		// A sender in a domain imitating your own organisation's
 		// (northwind-sso.com, northvvind.example) that asks you to do or
 		// answer something: the ask is the lure (the organisation's own
