@@ -95,6 +95,25 @@ func (ix *correspondentIndex) imitated(reg string) string {
 			}
 		}
 	})
+	if found == "" && strings.Contains(label, "-") {
+		// a correspondent's name as a word of a hyphenated one, or one
+		// edit off it once the hyphens are dropped
+		for part := range strings.SplitSeq(label, "-") {
+			for _, d := range ix.keys[part] {
+				if found == "" && d != reg && firstLabel(d) == part {
+					found = d
+				}
+			}
+		}
+		joined := strings.ReplaceAll(label, "-", "")
+		deletions(joined, func(k string) {
+			for _, d := range ix.keys[k] {
+				if found == "" && d != reg && levenshtein(firstLabel(d), joined) == 1 {
+					found = d
+				}
+			}
+		})
+	}
 	if found != "" {
 		for _, d := range ix.keys[label] {
 			if d == reg {
@@ -103,6 +122,22 @@ func (ix *correspondentIndex) imitated(reg string) string {
 		}
 	}
 	return found
+}
+
+// imitatesLabel reports whether label, a sender domain's first label,
+// imitates c, a correspondent's: one letter off, or c's name as a word of
+// a hyphenated label (haulmark-logistics for haulmark, kestrelcloud-io
+// for kestrelcloud.io: the business's name with a word or its own
+// country code added), or one letter off c once its hyphens are dropped
+// (brightlane-lt for brightlaneit).
+func imitatesLabel(label, c string) bool {
+	if label == c || len(c) < minCorrespondentLabel {
+		return false
+	}
+	if levenshtein(c, label) == 1 {
+		return true
+	}
+	return strings.Contains(label, "-") && (hyphenPart(label, c) || levenshtein(strings.ReplaceAll(label, "-", ""), c) == 1)
 }
 
 // oneEditOrGlyph reports whether b is a one-letter edit of a or spells it
@@ -122,13 +157,14 @@ const corrWeight = 3.5
 // recipient of an earlier message of the thread, while being neither.
 func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, principal model.Address, senders Senders, add func(Signal)) {
 	c, known := senders.(Correspondents)
-	if an.latest == 0 && !known {
-		return // nothing to compare with: no earlier message, no domains written to
-	}
 	m := msgs[an.latest]
+	if an.latest == 0 && !known && !strings.Contains(m.Text, "@") {
+		return // nothing to compare with: no earlier message, none quoted, no domains written to
+	}
 	host := domainOf(m.From.Email)
 	reg := a.regDomain(host)
-	if reg == "" || reg == a.regDomain(domainOf(principal.Email)) || freeMail(reg) || len(firstLabel(reg)) < minCorrespondentLabel {
+	pReg := a.regDomain(domainOf(principal.Email))
+	if reg == "" || reg == pReg || freeMail(reg) || len(firstLabel(reg)) < minCorrespondentLabel {
 		return
 	}
 	var thread []string
@@ -143,14 +179,24 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 			}
 		}
 	}
+	if an.latest == 0 {
+		// The first message the mailbox holds of a thread may quote the
+		// earlier one it answers ("> De: Raúl <admin@sumtelev.es>"): its
+		// sender is a correspondent of the thread too.
+		thread = quotedSenders(m.Text, thread)
+	}
 	if len(thread) > 0 {
-		if d := a.threadImitated(reg, thread); d != "" {
+		// (an imitation of the reader's own domain is judged as one: see
+		// domainSignals)
+		if d := a.threadImitated(reg, thread); d != "" && d != pReg {
+			an.corrLookalike = true
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, of an earlier message of this thread", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
 			return
 		}
 	}
 	if known {
-		if d := a.correspondents(c.WrittenDomains()).imitated(reg); d != "" {
+		if d := a.correspondents(c.WrittenDomains()).imitated(reg); d != "" && d != pReg {
+			an.corrLookalike = true
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s imitates %s, a domain you write to", reg, d), Message: an.latest, Value: host, Weight: corrWeight})
 		}
 	}
@@ -166,9 +212,45 @@ func (a *Analyzer) threadImitated(reg string, domains []string) string {
 		if r == reg {
 			return "" // the sender's own domain wrote in the thread before
 		}
-		if found == "" && r != "" && !freeMail(r) && len(firstLabel(r)) >= minCorrespondentLabel && levenshtein(firstLabel(r), label) == 1 {
+		if found == "" && r != "" && !freeMail(r) && imitatesLabel(label, firstLabel(r)) {
 			found = r
 		}
 	}
 	return found
+}
+
+// quotedSenders appends to out the domains of the addresses on the
+// sender lines of the messages quoted in body ("> From: …", "De : …",
+// "Von: …", "差出人: …").
+func quotedSenders(body string, out []string) []string {
+	if !strings.Contains(body, "@") {
+		return out
+	}
+	for line := range strings.Lines(body) {
+		line = strings.TrimLeft(line, "> \t")
+		if len(line) < 5 {
+			continue
+		}
+		low := strings.ToLower(line[:min(len(line), 12)])
+		if !(strings.HasPrefix(low, "from:") || strings.HasPrefix(low, "de:") || strings.HasPrefix(low, "de :") ||
+			strings.HasPrefix(low, "von:") || strings.HasPrefix(line, "差出人")) {
+			continue
+		}
+		at := strings.IndexByte(line, '@')
+		if at < 0 {
+			continue
+		}
+		end := at + 1
+		for end < len(line) && (isDomainByte(line[end])) {
+			end++
+		}
+		if d := strings.ToLower(strings.TrimRight(line[at+1:end], ".-")); strings.Contains(d, ".") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func isDomainByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
 }

@@ -19,3 +19,46 @@ func TestImitationLinkingHomeIsLure(t *testing.T) {
 		"Novedades del mes en https://agenciatributaria-reembolsos.com/boletin",
 		map[string][]string{"List-Unsubscribe": {"<https://agenciatributaria-reembolsos.com/baja>"}, "List-Id": {"<boletin.agenciatributaria-reembolsos.com>"}}, false)
 }
+
+// A domain imitating a correspondent's by adding a word or its own
+// country code to the name (haulfleet-billing.com, haulfleet-nl.com for
+// haulfleet.nl) or by one letter once hyphens are dropped is a lookalike,
+// and one that asks is phishing without payment wording: in the thread, in
+// a quoted earlier message, or among the domains the user writes to. Mail
+// from the reader's own name with a word added (northwind-benefits) is
+// judged as an imitation of the reader's domain, not of a correspondent.
+func TestCorrespondentComboLookalike(t *testing.T) {
+	first := &model.Message{MessageID: "h1@x", From: model.Address{Name: "Ines Vos", Email: "ines.vos@haulfleet.nl"}, To: []model.Address{demoPrincipal},
+		Subject: "Invoice HF-2291 (October)", Text: "Hi Alex, invoice HF-2291 for October is attached. Due 30 November.", HasBody: true}
+	follow := func(from, quoted string) *model.Message {
+		text := "Hi Alex, following up on HF-2291: could you let me know when it will be remitted? Our account on file is being closed at year end, so we will share the account that applies now."
+		if quoted != "" {
+			text += "\n\n> From: Ines Vos <ines.vos@" + quoted + ">\n> Sent: 12 November 2026\n> Invoice HF-2291 for October is attached."
+		}
+		return &model.Message{MessageID: "h2-" + from + "@x", From: model.Address{Name: "Ines Vos", Email: from}, To: []model.Address{demoPrincipal},
+			Subject: "RE: Invoice HF-2291 (October)", Text: text, HasBody: true}
+	}
+	a := NewAnalyzer(nil)
+	for _, tt := range []struct {
+		name    string
+		msgs    []*model.Message
+		senders Senders
+		phish   bool
+	}{
+		{"country code added", []*model.Message{first, follow("ines.vos@haulfleet-nl.com", "")}, nil, true},
+		{"word added", []*model.Message{first, follow("ines.vos@haulfleet-billing.com", "")}, nil, true},
+		{"hyphen and a letter", []*model.Message{first, follow("ines.vos@haul-fleel.nl", "")}, nil, true},
+		{"quoted only", []*model.Message{follow("ines.vos@haulfleet-nl.com", "haulfleet.nl")}, nil, true},
+		{"written to", []*model.Message{follow("ines.vos@haulfleet-nl.com", "")}, writtenSenders{fakeSenders{}, []string{"haulfleet.nl"}}, true},
+		{"the correspondent", []*model.Message{first, follow("ines.vos@haulfleet.nl", "")}, nil, false},
+		{"quoted, the correspondent", []*model.Message{follow("ines.vos@haulfleet.nl", "haulfleet.nl")}, nil, false},
+		{"own name with a word", []*model.Message{{MessageID: "b@x", From: model.Address{Name: "Benefits", Email: "benefits@northwind-benefits.example"},
+			To: []model.Address{demoPrincipal}, Subject: "Your elections are confirmed", Text: "Your 2027 elections are confirmed. Details: https://benefits-portal.example/elections", HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}}, writtenSenders{fakeSenders{}, []string{"northwind.example"}}, false},
+	} {
+		o, _ := a.deterministic(tt.msgs, demoPrincipal, tt.senders)
+		if o.Result.IsPhishing != tt.phish || tt.phish && !hasSignal(o.Signals, SigLookalikeDomain) {
+			t.Errorf("%s: phishing %v, want %v; signals %v", tt.name, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

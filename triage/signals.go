@@ -320,6 +320,9 @@ type analysis struct {
 	brandLookalike string
 	lookalikeLink  bool
 	linkToSender   bool
+	// corrLookalike: the latest sender's domain imitates a
+	// correspondent's (see correspondentLookalike).
+	corrLookalike bool
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -650,7 +653,10 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	// own domain (or to another imitation) outside list mail: the link
 	// is the lure, whatever words its button uses.
 	linkLure := (an.brandLookalike != "" || an.ownLookalike) && (an.lookalikeLink || an.linkToSender) && !an.list
-	if linkLure {
+	if linkLure || an.corrLookalike && an.latest >= 0 && (an.questions+an.requests > 0 || an.links > 0 || mentionsPayment(msgs[an.latest].Subject, an.latestOwn)) {
+		// (and one imitating a correspondent's domain that asks
+		// anything, links anywhere or speaks of a payment: business
+		// email compromise needs no other lure)
 		an.lure = true
 	}
 	if an.brandLookalike != "" && (an.questions+an.requests > 0 || linkLure) && (an.lookalikeLink || an.linkToSender) {
