@@ -62,6 +62,14 @@ var phraseLists = [numPhraseKinds][]string{
 		"coordonnées bancaires", "vérifier votre compte", "confirmer votre identité", "compte sera suspendu",
 		"contraseña", "usuario y clave", "datos bancarios", "verifique su cuenta", "verificar su identidad",
 		"cuenta ha sido bloqueada", "tarjeta ha sido bloqueada",
+		// the same asks in the other persons and moods: "vérifiez votre
+		// compte", "verifique su identidad", "bestätigen Sie Ihre Identität"
+		"vérifier mon compte", "vérifiez votre compte", "vérifier l'identité", "vérifiez votre identité", "confirmez votre identité",
+		"suspension de votre compte", "mettre à jour vos informations", "mettez à jour vos informations",
+		"verifique su identidad", "confirme su identidad", "verifique sus datos", "confirme sus datos", "actualice sus datos",
+		"suspensión de su cuenta", "confirme el número de cuenta", "verifique su cuenta bancaria",
+		"identität bestätigen", "bestätigen sie ihre identität", "verifizieren sie ihr konto", "aktualisieren sie ihre daten",
+		"sperrung ihres kontos",
 		// an account or a mailbox about to be switched off
 		"will be deactivated", "will be disabled", "wird deaktiviert", "werden deaktiviert", "sera désactivé", "sera désactivée",
 		"será desactivada", "sera desactivada", "será desactivado", "sera desactivado",

@@ -62,3 +62,24 @@ func TestCorrespondentComboLookalike(t *testing.T) {
 		}
 	}
 }
+
+// The ask to verify an identity or update an account's details is found
+// in each language's polite forms, and in Japanese; a customer telling
+// how they sign in is no such ask.
+func TestCredentialAskForms(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Pour continuer, vérifiez votre compte avant vendredi.":                                        true,
+		"Para continuar, verifique su identidad en nuestro portal.":                                    true,
+		"Bitte bestätigen Sie Ihre Identität über den folgenden Link.":                                 true,
+		"以下のリンクから登録情報を更新してください。":                                                                       true,
+		"お客様のアカウントが停止されました。本人確認をお願いします。":                                                               true,
+		"昨日からログインして配車画面を開くとエラーになります。ご確認いただけますか。":                                                       false,
+		"Depuis ce matin, quand je me connecte, le tableau de bord reste vide. Pouvez-vous regarder ?": false,
+	} {
+		m := &model.Message{MessageID: "c@x", From: model.Address{Email: "someone@partner.example"}, To: []model.Address{demoPrincipal},
+			Subject: "x", Text: text, HasBody: true}
+		if got := hasSignal(Deterministic([]*model.Message{m}, demoPrincipal).Signals, SigCredentialRequest); got != want {
+			t.Errorf("%q: credential ask %v, want %v", text, got, want)
+		}
+	}
+}

@@ -159,6 +159,11 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		an.injection = true
 		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})
 	}
+	if counts[pkCredential] == 0 && strings.IndexByte(own, 0xE3) >= 0 {
+		if w, ok := containsAnyOf(own, jaCredential); ok {
+			counts[pkCredential], first[pkCredential] = 1, w
+		}
+	}
 	if counts[pkCredential] > 0 {
 		w := 2.0
 		if counts[pkCredential] > 1 {
@@ -779,7 +784,15 @@ var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n",
 
 // jaSecrecy are pkSecrecy in Japanese (substrings): in a meeting and
 // unable to call, the company address "unavailable", a new LINE group.
-var jaSecrecy = []string{"電話には出られません", "電話に出られません", "アドレスが一時的に使え", "lineで", "LINEで", "他言無用", "内密に", "ご内密", "極秘"}
+var jaSecrecy = []string{"電話には出られません", "電話に出られません", "アドレスが一時的に使え", "lineで", "LINEで", "他言無用", "内密に", "ご内密", "極秘",
+	"機密事項", "共有しないよう", "LINEのグループ", "個人のアドレスから"}
+
+// jaCredential are pkCredential in Japanese (substrings): sign in and
+// update the registration, verify your identity, the account or the
+// service stopped.
+var jaCredential = []string{"ログインの上", "登録情報を更新", "登録情報の更新", "登録情報をご確認", "本人確認", "アカウント情報を更新",
+	"アカウント情報の更新", "アカウントが停止", "アカウントを停止", "利用停止", "無効になりました", "カード情報を更新",
+	"カード情報の更新", "お支払い情報を更新", "お支払い情報の更新"}
 
 // jaDiversion are pkDiversion in Japanese (matched as substrings: the
 // tokenizer does not split Japanese words).
