@@ -83,3 +83,48 @@ func TestCredentialAskForms(t *testing.T) {
 		}
 	}
 }
+
+// A file-sharing service's notice of a document about money or pay
+// shared from a free-mail account the reader never wrote to is
+// phishing, in each language; the same share from a colleague's account,
+// a share of another document, and a sharer the reader writes to are not.
+func TestShareLure(t *testing.T) {
+	share := func(subject, replyTo string) *model.Message {
+		return &model.Message{MessageID: subject + replyTo + "@x", From: model.Address{Name: "Drive", Email: "drive-shares-noreply@google.com"},
+			ReplyTo: []model.Address{{Email: replyTo}}, To: []model.Address{demoPrincipal}, Subject: subject,
+			Text: "A file has been shared with you.\n\nOpen: https://docs.google.com/spreadsheets/d/1x/edit", HasBody: true,
+			Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=google.com; dkim=pass header.d=google.com; dmarc=pass header.from=google.com"}}}
+	}
+	a := NewAnalyzer(nil)
+	for _, tt := range []struct {
+		m       *model.Message
+		senders Senders
+		phish   bool
+	}{
+		{share(`Spreadsheet shared with you: "Bonus allocation 2027"`, "hr.office.payouts@gmail.com"), nil, true},
+		{share(`« Rémunération 2027 » a été partagé avec vous`, "rh.paie.service@outlook.com"), nil, true},
+		{share(`Rechnung 2026-118 wurde mit Ihnen geteilt`, "buchhaltung.zentrale@gmx.de"), nil, true},
+		{share(`Spreadsheet shared with you: "Bonus allocation 2027"`, "mei.ito@northwind.example"), nil, false},
+		{share(`Document shared with you: "Offsite photos"`, "hr.office.payouts@gmail.com"), nil, false},
+		{share(`Spreadsheet shared with you: "Invoice tracker"`, "kim.freelance@gmail.com"), familiarOnly{"kim.freelance@gmail.com"}, false},
+	} {
+		o, _ := a.deterministic([]*model.Message{tt.m}, demoPrincipal, tt.senders)
+		if o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q from %s: phishing %v, want %v; signals %v", tt.m.Subject, tt.m.ReplyTo[0].Email, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}
+
+// familiarOnly says the user wrote to the addresses it holds.
+type familiarOnly []string
+
+func (f familiarOnly) Familiar(addr string) (written, read int) {
+	for _, x := range f {
+		if x == addr {
+			return 1, 0
+		}
+	}
+	return 0, 0
+}
+
+func (familiarOnly) ListRead(string) int { return 0 }

@@ -34,7 +34,10 @@ const (
 	// SigSecrecy: the author asks for discretion or checks the reader is
 	// at hand ("strictly confidential", "are you available?"): the
 	// opening of a fraud that impersonates someone.
-	SigSecrecy    SignalKind = "secrecy"
+	SigSecrecy SignalKind = "secrecy"
+	// SigShareLure: a file-sharing service's notice of a document about
+	// money or pay shared from a stranger's free-mail account.
+	SigShareLure  SignalKind = "share-lure"
 	SigUrgency    SignalKind = "urgency"
 	SigSpamScore  SignalKind = "spam-score"
 	SigSpamPhrase SignalKind = "spam-phrase"
@@ -80,19 +83,19 @@ func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
 var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true, SigShareLure: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy, SigShareLure}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
 var lureKinds = map[SignalKind]bool{
 	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigShareLure: true,
 }
 
 // Analyzer computes deterministic signals and the offline triage. It is
@@ -499,6 +502,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	}
 	if an.latest >= 0 {
 		a.correspondentLookalike(an, msgs, principal, senders, add)
+		shareLure(an, msgs[an.latest], senders, add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
