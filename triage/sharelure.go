@@ -1,0 +1,54 @@
+package triage
+
+// Share lures: a real file-sharing service's notice whose sharer is a
+// stranger's free-mail account.
+
+import (
+	"fmt"
+	"strings"
+
+	"mailsift/model"
+)
+
+// shareWords mark a file-sharing service's notice (lower case).
+var shareWords = []string{"shared with you", "has shared", " shared \"", " shared a ", "a partagé", "partagé avec vous", "ha compartido",
+	"compartido contigo", "compartido con usted", "hat ihnen", "mit ihnen geteilt", "freigegeben", "を共有しました", "が共有されました"}
+
+// moneyDocWords name a document about money or pay: the bait of a share
+// lure (lower case).
+var moneyDocWords = []string{"salary", "salaries", "bonus", "compensation", "payroll", "remittance", "payment", "invoice", "wire",
+	"bank details", "severance", "layoff", "pay rise", "pay review", "gehalt", "gehälter", "vergütung", "prämie", "zahlung", "rechnung",
+	"salaire", "salaires", "rémunération", "prime", "paiement", "facture", "virement", "nómina", "salario", "salarios", "pago", "factura",
+	"transferencia", "給与", "賞与", "振込", "請求書", "支払"}
+
+// shareLure flags a file-sharing service's notice (a real Google Drive or
+// OneDrive share) of a document about money or pay whose sharer is a
+// free-mail account the reader has never written to: the service is
+// real, the sharer is not who the title says (a "Remittance Advice"
+// shared by lena.remit@gmail.com). Colleagues and partners share from
+// their organisations' accounts.
+func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)) {
+	subject := strings.ToLower(m.Subject)
+	if _, ok := containsAnyOf(subject, shareWords); !ok {
+		return
+	}
+	bait, ok := containsAnyOf(subject, moneyDocWords)
+	if !ok {
+		return
+	}
+	sharer := ""
+	for _, rt := range m.ReplyTo {
+		if freeMail(domainOf(rt.Email)) {
+			sharer = rt.Email
+		}
+	}
+	if sharer == "" || freeMail(domainOf(m.From.Email)) {
+		return // (free mail writing itself is judged as such)
+	}
+	if senders != nil {
+		if written, _ := senders.Familiar(sharer); written > 0 {
+			return
+		}
+	}
+	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("shares a document about %q from a free-mail account you have not written to (%s)", bait, sharer), Message: an.latest, Value: sharer, Weight: 3.5})
+}
