@@ -188,6 +188,13 @@ var phraseLists = [numPhraseKinds][]string{
 		// and its reverse, the extortion ("I recorded you"): a demand
 		// of the scam's own, not a payment in someone else's name
 		"adult website", "recorded you", "your webcam", "full access to your device", "access to your device",
+		// and the investment scam, whose deposit is its own offer's
+		// ("AI trading", "guaranteed returns", "placement garanti")
+		"ai trading", "trading bot", "arbitrage fund", "arbitrage pool", "ai arbitrage", "crypto arbitrage",
+		"guaranteed return", "guaranteed returns", "guaranteed profit", "guaranteed profits", "fixed return",
+		"weekly return", "weekly returns", "monthly returns", "daily returns",
+		"rendement garanti", "rendements garantis", "placement garanti", "garantierte rendite", "garantierten renditen",
+		"rentabilidad garantizada", "rendimiento garantizado", "beneficios garantizados",
 	},
 }
 

@@ -128,3 +128,31 @@ func (f familiarOnly) Familiar(addr string) (written, read int) {
 }
 
 func (familiarOnly) ListRead(string) int { return 0 }
+
+// An investment scam's deposit is its own offer's, as a windfall's fee
+// is: spam, not phishing, even from a domain failing its own DMARC; the
+// French "arbitrage" of a business decision is no such offer.
+func TestInvestmentScamIsSpamNotPhishing(t *testing.T) {
+	fail := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=softfail smtp.mailfrom=yieldhouse.example; dmarc=fail header.from=yieldhouse.example"}}
+	for _, tt := range []struct {
+		subject, body string
+		spam          bool
+	}{
+		{"Alex, your seat in our AI trading desk", "Our members earned 9.4 % last month with guaranteed returns. Reserve your seat with a bank transfer of EUR 2,500 before Friday.", true},
+		{"Placement garanti 7 % par an", "Un placement garanti réservé aux cadres : rendement garanti de 7 % par an. Virement bancaire de 10 000 EUR pour réserver votre part.", true},
+		{"Rentabilidad garantizada del 6 % mensual", "Rentabilidad garantizada con nuestro fondo. Envíe una transferencia bancaria de 1.000 € para empezar.", true},
+	} {
+		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Name: "Yield House", Email: "desk@yieldhouse.example"},
+			To: []model.Address{demoPrincipal}, Subject: tt.subject, Text: tt.body, HasBody: true, Headers: fail}
+		o := Deterministic([]*model.Message{m}, demoPrincipal)
+		if o.Result.IsSpam != tt.spam || o.Result.IsPhishing {
+			t.Errorf("%q: spam %v phishing %v, want spam %v and no phishing; signals %v", tt.subject, o.Result.IsSpam, o.Result.IsPhishing, tt.spam, o.Signals)
+		}
+	}
+	m := &model.Message{MessageID: "arb@x", From: model.Address{Name: "Claire Dubois", Email: "claire.dubois@northwind.example"},
+		To: []model.Address{demoPrincipal}, Subject: "Revue des remontées clients : arbitrage des priorités",
+		Text: "Bonjour Alex, jeudi nous faisons l'arbitrage des priorités du trimestre. Peux-tu apporter tes trois sujets ?", HasBody: true}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsSpam || hasSignal(o.Signals, SigSpamPhrase) {
+		t.Errorf("a business arbitrage: spam %v; signals %v", o.Result.IsSpam, o.Signals)
+	}
+}
