@@ -156,3 +156,25 @@ func TestInvestmentScamIsSpamNotPhishing(t *testing.T) {
 		t.Errorf("a business arbitrage: spam %v; signals %v", o.Result.IsSpam, o.Signals)
 	}
 }
+
+// A colleague's authenticated mail about a supplier's changed bank
+// details relays the request for checking: not phishing. The same words
+// from the supplier's side, or from the colleague's address failing the
+// organisation's DMARC, are.
+func TestColleagueRelaysDiversion(t *testing.T) {
+	text := "Hi Alex, AP got a message asking us to pay invoice 4471 (EUR 12,300) to their new bank details at a bank in Lithuania. Could you call their finance contact on the number you know and confirm before tomorrow's run?"
+	auth := func(d, verdict string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=" + verdict + " smtp.mailfrom=" + d + "; dmarc=" + verdict + " header.from=" + d}}
+	}
+	for _, tt := range []struct {
+		from  string
+		hdr   map[string][]string
+		phish bool
+	}{
+		{"ap.lead@northwind.example", auth("northwind.example", "pass"), false},
+		{"ap.lead@northwind.example", auth("northwind.example", "fail"), true},
+		{"billing@supplier-invoices.example", nil, true},
+	} {
+		checkPhishing(t, model.Address{Name: "Accounts", Email: tt.from}, "Invoice 4471 - new bank details", text, tt.hdr, tt.phish)
+	}
+}

@@ -615,6 +615,15 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 			if brandOwn {
 				continue
 			}
+		case SigPaymentDiversion:
+			if an.internal && an.authAligned {
+				// A colleague's authenticated mail about changed bank
+				// details relays a supplier's request or the fraud
+				// itself for checking ("AP received an email asking us to
+				// pay into a new account"): the diversion is asked of the
+				// organisation by someone else, not by the colleague.
+				continue
+			}
 		}
 		if k := slices.Index(phishingOrder[:], s.Kind); k >= 0 {
 			strongest[k] = max(strongest[k], s.Weight)
