@@ -178,3 +178,28 @@ func TestColleagueRelaysDiversion(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "Accounts", Email: tt.from}, "Invoice 4471 - new bank details", text, tt.hdr, tt.phish)
 	}
 }
+
+// A voicemail or fax notice from an unknown domain that links to the
+// message is phishing, in each language; a telephony brand's own notice,
+// one that attaches the recording, and your own phone system's are not.
+func TestVoicemailNoticeLure(t *testing.T) {
+	notice := func(from, subject string, att []model.Attachment) *model.Message {
+		return &model.Message{MessageID: from + subject + "@x", From: model.Address{Name: "Voice", Email: from}, To: []model.Address{demoPrincipal},
+			Subject: subject, Text: "You have a new message (0:41).\n\nPlay: https://" + domainOf(from) + "/vm/play?id=5531", HasBody: true, Attachments: att}
+	}
+	for _, tt := range []struct {
+		m     *model.Message
+		phish bool
+	}{
+		{notice("vm@phone-inbox-center.com", "New voicemail from +44 20 7946 0113 (0:41)", nil), true},
+		{notice("fax@docs-faxline.net", "Fax message from +49 40 555 0199 - 2 pages", nil), true},
+		{notice("notify@sprachbox-dienst.de", "Neue Sprachnachricht von +49 30 555 0111", nil), true},
+		{notice("notify@ringcentral.com", "New Voice Message from +44 20 7946 0113", nil), false},
+		{notice("vm@phone-inbox-center.com", "New voicemail from +44 20 7946 0113 (0:41)", []model.Attachment{{Filename: "vm.wav", ContentType: "audio/wav"}}), false},
+		{notice("pbx@northwind.example", "New voicemail from +44 20 7946 0113 (0:41)", nil), false},
+	} {
+		if o := Deterministic([]*model.Message{tt.m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%q from %s: phishing %v, want %v; signals %v", tt.m.Subject, tt.m.From.Email, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

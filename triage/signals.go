@@ -35,8 +35,8 @@ const (
 	// at hand ("strictly confidential", "are you available?"): the
 	// opening of a fraud that impersonates someone.
 	SigSecrecy SignalKind = "secrecy"
-	// SigShareLure: a file-sharing service's notice of a document about
-	// money or pay shared from a stranger's free-mail account.
+	// SigShareLure: a service's notice that is a lure (see shareLure,
+	// noticeLure).
 	SigShareLure  SignalKind = "share-lure"
 	SigUrgency    SignalKind = "urgency"
 	SigSpamScore  SignalKind = "spam-score"
@@ -503,6 +503,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	if an.latest >= 0 {
 		a.correspondentLookalike(an, msgs, principal, senders, add)
 		shareLure(an, msgs[an.latest], senders, add)
+		a.noticeLure(an, msgs[an.latest], add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:

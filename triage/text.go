@@ -440,6 +440,14 @@ var brands = []struct {
 	{"namecheap", []string{"namecheap.com"}},
 	{"denic", []string{"denic.de"}},
 	{"vodafone", []string{"vodafone.com", "vodafone.de", "vodafone.es", "vodafone.co.uk"}},
+	// telephony services whose voicemail and fax notices are phished
+	{"ringcentral", []string{"ringcentral.com", "ringcentral.biz"}},
+	{"efax", []string{"efax.com", "j2.com", "efaxcorporate.com"}},
+	{"dialpad", []string{"dialpad.com"}},
+	{"vonage", []string{"vonage.com", "vonage.co.uk"}},
+	{"aircall", []string{"aircall.io"}},
+	{"sipgate", []string{"sipgate.de", "sipgate.com", "sipgate.co.uk"}},
+	{"placetel", []string{"placetel.de"}},
 }
 
 // wordBrands are brands whose name is a common word: only a hyphenated

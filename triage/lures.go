@@ -1,10 +1,12 @@
 package triage
 
-// Share lures: a real file-sharing service's notice whose sharer is a
-// stranger's free-mail account.
+// Lures dressed as a service's notice: a real file-sharing service's
+// notice whose sharer is a stranger's free-mail account, a voicemail or
+// fax notice that links to the message instead of attaching it.
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mailsift/model"
@@ -51,4 +53,30 @@ func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)
 		}
 	}
 	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("shares a document about %q from a free-mail account you have not written to (%s)", bait, sharer), Message: an.latest, Value: sharer, Weight: 3.5})
+}
+
+// messageNoticeRe finds a voicemail or fax notice in a subject (the five
+// languages).
+var messageNoticeRe = regexp.MustCompile(`(?i)voice ?mail|voice[- ]?messages?\b|\bfax\b|\befax\b|sprachnachricht|mailbox-nachricht|message vocal|messagerie vocale|mensaje de voz|buzón de voz|ボイスメール|留守番電話|留守電`)
+
+// noticeLure flags a voicemail or fax notice from a sender that is
+// neither your organisation nor a telephony brand's real domain nor known
+// to you, which links to the message instead of attaching it: phone
+// systems attach the recording or the pages (audio, PDF, TIFF), the lure
+// needs the click ("Play voice message", "View fax online").
+func (a *Analyzer) noticeLure(an *analysis, m *model.Message, add func(Signal)) {
+	if an.internal || an.familiar || an.links == 0 || !messageNoticeRe.MatchString(m.Subject) {
+		return
+	}
+	reg := a.regDomain(domainOf(m.From.Email))
+	if reg == "" || realBrandDomain(reg) {
+		return
+	}
+	for _, at := range m.Attachments {
+		ct := strings.ToLower(at.ContentType)
+		if strings.HasPrefix(ct, "audio/") || ct == "application/pdf" || ct == "image/tiff" {
+			return
+		}
+	}
+	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a voicemail or fax notice from %s links to the message instead of attaching it", reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
