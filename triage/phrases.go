@@ -176,7 +176,10 @@ var phraseLists = [numPhraseKinds][]string{
 		"confidential matter", "normal channels", "mention this to anyone", "don tell anyone",
 		"cannot talk", "send me your mobile", "send me your cell", "your mobile number", "your cell number", "whatsapp",
 		"deine handynummer", "ihre handynummer", "kann gerade nicht telefonieren", "ton numéro de portable",
-		"votre numéro de portable", "tu número de móvil", "su número de móvil", "no puedo hablar"},
+		"votre numéro de portable", "tu número de móvil", "su número de móvil", "no puedo hablar",
+		// and asks not to be called back on it: no check on a known number
+		"please do not call", "please don't call", "do not call our office", "rather than calling", "instead of calling",
+		"bitte nicht anrufen", "von anrufen abzusehen", "merci de ne pas appeler", "ne pas nous appeler", "no nos llame", "no llamen"},
 	// "This is not a bill" alone is also what an insurer's statement says
 	pkNotBill: {"this is not bill"},
 	// a windfall offered: a prize, a lottery, an inheritance or funds to

@@ -203,3 +203,22 @@ func TestVoicemailNoticeLure(t *testing.T) {
 		}
 	}
 }
+
+// A Japanese bank-change announced in the subject, asking the payment to
+// go elsewhere, is a diversion; asking not to be called back on it is
+// discretion asked (secrecy); card, expense and travel brands are
+// imitated as others are.
+func TestDiversionSubjectAndNoCallBack(t *testing.T) {
+	checkPhishing(t, model.Address{Name: "経理部", Email: "keiri@yamabuki-sys.example"}, "【重要】振込先口座変更のお知らせ",
+		"いつもお世話になっております。今月分のご請求につきまして、お支払いは下記の口座へお振込みいただけますようお願いいたします。\n\n銀行名：みなと銀行\n口座番号：1234567", nil, true)
+	m := &model.Message{MessageID: "nc@x", From: model.Address{Name: "Accounts", Email: "accounts@supplier.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Invoice 2291", Text: "Hi Alex, the payment details are in the attached letter. Please do not call our office about it, reply here instead.", HasBody: true}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !hasSignal(o.Signals, SigSecrecy) {
+		t.Errorf("no call-back asked: no secrecy signal; signals %v", o.Signals)
+	}
+	for host, want := range map[string]bool{"welcome.aexp-corporatecard.com": true, "expensify-mail.net": true, "navan-tripsupport.com": true, "expensify.com": false, "aexp.com": false} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}

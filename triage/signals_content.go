@@ -180,6 +180,10 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	japanese := strings.IndexByte(own, 0xE3) >= 0
 	if div == "" && japanese {
 		div, _ = containsAnyOf(own, jaDiversion)
+		if div == "" {
+			// (a subject announces it too: 【重要】お振込先口座変更のお知らせ)
+			div, _ = containsAnyOf(m.Subject, jaDiversion)
+		}
 	}
 	if div != "" && !mentionsPayment(m.Subject, own) {
 		div = "" // a new bank account, no payment asked
@@ -785,7 +789,9 @@ var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n",
 // jaSecrecy are pkSecrecy in Japanese (substrings): in a meeting and
 // unable to call, the company address "unavailable", a new LINE group.
 var jaSecrecy = []string{"電話には出られません", "電話に出られません", "アドレスが一時的に使え", "lineで", "LINEで", "他言無用", "内密に", "ご内密", "極秘",
-	"機密事項", "共有しないよう", "LINEのグループ", "個人のアドレスから"}
+	"機密事項", "共有しないよう", "LINEのグループ", "個人のアドレスから",
+	// and asks not to be called back on it: no check on a known number
+	"お電話でのお問い合わせはご遠慮", "電話でのお問い合わせはご遠慮", "お電話はご遠慮"}
 
 // jaCredential are pkCredential in Japanese (substrings): sign in and
 // update the registration, verify your identity, the account or the

@@ -440,6 +440,12 @@ var brands = []struct {
 	{"namecheap", []string{"namecheap.com"}},
 	{"denic", []string{"denic.de"}},
 	{"vodafone", []string{"vodafone.com", "vodafone.de", "vodafone.es", "vodafone.co.uk"}},
+	// cards, expenses and travel of a company's staff
+	{"americanexpress", []string{"americanexpress.com", "aexp.com", "amex.com", "americanexpress.de", "americanexpress.fr", "americanexpress.es", "americanexpress.co.jp"}},
+	{"amex", []string{"americanexpress.com", "aexp.com", "amex.com"}},
+	{"aexp", []string{"aexp.com", "americanexpress.com"}},
+	{"expensify", []string{"expensify.com"}},
+	{"navan", []string{"navan.com", "tripactions.com"}},
 	// telephony services whose voicemail and fax notices are phished
 	{"ringcentral", []string{"ringcentral.com", "ringcentral.biz"}},
 	{"efax", []string{"efax.com", "j2.com", "efaxcorporate.com"}},
