@@ -222,3 +222,31 @@ func TestDiversionSubjectAndNoCallBack(t *testing.T) {
 		}
 	}
 }
+
+// Mail in a colleague's name that the organisation's DMARC disowns, whose
+// replies go to another domain, asking whether you are available, is the
+// opening of a fraud: phishing. The same colleague's authenticated
+// question is not, nor the spoofed one without a reply diversion.
+func TestSpoofedColleagueDivertsReplies(t *testing.T) {
+	auth := func(verdict string) map[string][]string {
+		return map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=" + verdict + " smtp.mailfrom=northwind.example; dmarc=" + verdict + " header.from=northwind.example"}}
+	}
+	for _, tt := range []struct {
+		verdict string
+		replyTo string
+		phish   bool
+	}{
+		{"fail", "dana.whitfield.office@gmail.com", true},
+		{"fail", "", false},
+		{"pass", "", false},
+	} {
+		m := &model.Message{MessageID: tt.verdict + tt.replyTo + "@x", From: model.Address{Name: "Dana Whitfield", Email: "dana.whitfield@northwind.example"},
+			To: []model.Address{demoPrincipal}, Subject: "are you available", Text: "Alex, are you available? I need something handled right now.", HasBody: true, Headers: auth(tt.verdict)}
+		if tt.replyTo != "" {
+			m.ReplyTo = []model.Address{{Email: tt.replyTo}}
+		}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("dmarc=%s reply-to %q: phishing %v, want %v; signals %v", tt.verdict, tt.replyTo, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

@@ -633,6 +633,17 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 			an.lure = true
 		}
 	}
+	if an.internal && an.spoofed {
+		// Mail in a colleague's name that your own domain disowns
+		// (DMARC failed) impersonates them; with its replies diverted
+		// elsewhere ("are you available?" answered to a free-mail
+		// address), the diversion is the lure: the answer goes to the
+		// fraud.
+		impersonated = true
+		if strongest[slices.Index(phishingOrder[:], SigReplyToMismatch)] > 0 {
+			an.lure = true
+		}
+	}
 	if !impersonated {
 		// Discretion asked (secrecy) tells of a fraud only in the name of
 		// someone the mail pretends to be (it is no lure of its own).
