@@ -250,3 +250,17 @@ func TestSpoofedColleagueDivertsReplies(t *testing.T) {
 		}
 	}
 }
+
+// Registrars, hosts, cloud marketplaces and app stores are imitated as
+// other brands are: a short name (aws) as a word of a hyphenated domain.
+func TestRegistrarAndMarketplaceLookalikes(t *testing.T) {
+	for host, want := range map[string]bool{
+		"gandi-renouvellement.com": true, "renewals.gandi-billing.net": true, "ionos-vertrag.de": true,
+		"aws-marketplace-payouts.com": true, "appstoreconnect-payments.net": true,
+		"gandi.net": false, "aws.amazon.com": false, "laws-firm.com": false, "ionos.de": false,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}

@@ -446,6 +446,14 @@ var brands = []struct {
 	{"aexp", []string{"aexp.com", "americanexpress.com"}},
 	{"expensify", []string{"expensify.com"}},
 	{"navan", []string{"navan.com", "tripactions.com"}},
+	// registrars and hosts whose renewal notices are phished
+	{"gandi", []string{"gandi.net"}},
+	{"ionos", []string{"ionos.com", "ionos.de", "ionos.fr", "ionos.es", "1und1.de"}},
+	{"strato", []string{"strato.de", "strato.com"}},
+	// app stores and cloud marketplaces paying out to a company
+	{"aws", []string{"amazonaws.com", "amazon.com", "aws.com", "awsstatic.com"}},
+	{"appstoreconnect", []string{"apple.com"}},
+	{"appstore", []string{"apple.com"}},
 	// telephony services whose voicemail and fax notices are phished
 	{"ringcentral", []string{"ringcentral.com", "ringcentral.biz"}},
 	{"efax", []string{"efax.com", "j2.com", "efaxcorporate.com"}},
