@@ -264,3 +264,15 @@ func TestRegistrarAndMarketplaceLookalikes(t *testing.T) {
 		}
 	}
 }
+
+// An IT-role name counts as a word of the display name: "Sofortkredit
+// Service" holds "it service" inside a word and is no IT service.
+func TestITRoleNameIsAWord(t *testing.T) {
+	for name, want := range map[string]bool{"IT Service Desk": true, "Postmaster": true, "Sofortkredit Service": false, "Edit Support Team": false} {
+		m := &model.Message{MessageID: name + "@x", From: model.Address{Name: name, Email: "info@outside-sender.example"}, To: []model.Address{demoPrincipal},
+			Subject: "Hello", Text: "Hello Alex.", HasBody: true}
+		if got := hasSignal(Deterministic([]*model.Message{m}, demoPrincipal).Signals, SigDisplayNameSpoof); got != want {
+			t.Errorf("%q: IT-role spoof %v, want %v", name, got, want)
+		}
+	}
+}

@@ -141,7 +141,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// organisation: your mailbox's keepers write from your own domain.
 	name := strings.ToLower(m.From.Name)
 	if name != "" && fromReg != "" {
-		if w, ok := itRoleCues.first(name); ok {
+		if w, ok := itRoleCues.first(name); ok && hasWord(name, w) {
 			if pReg := a.regDomain(pDomain); pReg != "" && fromReg != pReg && !realBrandDomain(fromReg) && !isListMail(m) {
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q (%s) but writes from %s, outside your organisation", m.From.Name, w, from), Message: i, Value: from, Weight: 2.5})
 			}
