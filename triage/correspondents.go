@@ -137,7 +137,12 @@ func imitatesLabel(label, c string) bool {
 	if levenshtein(c, label) == 1 {
 		return true
 	}
-	return strings.Contains(label, "-") && (hyphenPart(label, c) || levenshtein(strings.ReplaceAll(label, "-", ""), c) == 1)
+	if !strings.Contains(label, "-") {
+		return false
+	}
+	// (c may hold hyphens itself: toyo-denso-co for toyo-denso)
+	return hyphenPart(label, c) || strings.HasPrefix(label, c+"-") || strings.HasSuffix(label, "-"+c) ||
+		levenshtein(strings.ReplaceAll(label, "-", ""), c) == 1
 }
 
 // oneEditOrGlyph reports whether b is a one-letter edit of a or spells it

@@ -276,3 +276,25 @@ func TestITRoleNameIsAWord(t *testing.T) {
 		}
 	}
 }
+
+// Replies diverted to a domain imitating the sender's own (a word added
+// to a hyphenated name, one letter off) are phishing evidence enough with
+// a payment asked; replies to the sender's own other country domain, or
+// to an unrelated service, are only a mismatch.
+func TestReplyToImitatesSender(t *testing.T) {
+	for _, tt := range []struct {
+		replyTo string
+		phish   bool
+	}{
+		{"m.ito@kita-denki-co.example", true},
+		{"m.ito@klta-denki.example", true},
+		{"m.ito@kita-denki.jp", false},
+		{"m.ito@helpdesk-tickets.example", false},
+	} {
+		m := &model.Message{MessageID: tt.replyTo + "@x", From: model.Address{Name: "Ito", Email: "m.ito@kita-denki.example"}, ReplyTo: []model.Address{{Email: tt.replyTo}},
+			To: []model.Address{demoPrincipal}, Subject: "Re: invoice 1182", Text: "Hello Alex, could you confirm when invoice 1182 will be paid? Please reply to this address.", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.phish {
+			t.Errorf("reply-to %s: phishing %v, want %v; signals %v", tt.replyTo, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

@@ -85,6 +85,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 				// organisation or a brand (northwind-exec.com): where the
 				// answer to a spoofed colleague goes.
 				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("replies go to %s, which imitates %s", d, imitated), Message: i, Value: d, Weight: 3})
+			} else if imitatesLabel(firstLabel(a.regDomain(d)), firstLabel(fromReg)) {
+				// Replies diverted to a domain imitating the sender's own
+				// (toyo-denso-co for toyo-denso): a hijacked conversation
+				// continued where the real sender cannot read it.
+				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("replies go to %s, which imitates the sender's own domain %s", d, fromReg), Message: i, Value: d, Weight: 3})
 			}
 			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) {
 				// Outside a mailing list (which points replies at itself),
