@@ -298,3 +298,18 @@ func TestReplyToImitatesSender(t *testing.T) {
 		}
 	}
 }
+
+// Writes blocked or nothing left since an hour of today, and an incident
+// call the reader is asked to join, are live problems: urgent. The same
+// words looking back, or counting since another day, are not.
+func TestBlockedSinceAndBridge(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"marc@northwind.example", "Prod EU : la migration 0147 bloque les écritures depuis 15h40", "Marc ici. On a besoin de ton avis sur le rollback.", nil, false, "urgent"},
+		{"chloe@northwind.example", "Plus de tournées sur les terminaux depuis 13h", "Les chauffeurs de Lyon n'ont rien reçu. Tu peux regarder ?", nil, false, "urgent"},
+		{"lea@northwind.example", "Depot board can't assign tours - need you on the bridge", "Support has three customers on the phone. Can you join?", nil, false, "urgent"},
+		{"lea@northwind.example", "Post-mortem: war room notes from the 12 November outage", "Notes attached for Thursday's review.", nil, false, "informational"},
+		{"events@northwind.example", "Plus de 200 inscrits depuis lundi pour le meetup", "Merci à tous pour la diffusion !", nil, false, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -827,6 +827,9 @@ var (
 		"hält den lock", "duplicad", "doppelt", "en double", "増加", "されていません", "されません", "動きません", "つながりません",
 		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
 		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
+		// writes held up or nothing left since an hour of today ("bloque
+		// les écritures depuis 15h40", "plus de tournées depuis 13h")
+		"bloque", "bloquea", "blocks", "blocking", "blockiert", "plus de ",
 		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",
 		"停止", "障害", "できない", "できません", "エラー", "つながらない", "落ちて"}
 )

@@ -620,6 +620,8 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	"stuck", "hängt", "hangs", "spiking", "climbing", "anomalous", "anómalo", "anómala", "anormal", "bloqué", "bloquée",
 	"bloqueado", "bloqueada", "blockiert", "atascad", "in the last hour", "in der letzten stunde", "dans la dernière heure",
 	"en la última hora", "直近1時間", "詰まって",
+	// an incident call the reader is asked to join
+	"on the bridge", "incident bridge", "join the bridge", "war room",
 	// a deploy that failed or is being rolled back
 	"delayed for", "locked out", "lockout", "ausgesperrt", "publicly readable", "publicly accessible", "öffentlich zugänglich",
 	"öffentlich lesbar", "accessible publiquement", "publiquement accessible", "de acceso público", "públicamente accesible", "公開状態", "deploy failed", "deployment failed", "rollout failed", "rollback", "roll back", "デプロイ失敗", "ロールバック",
