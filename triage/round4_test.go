@@ -313,3 +313,17 @@ func TestBlockedSinceAndBridge(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// A tool relaying someone's ask of the reader in its subject ("asked you
+// for feedback", "requested your review", "te ha pedido") hands them a
+// task; the same tool reporting what was done does not.
+func TestToolRelaysAsk(t *testing.T) {
+	for _, tt := range []categoryCase{
+		{"notifications@reviews.example", "Tariq Hassan asked you for feedback", "Tariq Hassan asked you for feedback on the Q4 route-planning work.", nil, true, "actionable"},
+		{"notifications@git.example", "Jonas Weber requested your review on #4821", "Jonas Weber requested your review on ETA cache per customer.", nil, true, "actionable"},
+		{"notificaciones@rrhh.example", "Rafael Gómez te ha pedido aprobar sus vacaciones", "Rafael Gómez te ha pedido aprobar del 21/12 al 2/1.", nil, true, "actionable"},
+		{"notifications@reviews.example", "Tariq Hassan submitted his self-review", "Tariq Hassan submitted his self-review for the 2026 cycle.", nil, true, "informational"},
+	} {
+		checkCategory(t, tt)
+	}
+}

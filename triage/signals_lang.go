@@ -474,6 +474,10 @@ var subjectAsks = []string{
 	"your input", "your sign-off", "needs you", "need you", "entscheidung nötig", "entscheidung erforderlich", "warten auf dich", "warten auf sie",
 	"décision requise", "décision nécessaire", "vous attendent", "t'attendent", "decisión necesaria", "te esperan",
 	"le esperan", "あなたの判断",
+	// a tool relays someone's ask of the reader: "Tariq asked you for
+	// feedback", "Jonas requested your review"
+	"asked you for", "asked you to", "requested your", "requests your", "is requesting your", "hat dich um", "hat sie um",
+	"vous a demandé", "t'a demandé", "t’a demandé", "te ha pedido", "le ha pedido", "te ha solicitado", "le ha solicitado",
 }
 
 // mentionWords in a tool's subject say the reader was mentioned
