@@ -163,8 +163,15 @@ const corrWeight = 3.5
 func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, principal model.Address, senders Senders, add func(Signal)) {
 	c, known := senders.(Correspondents)
 	m := msgs[an.latest]
-	if an.latest == 0 && !known && !strings.Contains(m.Text, "@") {
-		return // nothing to compare with: no earlier message, none quoted, no domains written to
+	var thread []string
+	if an.latest == 0 {
+		// The first message the mailbox holds of a thread may quote the
+		// earlier one it answers ("> De: Raúl <admin@sumtelev.es>"): its
+		// sender is a correspondent of the thread too.
+		thread = quotedSenders(m.Text, nil)
+		if len(thread) == 0 && !known {
+			return // nothing to compare with: no earlier message, none quoted, no domains written to
+		}
 	}
 	host := domainOf(m.From.Email)
 	reg := a.regDomain(host)
@@ -172,7 +179,6 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 	if reg == "" || reg == pReg || freeMail(reg) || len(firstLabel(reg)) < minCorrespondentLabel {
 		return
 	}
-	var thread []string
 	// (the newest messages only: the cost per thread is bounded, see
 	// MaxAnalyzedMessages)
 	for _, o := range msgs[max(0, an.latest-MaxAnalyzedMessages):an.latest] {
@@ -183,12 +189,6 @@ func (a *Analyzer) correspondentLookalike(an *analysis, msgs []*model.Message, p
 				}
 			}
 		}
-	}
-	if an.latest == 0 {
-		// The first message the mailbox holds of a thread may quote the
-		// earlier one it answers ("> De: Raúl <admin@sumtelev.es>"): its
-		// sender is a correspondent of the thread too.
-		thread = quotedSenders(m.Text, thread)
 	}
 	if len(thread) > 0 {
 		// (an imitation of the reader's own domain is judged as one: see
@@ -226,34 +226,29 @@ func (a *Analyzer) threadImitated(reg string, domains []string) string {
 
 // quotedSenders appends to out the domains of the addresses on the
 // sender lines of the messages quoted in body ("> From: …", "De : …",
-// "Von: …", "差出人: …").
+// "Von: …", "差出人: …"). It looks only at the lines holding an "@".
 func quotedSenders(body string, out []string) []string {
-	if !strings.Contains(body, "@") {
-		return out
-	}
-	for line := range strings.Lines(body) {
-		line = strings.TrimLeft(line, "> \t")
-		if len(line) < 5 {
-			continue
+	for off := 0; ; {
+		k := strings.IndexByte(body[off:], '@')
+		if k < 0 {
+			return out
 		}
-		low := strings.ToLower(line[:min(len(line), 12)])
-		if !(strings.HasPrefix(low, "from:") || strings.HasPrefix(low, "de:") || strings.HasPrefix(low, "de :") ||
-			strings.HasPrefix(low, "von:") || strings.HasPrefix(line, "差出人")) {
-			continue
-		}
-		at := strings.IndexByte(line, '@')
-		if at < 0 {
-			continue
-		}
+		at := off + k
+		start := strings.LastIndexByte(body[:at], '\n') + 1
 		end := at + 1
-		for end < len(line) && (isDomainByte(line[end])) {
+		for end < len(body) && isDomainByte(body[end]) {
 			end++
 		}
-		if d := strings.ToLower(strings.TrimRight(line[at+1:end], ".-")); strings.Contains(d, ".") {
-			out = append(out, d)
+		off = end
+		line := strings.TrimLeft(body[start:at], "> \t")
+		low := strings.ToLower(line[:min(len(line), 12)])
+		if strings.HasPrefix(low, "from:") || strings.HasPrefix(low, "de:") || strings.HasPrefix(low, "de :") ||
+			strings.HasPrefix(low, "von:") || strings.HasPrefix(line, "差出人") {
+			if d := strings.ToLower(strings.TrimRight(body[at+1:end], ".-")); strings.Contains(d, ".") {
+				out = append(out, d)
+			}
 		}
 	}
-	return out
 }
 
 func isDomainByte(c byte) bool {

@@ -6,7 +6,6 @@ package triage
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"mailsift/model"
@@ -30,14 +29,6 @@ var moneyDocWords = []string{"salary", "salaries", "bonus", "compensation", "pay
 // shared by lena.remit@gmail.com). Colleagues and partners share from
 // their organisations' accounts.
 func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)) {
-	subject := strings.ToLower(m.Subject)
-	if _, ok := containsAnyOf(subject, shareWords); !ok {
-		return
-	}
-	bait, ok := containsAnyOf(subject, moneyDocWords)
-	if !ok {
-		return
-	}
 	sharer := ""
 	for _, rt := range m.ReplyTo {
 		if freeMail(domainOf(rt.Email)) {
@@ -47,6 +38,14 @@ func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)
 	if sharer == "" || freeMail(domainOf(m.From.Email)) {
 		return // (free mail writing itself is judged as such)
 	}
+	subject := strings.ToLower(m.Subject)
+	if _, ok := containsAnyOf(subject, shareWords); !ok {
+		return
+	}
+	bait, ok := containsAnyOf(subject, moneyDocWords)
+	if !ok {
+		return
+	}
 	if senders != nil {
 		if written, _ := senders.Familiar(sharer); written > 0 {
 			return
@@ -55,9 +54,10 @@ func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)
 	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("shares a document about %q from a free-mail account you have not written to (%s)", bait, sharer), Message: an.latest, Value: sharer, Weight: 3.5})
 }
 
-// messageNoticeRe finds a voicemail or fax notice in a subject (the five
-// languages).
-var messageNoticeRe = regexp.MustCompile(`(?i)voice ?mail|voice[- ]?messages?\b|\bfax\b|\befax\b|sprachnachricht|mailbox-nachricht|message vocal|messagerie vocale|mensaje de voz|buzón de voz|ボイスメール|留守番電話|留守電`)
+// messageNoticeWords name a voicemail or fax notice in a subject (lower
+// case; "fax" alone counts as a word of its own, see noticeLure).
+var messageNoticeWords = []string{"voicemail", "voice mail", "voice message", "voice-message", "efax", "sprachnachricht",
+	"mailbox-nachricht", "message vocal", "messagerie vocale", "mensaje de voz", "buzón de voz", "ボイスメール", "留守番電話", "留守電"}
 
 // noticeLure flags a voicemail or fax notice from a sender that is
 // neither your organisation nor a telephony brand's real domain nor known
@@ -65,7 +65,11 @@ var messageNoticeRe = regexp.MustCompile(`(?i)voice ?mail|voice[- ]?messages?\b|
 // systems attach the recording or the pages (audio, PDF, TIFF), the lure
 // needs the click ("Play voice message", "View fax online").
 func (a *Analyzer) noticeLure(an *analysis, m *model.Message, add func(Signal)) {
-	if an.internal || an.familiar || an.links == 0 || !messageNoticeRe.MatchString(m.Subject) {
+	if an.internal || an.familiar || an.links == 0 {
+		return
+	}
+	low := strings.ToLower(m.Subject)
+	if _, ok := containsAnyOf(low, messageNoticeWords); !ok && !hasWord(low, "fax") {
 		return
 	}
 	reg := a.regDomain(domainOf(m.From.Email))
