@@ -84,3 +84,39 @@ func (a *Analyzer) noticeLure(an *analysis, m *model.Message, add func(Signal)) 
 	}
 	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a voicemail or fax notice from %s links to the message instead of attaching it", reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
+
+// domainWords name a domain name in a subject; domainTermWords its
+// expiry, renewal, suspension or listing (lower case).
+var (
+	domainWords     = []string{"domain", "domaine", "dominio", "ドメイン"}
+	domainTermWords = []string{"expir", "renew", "suspen", "listing", "registration", "ablauf", "läuft ab", "verlänger", "gesperrt",
+		"échéance", "renouvel", "caducidad", "caduca", "renovación", "suspensión", "有効期限", "更新", "停止"}
+)
+
+// domainRenewalLure flags a notice that the reader's own domain expires,
+// is suspended or must be listed or renewed ("FINAL NOTICE:
+// northwind.example - Domain Service Expiration"), from a sender that is
+// neither your organisation nor a registrar's real domain nor known to
+// you: domain slamming, the invoice or the sign-in of a registrar you do
+// not use.
+func (a *Analyzer) domainRenewalLure(an *analysis, m *model.Message, pDomain string, add func(Signal)) {
+	pReg := a.regDomain(pDomain)
+	if an.internal || an.familiar || pReg == "" || !strings.Contains(strings.ToLower(m.Subject), firstLabel(pReg)) {
+		return
+	}
+	low := strings.ToLower(m.Subject)
+	if !strings.Contains(low, pReg) && !strings.Contains(low, firstLabel(pReg)+".") {
+		return // (the organisation's name, not its domain)
+	}
+	if _, ok := containsAnyOf(low, domainWords); !ok {
+		return
+	}
+	if _, ok := containsAnyOf(low, domainTermWords); !ok {
+		return
+	}
+	reg := a.regDomain(domainOf(m.From.Email))
+	if reg == "" || realBrandDomain(reg) {
+		return
+	}
+	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a notice that your domain expires or must be renewed, from %s, which is no registrar you deal with", reg), Message: an.latest, Value: reg, Weight: 3.5})
+}

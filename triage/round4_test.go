@@ -327,3 +327,23 @@ func TestToolRelaysAsk(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// A notice that the reader's own domain expires or must be renewed or
+// listed, from a sender that is no registrar's real domain, is phishing
+// (in each language); the registrar's own notice, a certificate monitor's
+// alert and a subject naming the organisation but not its domain are not.
+func TestDomainRenewalLure(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject string
+		phish         bool
+	}{
+		{"renewals@domain-registry-center.example", "FINAL NOTICE: northwind.example - Domain Service Expiration", true},
+		{"avisos@dominios-renovacion.example", "Su dominio northwind.es caduca en 48 horas", true},
+		{"support@domain-kanri.example", "【重要】northwind.jp ドメイン有効期限のお知らせ", true},
+		{"noreply@gandi.net", "[Gandi] Renewal confirmation: domain northwind.example", false},
+		{"alerts@certwatch-service.example", "[CRITICAL] Certificate for api.northwind.example expires in 5h", false},
+		{"events@logistics-expo.example", "Northwind: your expo listing registration is confirmed", false},
+	} {
+		checkPhishing(t, model.Address{Name: "Domains", Email: tt.from}, tt.subject, "Your domain will be suspended. Renew here: https://"+domainOf(tt.from)+"/renew", nil, tt.phish)
+	}
+}
