@@ -100,8 +100,13 @@ var (
 // you: domain slamming, the invoice or the sign-in of a registrar you do
 // not use.
 func (a *Analyzer) domainRenewalLure(an *analysis, m *model.Message, pDomain string, add func(Signal)) {
+	if an.internal || an.familiar {
+		return
+	}
 	pReg := a.regDomain(pDomain)
-	if an.internal || an.familiar || pReg == "" || !strings.Contains(strings.ToLower(m.Subject), firstLabel(pReg)) {
+	// (domain names are written in lower case: the subject is lowered
+	// only when it holds the organisation's name as written)
+	if pReg == "" || !strings.Contains(m.Subject, firstLabel(pReg)) {
 		return
 	}
 	low := strings.ToLower(m.Subject)
