@@ -190,7 +190,8 @@ var phraseLists = [numPhraseKinds][]string{
 		"sie haben gewonnen", "gewonnen", "gewinnspiel", "vous avez gagné", "gagnant", "ha ganado", "has ganado", "ganador",
 		// and its reverse, the extortion ("I recorded you"): a demand
 		// of the scam's own, not a payment in someone else's name
-		"adult website", "recorded you", "your webcam", "full access to your device", "access to your device",
+		"adult website", "adult websites", "recorded you", "your webcam", "full access to your device", "access to your device",
+		"i am a hacker", "my trojan", "access to your operating system", "made a video of you", "i made a video",
 		// and the investment scam, whose deposit is its own offer's
 		// ("AI trading", "guaranteed returns", "placement garanti")
 		"ai trading", "trading bot", "arbitrage fund", "arbitrage pool", "ai arbitrage", "crypto arbitrage",

@@ -347,3 +347,19 @@ func TestDomainRenewalLure(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "Domains", Email: tt.from}, tt.subject, "Your domain will be suspended. Renew here: https://"+domainOf(tt.from)+"/renew", nil, tt.phish)
 	}
 }
+
+// A Japanese warning about a fake bank-change request ("偽の請求書を装う",
+// "異なる送信元のため支払いを保留") quotes the fraud without asking for it,
+// and sextortion's bitcoin demand is its own offer's: neither is phishing.
+func TestJapaneseFraudWarningAndSextortion(t *testing.T) {
+	checkPhishing(t, model.Address{Name: "松本", Email: "r.matsumoto@partner-logi.example"}, "【至急確認】貴社名義の振込先変更依頼メールについて",
+		"貴社名義で、振込先を新しい口座に変更してほしいというメールが届きました。通常と異なる送信元のため、弊社では支払いを保留しております。ご確認いただけますでしょうか。", nil, false)
+	checkPhishing(t, model.Address{Name: "情報センター", Email: "news@infosec-center.example"}, "偽の請求書を装うメールにご注意を",
+		"取引先を装い、振込先口座の変更を依頼する偽のメールが増えています。お支払いの前に電話でご確認ください。", nil, false)
+	fail := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=northwind.example; dmarc=fail header.from=northwind.example"}}
+	m := &model.Message{MessageID: "sx@x", From: demoPrincipal, To: []model.Address{demoPrincipal}, Subject: "your account has been compromised",
+		Text: "I am a hacker who has access to your operating system. Your device was infected with my trojan while you visited adult websites. Transfer 1200 USD to my bitcoin address within 48 hours.", HasBody: true, Headers: fail}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsSpam || o.Result.IsPhishing {
+		t.Errorf("sextortion: spam %v phishing %v, want spam only; signals %v", o.Result.IsSpam, o.Result.IsPhishing, o.Signals)
+	}
+}

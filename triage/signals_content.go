@@ -1419,7 +1419,9 @@ func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
 // (lower case).
 var fraudWords = []string{"fake", "fraud", "scam", "phishing", "impersonat", "do not pay", "don't pay", "nothing paid",
 	"betrug", "gefälscht", "nicht überweisen", "fraude", "frauduleu", "usurp", "estafa", "suplantación", "no pague",
-	"詐欺", "不審", "装った", "なりすまし", "注意喚起"}
+	"詐欺", "不審", "装った", "なりすまし", "注意喚起",
+	// "偽の請求書を装うメール", "異なる送信元のため支払いを保留"
+	"偽の", "を装う", "支払いを保留", "異なる送信元"}
 
 // warnsOfFraud reports whether subject or text warns of a fraud (see
 // fraudWords).
