@@ -125,3 +125,77 @@ func (a *Analyzer) domainRenewalLure(an *analysis, m *model.Message, pDomain str
 	}
 	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a notice that your domain expires or must be renewed, from %s, which is no registrar you deal with", reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
+
+// callbackBrands are consumer security and tech-support brands whose
+// names the callback scam bills in, with their real domains: "your
+// Norton renewal of $399.99 was processed, call us to cancel".
+var callbackBrands = []struct {
+	name string
+	real []string
+}{
+	{"norton", []string{"norton.com", "nortonlifelock.com", "gen.com", "gendigital.com"}},
+	{"lifelock", []string{"lifelock.com", "norton.com", "nortonlifelock.com"}},
+	{"mcafee", []string{"mcafee.com"}},
+	{"geek squad", []string{"geeksquad.com", "bestbuy.com"}},
+	{"geeksquad", []string{"geeksquad.com", "bestbuy.com"}},
+	{"avast", []string{"avast.com"}},
+	{"bitdefender", []string{"bitdefender.com"}},
+	{"kaspersky", []string{"kaspersky.com"}},
+}
+
+// callbackLure flags a bill, order or renewal in a consumer security or
+// tech-support brand's name with a phone number to call, from a free-mail
+// address or through a payment service's invoice: the callback scam,
+// whose lure is the phone call that follows.
+func (a *Analyzer) callbackLure(an *analysis, m *model.Message, add func(Signal)) {
+	if an.internal || an.familiar {
+		return
+	}
+	reg := a.regDomain(domainOf(m.From.Email))
+	if !freeMail(reg) && !invoicingServices[reg] {
+		// The scam has no domain of its own: it writes from free mail
+		// or bills through a real payment service's invoice. A company
+		// writing from its own domain about these products (a reseller,
+		// a newsletter) is not it.
+		return
+	}
+	text := strings.ToLower(m.Subject + "\n" + an.latestOwn)
+	for _, b := range callbackBrands {
+		if !strings.Contains(text, b.name) || isRealBrandDomain(reg, b.real) {
+			continue
+		}
+		if !mentionsPayment(m.Subject, an.latestOwn) || !hasPhoneNumber(text) {
+			return
+		}
+		add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("bills you in %s's name with a number to call, from %s", b.name, reg), Message: an.latest, Value: b.name, Weight: 3.5})
+		return
+	}
+}
+
+// invoicingServices are payment services whose invoices anyone can send
+// in any name.
+var invoicingServices = map[string]bool{"paypal.com": true, "paypal.co.uk": true, "paypal.de": true, "paypal.fr": true, "paypal.es": true,
+	"stripe.com": true, "squareup.com": true, "intuit.com": true, "zellepay.com": true}
+
+// hasPhoneNumber reports whether s holds a run of at least nine digits
+// written as a phone number (digits with spaces, dashes, dots,
+// parentheses or a leading +).
+func hasPhoneNumber(s string) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+			if digits >= 9 {
+				return true
+			}
+		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
+			if digits == 0 && c != '+' && c != '(' {
+				continue
+			}
+		default:
+			digits = 0
+		}
+	}
+	return false
+}

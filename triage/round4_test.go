@@ -363,3 +363,22 @@ func TestJapaneseFraudWarningAndSextortion(t *testing.T) {
 		t.Errorf("sextortion: spam %v phishing %v, want spam only; signals %v", o.Result.IsSpam, o.Result.IsPhishing, o.Signals)
 	}
 }
+
+// A bill in a consumer security brand's name with a number to call, from
+// free mail or through a payment service's invoice, is the callback
+// scam: phishing. The brand's own mail, and a company writing about the
+// product from its own domain, are not.
+func TestCallbackLure(t *testing.T) {
+	body := "Your annual Norton 360 renewal of $399.99 has been charged to your account. If you did not authorize this payment, call our billing desk at +1 (808) 555-0143 within 24 hours."
+	for _, tt := range []struct {
+		from  string
+		phish bool
+	}{
+		{"billing.desk7731@gmail.com", true},
+		{"service@paypal.com", true},
+		{"no-reply@norton.com", false},
+		{"sales@it-reseller.example", false},
+	} {
+		checkPhishing(t, model.Address{Name: "Billing", Email: tt.from}, "Your order has been processed - $399.99", body, nil, tt.phish)
+	}
+}
