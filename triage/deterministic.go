@@ -235,6 +235,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// outbound processing") is worth knowing; a newsletter that talks
 		// about incidents is not one.
 		r.Category = contract.CategoryInformational
+	case (an.bulk || an.automated || an.notifier) && !direct && serviceChangeNotice(subject):
+		// A service telling its customer that its prices, terms or
+		// features change ("Upcoming changes to Mapbox pricing") is
+		// worth knowing, unlike its marketing.
+		r.Category = contract.CategoryInformational
 	case an.bulk && !direct && !(an.taskNamed && an.addressed):
 		r.Category = contract.CategoryLowPriority
 	case (an.automated || an.notifier) && !direct && !an.taskNamed && an.questions+an.requests == 0 && !an.soonDeadline &&

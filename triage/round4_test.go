@@ -382,3 +382,18 @@ func TestCallbackLure(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "Billing", Email: tt.from}, "Your order has been processed - $399.99", body, nil, tt.phish)
 	}
 }
+
+// A service's notice to its customer that prices, terms or features
+// change is worth knowing, in each language; its marketing through the
+// same list is read later.
+func TestServiceChangeNotice(t *testing.T) {
+	list := map[string][]string{"List-Unsubscribe": {"<https://maps.example/unsub>"}, "Precedence": {"bulk"}}
+	for _, tt := range []categoryCase{
+		{"no-reply@maps.example", "Upcoming changes to MapCo pricing (effective January 1, 2027)", "From January, map loads above 100k per month are billed at a new rate.", list, true, "informational"},
+		{"no-reply@maps.example", "Preisänderung ab 1. Januar 2027", "Ab Januar gelten neue Preise für Kartenaufrufe über 100.000 pro Monat.", list, true, "informational"},
+		{"no-reply@maps.example", "料金改定のお知らせ", "2027年1月より、月間10万回を超える地図読み込みの料金が変わります。", list, true, "informational"},
+		{"no-reply@maps.example", "New: 3D terrain for your maps - try it free", "Bring your maps to life with 3D terrain. Start your free trial today.", list, true, "low priority"},
+	} {
+		checkCategory(t, tt)
+	}
+}

@@ -768,3 +768,18 @@ var absenceWords = []string{"out sick", "off sick", "sick today", "out of office
 func absenceNotice(subject string) bool {
 	return namesAny(subject, absenceWords)
 }
+
+// serviceChangeWords in a subject announce a change of a service's
+// prices, terms or features to its customers (lower case).
+var serviceChangeWords = []string{"upcoming changes to", "changes to your plan", "changes to our pricing", "changes to our terms",
+	"pricing change", "price change", "price increase", "changes to pricing", "update to our terms", "updates to our terms",
+	"preisänderung", "preiserhöhung", "änderung der preise", "änderung unserer preise", "änderung der agb", "änderung unserer agb",
+	"changement de tarif", "changements de tarif", "évolution tarifaire", "évolution de nos tarifs", "modification des conditions",
+	"cambio de precios", "cambios en los precios", "actualización de precios", "cambios en las condiciones",
+	"料金改定", "価格改定", "利用規約の改定", "利用規約改定"}
+
+// serviceChangeNotice reports whether subject announces a change of a
+// service's prices, terms or features (see serviceChangeWords).
+func serviceChangeNotice(subject string) bool {
+	return namesAny(subject, serviceChangeWords)
+}
