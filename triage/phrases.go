@@ -158,6 +158,10 @@ var phraseLists = [numPhraseKinds][]string{
 		"gratis", "kostenlos", "geld verdienen", "von zu hause",
 		"sans justificatif", "crédit rapide", "gagner de l'argent", "depuis chez vous",
 		"desde casa", "ganar dinero", "sin riesgo",
+		// the predatory journal's and conference's call, whose fee is the
+		// point ("article processing charge", "your esteemed research")
+		"article processing charge", "publication fee", "your esteemed", "fast peer review", "cordially invite you",
+		"speaker registration fee",
 	},
 	// the small print of an offer dressed as an invoice (the disclaimer
 	// US law asks of such mailings, the German "Adressbuchschwindel"'s,

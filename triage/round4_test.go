@@ -397,3 +397,20 @@ func TestServiceChangeNotice(t *testing.T) {
 		checkCategory(t, tt)
 	}
 }
+
+// A predatory journal's call for papers, whose fee is the point, is spam
+// even when it greets the reader by name; a colleague's mention of a
+// journal submission is not.
+func TestPredatoryJournalIsSpam(t *testing.T) {
+	m := &model.Message{MessageID: "pj@x", From: model.Address{Name: "Editorial Office", Email: "editor@intl-journal-logistics.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Invitation to publish in the International Journal of Fleet Engineering",
+		Text:    "Dear Dr. Alex Morgan,\n\nWe came across your esteemed talk and cordially invite you to submit your manuscript. Fast peer review within 7 days. Article processing charge: only USD 149.", HasBody: true}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsSpam {
+		t.Errorf("predatory journal: not spam; signals %v", o.Signals)
+	}
+	c := &model.Message{MessageID: "pj2@x", From: model.Address{Name: "Mei", Email: "mei.lin@northwind.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Our paper on ETA drift", Text: "Alex, the journal accepted our paper; the publication fee is covered by the research budget. Can you sign the copyright form?", HasBody: true}
+	if o := Deterministic([]*model.Message{c}, demoPrincipal); o.Result.IsSpam {
+		t.Errorf("a colleague's paper: spam; signals %v", o.Signals)
+	}
+}
