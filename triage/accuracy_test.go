@@ -279,6 +279,16 @@ func TestAccuracyOwnSet(t *testing.T) {
 //     0.893, 0.873 → 0.867, 0.827 → 0.853 (pooled 0.855 → 0.865,
 //     phishing 31 → 34 of 37), phish4 0.617 → 0.733 (phishing 20 → 33
 //     of 49, with the sent-only crash fix on a9de162).
+//   - fourth round: heldout15-17, heldout19 and phish4 developed on
+//     (0.847, 0.893, 0.873, 0.867; phish4 0.808, phishing 40 of 49);
+//     heldout20, heldout21, phish5, phish6 measured at 9303d24 (0.827,
+//     0.847, 0.725 with phishing 28 of 50, 0.800 with 29 of 50) and once
+//     mid-round, then developed on (0.860, 0.853, 0.833 with 42, 0.842
+//     with 36); heldout22, heldout23 (150), phish7, phish8 (120) never
+//     developed on, measured at 9303d24 and with the round's final
+//     rules: 0.837 → 0.837, 0.867 → 0.867, phish7 0.717 → 0.767
+//     (phishing 24 → 30 of 50), phish8 0.733 → 0.767 (34 → 37 of 50,
+//     false positives 5 → 2).
 var heldOutSets = []struct {
 	name, dir                               string
 	threads                                 int
@@ -296,7 +306,7 @@ var heldOutSets = []struct {
 	{name: "heldout6", dir: "../testdata/eval/heldout6", threads: 150, minAccuracy: 0.98, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout7", dir: "../testdata/eval/heldout7", threads: 148, joined: 2, minAccuracy: 0.91, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout8", dir: "../testdata/eval/heldout8", threads: 149, joined: 1, minAccuracy: 0.90, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.88, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout9", dir: "../testdata/eval/heldout9", threads: 150, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout10", dir: "../testdata/eval/heldout10", threads: 150, minAccuracy: 0.85, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout11", dir: "../testdata/eval/heldout11", threads: 149, joined: 1, minAccuracy: 0.89, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout12", dir: "../testdata/eval/heldout12", threads: 150, minAccuracy: 0.88, minPhishRecall: 0.99, maxPhishFP: 0.01},
@@ -305,15 +315,27 @@ var heldOutSets = []struct {
 	// heldout14, heldout18 and phish1-3 developed on, heldout15-17,
 	// heldout19 and phish4 never.
 	{name: "heldout14", dir: "../testdata/eval/heldout14", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout15", dir: "../testdata/eval/heldout15", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.88, maxPhishFP: 0.025},
+	{name: "heldout15", dir: "../testdata/eval/heldout15", threads: 150, minAccuracy: 0.84, minPhishRecall: 0.88, maxPhishFP: 0.015},
 	{name: "heldout16", dir: "../testdata/eval/heldout16", threads: 150, minAccuracy: 0.89, minPhishRecall: 0.89, maxPhishFP: 0.01},
-	{name: "heldout17", dir: "../testdata/eval/heldout17", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout17", dir: "../testdata/eval/heldout17", threads: 150, minAccuracy: 0.87, minPhishRecall: 0.99, maxPhishFP: 0.01},
 	{name: "heldout18", dir: "../testdata/eval/heldout18", threads: 150, minAccuracy: 0.88, minPhishRecall: 0.99, maxPhishFP: 0.01},
-	{name: "heldout19", dir: "../testdata/eval/heldout19", threads: 150, minAccuracy: 0.85, minPhishRecall: 0.88, maxPhishFP: 0.01},
-	{name: "phish1", dir: "../testdata/eval/phish1", threads: 120, minAccuracy: 0.81, minPhishRecall: 0.84, maxPhishFP: 0.03},
-	{name: "phish2", dir: "../testdata/eval/phish2", threads: 120, minAccuracy: 0.88, minPhishRecall: 0.88, maxPhishFP: 0.01},
-	{name: "phish3", dir: "../testdata/eval/phish3", threads: 120, minAccuracy: 0.87, minPhishRecall: 0.88, maxPhishFP: 0.01},
-	{name: "phish4", dir: "../testdata/eval/phish4", threads: 120, minAccuracy: 0.73, minPhishRecall: 0.67, maxPhishFP: 0.03},
+	{name: "heldout19", dir: "../testdata/eval/heldout19", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "phish1", dir: "../testdata/eval/phish1", threads: 120, minAccuracy: 0.85, minPhishRecall: 0.92, maxPhishFP: 0.01},
+	{name: "phish2", dir: "../testdata/eval/phish2", threads: 120, minAccuracy: 0.89, minPhishRecall: 0.94, maxPhishFP: 0.01},
+	{name: "phish3", dir: "../testdata/eval/phish3", threads: 120, minAccuracy: 0.89, minPhishRecall: 0.92, maxPhishFP: 0.01},
+	{name: "phish4", dir: "../testdata/eval/phish4", threads: 120, minAccuracy: 0.8, minPhishRecall: 0.81, maxPhishFP: 0.01},
+	// The fourth round (README, "The fourth independent-sets round"):
+	// heldout15-17, heldout19 and phish4 developed on; heldout20,
+	// heldout21, phish5 and phish6 measured first, then developed on;
+	// heldout22, heldout23, phish7 and phish8 never developed on.
+	{name: "heldout20", dir: "../testdata/eval/heldout20", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout21", dir: "../testdata/eval/heldout21", threads: 150, minAccuracy: 0.85, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "heldout22", dir: "../testdata/eval/heldout22", threads: 147, joined: 3, minAccuracy: 0.83, minPhishRecall: 0.88, maxPhishFP: 0.01},
+	{name: "heldout23", dir: "../testdata/eval/heldout23", threads: 150, minAccuracy: 0.86, minPhishRecall: 0.99, maxPhishFP: 0.01},
+	{name: "phish5", dir: "../testdata/eval/phish5", threads: 120, minAccuracy: 0.83, minPhishRecall: 0.84, maxPhishFP: 0.015},
+	{name: "phish6", dir: "../testdata/eval/phish6", threads: 120, minAccuracy: 0.84, minPhishRecall: 0.72, maxPhishFP: 0.01},
+	{name: "phish7", dir: "../testdata/eval/phish7", threads: 120, minAccuracy: 0.76, minPhishRecall: 0.6, maxPhishFP: 0.01},
+	{name: "phish8", dir: "../testdata/eval/phish8", threads: 120, minAccuracy: 0.76, minPhishRecall: 0.74, maxPhishFP: 0.03},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the
