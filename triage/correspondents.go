@@ -140,9 +140,9 @@ func imitatesLabel(label, c string) bool {
 	if !strings.Contains(label, "-") {
 		return false
 	}
-	// (c may hold hyphens itself: toyo-denso-co for toyo-denso)
-	return hyphenPart(label, c) || strings.HasPrefix(label, c+"-") || strings.HasSuffix(label, "-"+c) ||
-		levenshtein(strings.ReplaceAll(label, "-", ""), c) == 1
+	// (c as words of label, c holding hyphens itself included:
+	// toyo-denso-co for toyo-denso)
+	return strings.Contains("-"+label+"-", "-"+c+"-") || levenshtein(strings.ReplaceAll(label, "-", ""), c) == 1
 }
 
 // oneEditOrGlyph reports whether b is a one-letter edit of a or spells it

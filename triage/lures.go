@@ -2,7 +2,9 @@ package triage
 
 // Lures dressed as a service's notice: a real file-sharing service's
 // notice whose sharer is a stranger's free-mail account, a voicemail or
-// fax notice that links to the message instead of attaching it.
+// fax notice that links to the message instead of attaching it, a
+// renewal notice for your own domain from no registrar of yours, a bill
+// in a security brand's name with a number to call.
 
 import (
 	"fmt"
@@ -17,9 +19,9 @@ var shareWords = []string{"shared with you", "has shared", " shared \"", " share
 
 // moneyDocWords name a document about money or pay: the bait of a share
 // lure (lower case).
-var moneyDocWords = []string{"salary", "salaries", "bonus", "compensation", "payroll", "remittance", "payment", "invoice", "wire",
+var moneyDocWords = []string{"salary", "salaries", "bonus", "compensation", "payroll", "remittance", "payment", "invoice", "wire transfer",
 	"bank details", "severance", "layoff", "pay rise", "pay review", "gehalt", "gehälter", "vergütung", "prämie", "zahlung", "rechnung",
-	"salaire", "salaires", "rémunération", "prime", "paiement", "facture", "virement", "nómina", "salario", "salarios", "pago", "factura",
+	"salaire", "salaires", "rémunération", "primes", "paiement", "facture", "virement", "nómina", "salario", "salarios", "pago", "factura",
 	"transferencia", "給与", "賞与", "振込", "請求書", "支払"}
 
 // shareLure flags a file-sharing service's notice (a real Google Drive or
@@ -51,7 +53,7 @@ func shareLure(an *analysis, m *model.Message, senders Senders, add func(Signal)
 			return
 		}
 	}
-	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("shares a document about %q from a free-mail account you have not written to (%s)", bait, sharer), Message: an.latest, Value: sharer, Weight: 3.5})
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("shares a document about %q from a free-mail account you have not written to (%s)", bait, sharer), Message: an.latest, Value: sharer, Weight: 3.5})
 }
 
 // messageNoticeWords name a voicemail or fax notice in a subject (lower
@@ -82,7 +84,7 @@ func (a *Analyzer) noticeLure(an *analysis, m *model.Message, add func(Signal)) 
 			return
 		}
 	}
-	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a voicemail or fax notice from %s links to the message instead of attaching it", reg), Message: an.latest, Value: reg, Weight: 3.5})
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a voicemail or fax notice from %s links to the message instead of attaching it", reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
 
 // domainWords name a domain name in a subject; domainTermWords its
@@ -123,7 +125,7 @@ func (a *Analyzer) domainRenewalLure(an *analysis, m *model.Message, pDomain str
 	if reg == "" || realBrandDomain(reg) {
 		return
 	}
-	add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("a notice that your domain expires or must be renewed, from %s, which is no registrar you deal with", reg), Message: an.latest, Value: reg, Weight: 3.5})
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a notice that your domain expires or must be renewed, from %s, which is no registrar you deal with", reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
 
 // callbackBrands are consumer security and tech-support brands whose
@@ -167,7 +169,7 @@ func (a *Analyzer) callbackLure(an *analysis, m *model.Message, add func(Signal)
 		if !mentionsPayment(m.Subject, an.latestOwn) || !hasPhoneNumber(text) {
 			return
 		}
-		add(Signal{Kind: SigShareLure, Reason: fmt.Sprintf("bills you in %s's name with a number to call, from %s", b.name, reg), Message: an.latest, Value: b.name, Weight: 3.5})
+		add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("bills you in %s's name with a number to call, from %s", b.name, reg), Message: an.latest, Value: b.name, Weight: 3.5})
 		return
 	}
 }
@@ -190,9 +192,7 @@ func hasPhoneNumber(s string) bool {
 				return true
 			}
 		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+':
-			if digits == 0 && c != '+' && c != '(' {
-				continue
-			}
+			// a separator within the number: the count goes on
 		default:
 			digits = 0
 		}

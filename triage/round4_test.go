@@ -106,6 +106,7 @@ func TestShareLure(t *testing.T) {
 		{share(`Rechnung 2026-118 wurde mit Ihnen geteilt`, "buchhaltung.zentrale@gmx.de"), nil, true},
 		{share(`Spreadsheet shared with you: "Bonus allocation 2027"`, "mei.ito@northwind.example"), nil, false},
 		{share(`Document shared with you: "Offsite photos"`, "hr.office.payouts@gmail.com"), nil, false},
+		{share(`Document shared with you: "Wireframes v3 (primer)"`, "studio.freelance@gmail.com"), nil, false},
 		{share(`Spreadsheet shared with you: "Invoice tracker"`, "kim.freelance@gmail.com"), familiarOnly{"kim.freelance@gmail.com"}, false},
 	} {
 		o, _ := a.deterministic([]*model.Message{tt.m}, demoPrincipal, tt.senders)
@@ -134,19 +135,15 @@ func (familiarOnly) ListRead(string) int { return 0 }
 // French "arbitrage" of a business decision is no such offer.
 func TestInvestmentScamIsSpamNotPhishing(t *testing.T) {
 	fail := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=softfail smtp.mailfrom=yieldhouse.example; dmarc=fail header.from=yieldhouse.example"}}
-	for _, tt := range []struct {
-		subject, body string
-		spam          bool
-	}{
-		{"Alex, your seat in our AI trading desk", "Our members earned 9.4 % last month with guaranteed returns. Reserve your seat with a bank transfer of EUR 2,500 before Friday.", true},
-		{"Placement garanti 7 % par an", "Un placement garanti réservé aux cadres : rendement garanti de 7 % par an. Virement bancaire de 10 000 EUR pour réserver votre part.", true},
-		{"Rentabilidad garantizada del 6 % mensual", "Rentabilidad garantizada con nuestro fondo. Envíe una transferencia bancaria de 1.000 € para empezar.", true},
+	for subject, body := range map[string]string{
+		"Alex, your seat in our AI trading desk":   "Our members earned 9.4 % last month with guaranteed returns. Reserve your seat with a bank transfer of EUR 2,500 before Friday.",
+		"Placement garanti 7 % par an":             "Un placement garanti réservé aux cadres : rendement garanti de 7 % par an. Virement bancaire de 10 000 EUR pour réserver votre part.",
+		"Rentabilidad garantizada del 6 % mensual": "Rentabilidad garantizada con nuestro fondo. Envíe una transferencia bancaria de 1.000 € para empezar.",
 	} {
-		m := &model.Message{MessageID: tt.subject + "@x", From: model.Address{Name: "Yield House", Email: "desk@yieldhouse.example"},
-			To: []model.Address{demoPrincipal}, Subject: tt.subject, Text: tt.body, HasBody: true, Headers: fail}
-		o := Deterministic([]*model.Message{m}, demoPrincipal)
-		if o.Result.IsSpam != tt.spam || o.Result.IsPhishing {
-			t.Errorf("%q: spam %v phishing %v, want spam %v and no phishing; signals %v", tt.subject, o.Result.IsSpam, o.Result.IsPhishing, tt.spam, o.Signals)
+		m := &model.Message{MessageID: subject + "@x", From: model.Address{Name: "Yield House", Email: "desk@yieldhouse.example"},
+			To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true, Headers: fail}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); !o.Result.IsSpam || o.Result.IsPhishing {
+			t.Errorf("%q: spam %v phishing %v, want spam and no phishing; signals %v", subject, o.Result.IsSpam, o.Result.IsPhishing, o.Signals)
 		}
 	}
 	m := &model.Message{MessageID: "arb@x", From: model.Address{Name: "Claire Dubois", Email: "claire.dubois@northwind.example"},

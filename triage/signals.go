@@ -35,9 +35,11 @@ const (
 	// at hand ("strictly confidential", "are you available?"): the
 	// opening of a fraud that impersonates someone.
 	SigSecrecy SignalKind = "secrecy"
-	// SigShareLure: a service's notice that is a lure (see shareLure,
-	// noticeLure).
-	SigShareLure  SignalKind = "share-lure"
+	// SigNoticeLure: a lure dressed as a service's notice: a share of a
+	// money document from a stranger's free mail, a voicemail or fax
+	// notice linking to the message, a renewal notice for your own
+	// domain, a callback bill (see lures.go).
+	SigNoticeLure SignalKind = "notice-lure"
 	SigUrgency    SignalKind = "urgency"
 	SigSpamScore  SignalKind = "spam-score"
 	SigSpamPhrase SignalKind = "spam-phrase"
@@ -83,19 +85,19 @@ func (s Signal) String() string { return string(s.Kind) + ": " + s.Reason }
 var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true, SigShareLure: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true, SigNoticeLure: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy, SigShareLure}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy, SigNoticeLure}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
 var lureKinds = map[SignalKind]bool{
 	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
-	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigShareLure: true,
+	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigNoticeLure: true,
 }
 
 // Analyzer computes deterministic signals and the offline triage. It is

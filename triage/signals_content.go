@@ -159,7 +159,10 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		an.injection = true
 		add(Signal{Kind: SigInjection, Reason: fmt.Sprintf("contains text aimed at an AI assistant (%q)", first[pkInjection]), Message: i, Value: first[pkInjection]})
 	}
-	if counts[pkCredential] == 0 && strings.IndexByte(own, 0xE3) >= 0 {
+	// Japanese text holds kana (UTF-8 lead byte 0xE3): only then are the
+	// Japanese phrases looked for, not in every message with an accent.
+	japanese := strings.IndexByte(own, 0xE3) >= 0
+	if counts[pkCredential] == 0 && japanese {
 		if w, ok := containsAnyOf(own, jaCredential); ok {
 			counts[pkCredential], first[pkCredential] = 1, w
 		}
@@ -175,9 +178,6 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks for an unusual payment (%q)", first[pkPayment]), Message: i, Value: first[pkPayment], Weight: 1.5})
 	}
 	div := first[pkDiversion]
-	// Japanese text holds kana (UTF-8 lead byte 0xE3): only then are the
-	// Japanese phrases looked for, not in every message with an accent.
-	japanese := strings.IndexByte(own, 0xE3) >= 0
 	if div == "" && japanese {
 		div, _ = containsAnyOf(own, jaDiversion)
 		if div == "" {
