@@ -4,7 +4,8 @@ package triage
 // notice whose sharer is a stranger's free-mail account, a voicemail or
 // fax notice that links to the message instead of attaching it, a
 // renewal notice for your own domain from no registrar of yours, a bill
-// in a security brand's name with a number to call.
+// in a security brand's name with a number to call, a trademark's renewal
+// or a legal threat from a stranger.
 
 import (
 	"fmt"
@@ -198,4 +199,45 @@ func hasPhoneNumber(s string) bool {
 		}
 	}
 	return false
+}
+
+// trademarkWords name a trademark in a subject; legalThreatWords a legal
+// claim or a formal demand (lower case).
+var (
+	trademarkWords   = []string{"trademark", "marke", "marque", "marca", "商標"}
+	legalThreatWords = []string{"copyright infringement", "infringement notice", "notice of infringement", "patent infringement",
+		"notice of claim", "cease and desist", "mise en demeure", "abmahnung", "requerimiento", "demanda judicial"}
+)
+
+// legalNoticeLure flags what presents itself as an office's or a law
+// firm's notice to the organisation from a sender the reader does not
+// know: a renewal or listing of the organisation's trademark with a
+// payment asked (the registry scam, like domain slamming), or a legal
+// threat (copyright, patent, a formal demand) with a link to "the
+// evidence" or "the case documents". The organisation's own counsel
+// writes from its domain; a real claimant's counsel comes through it.
+func (a *Analyzer) legalNoticeLure(an *analysis, m *model.Message, pDomain string, add func(Signal)) {
+	if an.internal || an.familiar {
+		return
+	}
+	low := strings.ToLower(m.Subject)
+	reg := a.regDomain(domainOf(m.From.Email))
+	if reg == "" || realBrandDomain(reg) || govPretender(domainOf(m.From.Email), reg) {
+		return
+	}
+	if w, ok := containsAnyOf(low, legalThreatWords); ok && an.links > 0 && !an.bulk {
+		add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a legal threat (%q) from %s, unknown to you, with a link to its evidence", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
+		return
+	}
+	pReg := a.regDomain(pDomain)
+	if pReg == "" || !strings.Contains(low, firstLabel(pReg)) {
+		return
+	}
+	for _, w := range trademarkWords {
+		// (words of their own: "marke" is no trademark in "marketing")
+		if hasWord(low, w) && !an.bulk && mentionsPayment(m.Subject, an.latestOwn) {
+			add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("bills the renewal or listing of your %s from %s, no office you deal with", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
+			return
+		}
+	}
 }

@@ -411,3 +411,30 @@ func TestPredatoryJournalIsSpam(t *testing.T) {
 		t.Errorf("a colleague's paper: spam; signals %v", o.Signals)
 	}
 }
+
+// A stranger's legal threat with a link to its evidence, and a bill for
+// renewing or listing the organisation's trademark, are phishing in each
+// language; the organisation's counsel writing about a claim, a
+// newsletter about a lawsuit and a marketing mail are not.
+func TestLegalNoticeLure(t *testing.T) {
+	for _, tt := range []struct {
+		from, subject, body string
+		hdr                 map[string][]string
+		phish               bool
+	}{
+		{"legal@photo-rights-office.example", "Copyright infringement notice - images on northwind.example",
+			"Your site uses our photographs without a licence. Evidence: https://sites.google.com/view/evidence-2611", nil, true},
+		{"recouvrement@etude-commissaires.example", "MISE EN DEMEURE avant poursuites - Dossier 2026/118",
+			"Nous vous mettons en demeure de régler 3 742,18 EUR sous 72 heures. Pièces : https://etude-commissaires.example/dossier/118", nil, true},
+		{"rechnung@markenregister-online.example", "Rechnung 2026-118 - Eintragung Marke NORTHWIND ROUTE",
+			"Eintragung Ihrer Marke in das Online-Markenregister. Betrag: 1.290,00 €. Bitte überweisen Sie den Betrag innerhalb von 8 Tagen.", nil, true},
+		{"olivia.grant@northwind.example", "Copyright infringement notice about our docs - can you check?",
+			"We received a takedown notice through our CDN's abuse desk: https://cdn.example/ticket/339120", nil, false},
+		{"news@tech-weekly.example", "This week: patent infringement suits against route planners",
+			"Read the story: https://tech-weekly.example/2026/11/patents", map[string][]string{"List-Unsubscribe": {"<https://tech-weekly.example/u>"}, "Precedence": {"bulk"}}, false},
+		{"offers@ads-partner.example", "Northwind: boost your marketing with our ad credits",
+			"Pay EUR 99 for 500 EUR of ad credits: https://ads-partner.example/buy", nil, false},
+	} {
+		checkPhishing(t, model.Address{Name: "Sender", Email: tt.from}, tt.subject, tt.body, tt.hdr, tt.phish)
+	}
+}
