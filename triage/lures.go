@@ -217,15 +217,15 @@ var (
 // evidence" or "the case documents". The organisation's own counsel
 // writes from its domain; a real claimant's counsel comes through it.
 func (a *Analyzer) legalNoticeLure(an *analysis, m *model.Message, pDomain string, add func(Signal)) {
-	if an.internal || an.familiar {
-		return
+	if an.internal || an.familiar || an.bulk {
+		return // (a newsletter writes about lawsuits and trademarks too)
 	}
 	low := strings.ToLower(m.Subject)
 	reg := a.regDomain(domainOf(m.From.Email))
 	if reg == "" || realBrandDomain(reg) || govPretender(domainOf(m.From.Email), reg) {
 		return
 	}
-	if w, ok := containsAnyOf(low, legalThreatWords); ok && an.links > 0 && !an.bulk {
+	if w, ok := containsAnyOf(low, legalThreatWords); ok && an.links > 0 {
 		add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a legal threat (%q) from %s, unknown to you, with a link to its evidence", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
 		return
 	}
@@ -235,7 +235,7 @@ func (a *Analyzer) legalNoticeLure(an *analysis, m *model.Message, pDomain strin
 	}
 	for _, w := range trademarkWords {
 		// (words of their own: "marke" is no trademark in "marketing")
-		if hasWord(low, w) && !an.bulk && mentionsPayment(m.Subject, an.latestOwn) {
+		if hasWord(low, w) && mentionsPayment(m.Subject, an.latestOwn) {
 			add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("bills the renewal or listing of your %s from %s, no office you deal with", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
 			return
 		}
