@@ -5,7 +5,8 @@ package triage
 // fax notice that links to the message instead of attaching it, a
 // renewal notice for your own domain from no registrar of yours, a bill
 // in a security brand's name with a number to call, a trademark's renewal
-// or a legal threat from a stranger.
+// or a legal threat from a stranger, an authority's name on a domain of
+// several words.
 
 import (
 	"fmt"
@@ -240,4 +241,45 @@ func (a *Analyzer) legalNoticeLure(an *analysis, m *model.Message, pDomain strin
 			return
 		}
 	}
+}
+
+// authorityNames in a display name present the sender as a public
+// authority or an official service: tax, traffic and toll offices,
+// health insurance, customs, police (lower case).
+var authorityNames = []string{"ministerio", "ministère", "ministerium", "ministry", "dirección general", "direction générale",
+	"agencia tributaria", "tributaria", "hacienda", "finanzamt", "impôts", "impots", "tax office", "revenue",
+	"tráfico", "trafico", "dgt", "antai", "amende", "multa", "bußgeld", "e-zpass", "ezpass", "toll", "péage", "peaje", "maut",
+	"assurance maladie", "ameli", "krankenkasse", "seguridad social", "sécurité sociale", "customs", "douane", "aduana", "zoll",
+	"police", "polizei", "policía", "gendarmerie", "etc利用", "国税", "税務署", "警察", "年金機構", "高速道路"}
+
+// authorityLure flags a sender presenting itself as a public authority or
+// an official service (a traffic office, a tax office, a toll operator,
+// health insurance) from a domain of several hyphenated words under no
+// government's suffix that links to itself and asks for something:
+// authorities write from their own short domain ("dgt.es",
+// "agenciatributaria.gob.es"), the imitation registers
+// "dgt-multas-pendientes.info" for the link it needs.
+func (a *Analyzer) authorityLure(an *analysis, m *model.Message, add func(Signal)) {
+	if an.internal || an.familiar || an.list || !an.linkToSender || m.From.Name == "" {
+		return
+	}
+	host := domainOf(m.From.Email)
+	reg := a.regDomain(host)
+	if !strings.Contains(firstLabel(reg), "-") || realBrandDomain(reg) {
+		return
+	}
+	for _, suffix := range []string{".gov", ".gov.uk", ".gouv.fr", ".gob.es", ".go.jp", ".gv.at", ".admin.ch", ".bund.de", ".gov.au", ".gc.ca", ".europa.eu"} {
+		if strings.HasSuffix("."+reg, suffix) {
+			return
+		}
+	}
+	name := strings.ToLower(m.From.Name)
+	w, ok := containsAnyOf(name, authorityNames)
+	if !ok || !(len(w) > 4 || hasWord(name, w)) {
+		return // (a short name as a word of its own: "DGT", not "budget")
+	}
+	if an.questions+an.requests == 0 && !an.soonDeadline && !mentionsPayment(m.Subject, an.latestOwn) {
+		return
+	}
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("presents itself as an authority (%q) from %s, a domain of several words that it links to", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
 }

@@ -438,3 +438,28 @@ func TestLegalNoticeLure(t *testing.T) {
 		checkPhishing(t, model.Address{Name: "Sender", Email: tt.from}, tt.subject, tt.body, tt.hdr, tt.phish)
 	}
 }
+
+// A sender presenting itself as an authority (a traffic office, a toll
+// operator, health insurance) from a domain of several hyphenated words
+// that links to itself and asks for a payment is phishing, in each
+// language; the authority's own short domain and a budget newsletter are
+// not.
+func TestAuthorityLure(t *testing.T) {
+	for _, tt := range []struct {
+		name, from, subject, body string
+		phish                     bool
+	}{
+		{"DGT - Dirección General de Tráfico", "avisos@dgt-sanciones-pago.example", "Sanción pendiente de pago - expediente 2026/118",
+			"Tiene una multa pendiente de 100 €. Pague hoy con un 50 % de descuento: https://dgt-sanciones-pago.example/pago?exp=118", true},
+		{"E-ZPass Customer Service", "notice@ezpass-billing-center.example", "Unpaid toll: $6.85 due",
+			"Please pay your outstanding toll of $6.85 to avoid a late fee: https://ezpass-billing-center.example/pay", true},
+		{"Assurance Maladie", "contact@ameli-remboursement-info.example", "Remboursement en attente",
+			"Votre remboursement de 86,40 € attend le paiement des frais de dossier : https://ameli-remboursement-info.example/confirmer", true},
+		{"DGT - Dirección General de Tráfico", "avisos@dgt.example", "Sanción pendiente de pago - expediente 2026/118",
+			"Tiene una multa pendiente de 100 €. Consulte su expediente: https://dgt.example/sede/118", false},
+		{"Budget Planning Team", "news@budget-planning-tools.example", "Plan your 2027 budget faster",
+			"Please try our budgeting templates: https://budget-planning-tools.example/templates", false},
+	} {
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, tt.subject, tt.body, nil, tt.phish)
+	}
+}

@@ -509,6 +509,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.domainRenewalLure(an, msgs[an.latest], pDomain, add)
 		a.callbackLure(an, msgs[an.latest], add)
 		a.legalNoticeLure(an, msgs[an.latest], pDomain, add)
+		a.authorityLure(an, msgs[an.latest], add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
