@@ -280,14 +280,14 @@ func TestAccuracyOwnSet(t *testing.T) {
 //     phishing 31 → 34 of 37), phish4 0.617 → 0.733 (phishing 20 → 33
 //     of 49, with the sent-only crash fix on a9de162).
 //   - fourth round: heldout15-17, heldout19 and phish4 developed on
-//     (0.847, 0.893, 0.873, 0.867; phish4 0.808, phishing 40 of 49);
+//     (0.847, 0.893, 0.873, 0.867; phish4 0.825, phishing 44 of 49);
 //     heldout20, heldout21, phish5, phish6 measured at 9303d24 (0.827,
 //     0.847, 0.725 with phishing 28 of 50, 0.800 with 29 of 50) and once
 //     mid-round, then developed on (0.860, 0.853, 0.833 with 42, 0.867
 //     with 41); heldout22, heldout23 (150), phish7, phish8 (120) never
 //     developed on, measured at 9303d24 and with the round's final
 //     rules: 0.837 → 0.837, 0.867 → 0.867, phish7 0.717 → 0.767
-//     (phishing 24 → 30 of 50), phish8 0.733 → 0.767 (34 → 37 of 50,
+//     (phishing 24 → 30 of 50), phish8 0.733 → 0.775 (34 → 38 of 50,
 //     false positives 5 → 2).
 var heldOutSets = []struct {
 	name, dir                               string
@@ -323,7 +323,7 @@ var heldOutSets = []struct {
 	{name: "phish1", dir: "../testdata/eval/phish1", threads: 120, minAccuracy: 0.85, minPhishRecall: 0.92, maxPhishFP: 0.01},
 	{name: "phish2", dir: "../testdata/eval/phish2", threads: 120, minAccuracy: 0.89, minPhishRecall: 0.94, maxPhishFP: 0.01},
 	{name: "phish3", dir: "../testdata/eval/phish3", threads: 120, minAccuracy: 0.89, minPhishRecall: 0.92, maxPhishFP: 0.01},
-	{name: "phish4", dir: "../testdata/eval/phish4", threads: 120, minAccuracy: 0.8, minPhishRecall: 0.81, maxPhishFP: 0.01},
+	{name: "phish4", dir: "../testdata/eval/phish4", threads: 120, minAccuracy: 0.82, minPhishRecall: 0.89, maxPhishFP: 0.01},
 	// The fourth round (README, "The fourth independent-sets round"):
 	// heldout15-17, heldout19 and phish4 developed on; heldout20,
 	// heldout21, phish5 and phish6 measured first, then developed on;
@@ -335,7 +335,7 @@ var heldOutSets = []struct {
 	{name: "phish5", dir: "../testdata/eval/phish5", threads: 120, minAccuracy: 0.83, minPhishRecall: 0.84, maxPhishFP: 0.015},
 	{name: "phish6", dir: "../testdata/eval/phish6", threads: 120, minAccuracy: 0.86, minPhishRecall: 0.82, maxPhishFP: 0.01},
 	{name: "phish7", dir: "../testdata/eval/phish7", threads: 120, minAccuracy: 0.76, minPhishRecall: 0.6, maxPhishFP: 0.01},
-	{name: "phish8", dir: "../testdata/eval/phish8", threads: 120, minAccuracy: 0.76, minPhishRecall: 0.74, maxPhishFP: 0.03},
+	{name: "phish8", dir: "../testdata/eval/phish8", threads: 120, minAccuracy: 0.77, minPhishRecall: 0.76, maxPhishFP: 0.03},
 }
 
 // TestAccuracyFreshSet runs the offline eval on the fresh set and the
