@@ -265,13 +265,8 @@ func (a *Analyzer) authorityLure(an *analysis, m *model.Message, add func(Signal
 	}
 	host := domainOf(m.From.Email)
 	reg := a.regDomain(host)
-	if !strings.Contains(firstLabel(reg), "-") || realBrandDomain(reg) {
+	if !strings.Contains(firstLabel(reg), "-") || realBrandDomain(reg) || governmentDomain(reg) {
 		return
-	}
-	for _, suffix := range []string{".gov", ".gov.uk", ".gouv.fr", ".gob.es", ".go.jp", ".gv.at", ".admin.ch", ".bund.de", ".gov.au", ".gc.ca", ".europa.eu"} {
-		if strings.HasSuffix("."+reg, suffix) {
-			return
-		}
 	}
 	name := strings.ToLower(m.From.Name)
 	w, ok := containsAnyOf(name, authorityNames)

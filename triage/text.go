@@ -727,13 +727,16 @@ func govPretender(host, reg string) bool {
 			claims = true
 		}
 	}
-	if !claims {
-		return false
-	}
+	return claims && !governmentDomain(reg)
+}
+
+// governmentDomain reports whether reg lies under a government's suffix
+// (.gov, gov.uk, gouv.fr, gob.es, go.jp, …).
+func governmentDomain(reg string) bool {
 	for _, suffix := range []string{".gov", ".gov.uk", ".gouv.fr", ".gob.es", ".go.jp", ".gv.at", ".admin.ch", ".bund.de", ".gov.au", ".gc.ca", ".europa.eu"} {
 		if strings.HasSuffix("."+reg, suffix) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
