@@ -573,6 +573,9 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 	if govPretender(host, reg) {
 		return "a government domain", true
 	}
+	if d := spelledDomain(host, reg); d != "" {
+		return d, true
+	}
 	for _, b := range brands {
 		brand, real := b.name, b.real
 		if isRealBrandDomain(reg, real) {
@@ -625,6 +628,59 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 	}
 	return "", false
 }
+
+// spelledDomain returns the domain a host spells out in front of its own
+// registrable domain reg, "" when it spells none: a whole domain as
+// subdomain labels ("atelier-lyon.fr.factures-en-ligne.com" reads as
+// atelier-lyon.fr), or a domain's suffix written with hyphens inside a
+// label ("sakura-ad-jp.com", "e-tax-nta-go-jp.kanpukin.cn" for
+// sakura.ad.jp and nta.go.jp, "shop-com-secure.net"). Only "com" and the
+// Japanese second levels count inside a label: "support-net",
+// "ideas-org", "acme-io" are names of their own.
+// An organisation names its hosts after itself, not after another
+// domain; a sender that needs the reader to see another domain's name in
+// its own is imitating it.
+func spelledDomain(host, reg string) string {
+	sub := strings.TrimSuffix(strings.TrimSuffix(host, reg), ".")
+	if sub != "" {
+		labels := strings.Split(sub, ".")
+		// (a country code after a short label is a region of the
+		// organisation's own service: app.eu.opsgenie.com, mail.de.gmx.net)
+		if n := len(labels); n >= 2 && spelledTLDs[labels[n-1]] && len(labels[n-2]) >= 3 &&
+			(genericTLDs[labels[n-1]] || strings.Contains(labels[n-2], "-") || len(labels[n-2]) >= 6) {
+			return labels[n-2] + "." + labels[n-1]
+		}
+	}
+	for part := range strings.SplitSeq(host, ".") {
+		if !strings.Contains(part, "-") {
+			continue
+		}
+		words := strings.Split(part, "-")
+		for i := 1; i < len(words); i++ {
+			w, prev := words[i], words[i-1]
+			switch {
+			case len(prev) < 3 && !(i >= 2 && len(words[i-2]) >= 3 && jpSecondLevel[prev] && w == "jp"):
+			case jpSecondLevel[prev] && w == "jp" && i >= 2:
+				return words[i-2] + "." + prev + ".jp"
+			case w == "com":
+				return prev + ".com"
+			}
+		}
+	}
+	return ""
+}
+
+// spelledTLDs are top-level domains a host's subdomain labels spell out
+// when they imitate another domain (see spelledDomain); genericTLDs are
+// those that name no region.
+var spelledTLDs = map[string]bool{"com": true, "net": true, "org": true, "fr": true, "de": true, "es": true, "it": true,
+	"jp": true, "uk": true, "io": true, "eu": true, "gov": true}
+
+var genericTLDs = map[string]bool{"com": true, "net": true, "org": true, "gov": true}
+
+// jpSecondLevel are the second-level labels of Japanese domains
+// (co.jp, go.jp, ne.jp, or.jp, ad.jp, ac.jp, lg.jp).
+var jpSecondLevel = map[string]bool{"co": true, "go": true, "ne": true, "or": true, "ad": true, "ac": true, "lg": true}
 
 // hyphenPart reports whether word is one of the hyphen-separated parts
 // of label (which has more than one): a short brand name ("dhl", "ups")
