@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 
 	"mailsift/model"
@@ -45,4 +46,40 @@ func TestSpelledDomainNoticeIsPhishing(t *testing.T) {
 		body("cloudhost-ad-jp.example"), nil, true)
 	checkPhishing(t, model.Address{Name: "クラウドホスト", Email: "info@cloudhost.example"}, "【重要】お支払い情報の確認のお願い",
 		body("cloudhost.example"), nil, false)
+}
+
+// A sender named after the first word of its domain, whose other words
+// make it a notice address ("Vaultline Security" from
+// vaultline-alerts.example), linking to that domain, is phishing; the
+// service's own domain, a product named with its domain's words
+// ("EuroRoute Connect" from euroroute-connect.example) and a newsletter
+// are not.
+func TestSelfNamedNoticeDomain(t *testing.T) {
+	const subject = "Security alert: rotate the access keys of your workspace"
+	body := func(host string) string {
+		return "We detected a sign-in to your workspace from a new location. Please rotate your access keys now: https://" + host + "/keys/rotate"
+	}
+	for _, tt := range []struct {
+		name, from string
+		hdr        map[string][]string
+		phish      bool
+	}{
+		{"Vaultline Security", "security@vaultline-alerts.example", nil, true},
+		{"Vaultline", "noreply@vaultline-account-verify.example", nil, true},
+		{"Vaultline Security", "security@vaultline.example", nil, false},
+		{"EuroRoute Connect", "devrel@euroroute-connect.example", nil, false},
+		{"Vaultline", "news@vaultline-updates.example", map[string][]string{"List-Unsubscribe": {"<https://vaultline-updates.example/u>"}}, false},
+	} {
+		host := tt.from[strings.IndexByte(tt.from, '@')+1:]
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, subject, body(host), tt.hdr, tt.phish)
+	}
+	for name, want := range map[string]string{
+		"scaleway security": "scaleway", "pagerbell billing": "pagerbell", "acme connect": "", "acme": "", "box": "",
+	} {
+		reg := map[string]string{"scaleway security": "scaleway-alerts.example", "pagerbell billing": "pagerbell-invoices.example",
+			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example"}[name]
+		if got := selfNamedNoticeDomain(name, reg); got != want {
+			t.Errorf("selfNamedNoticeDomain(%q, %q) = %q, want %q", name, reg, got, want)
+		}
+	}
 }

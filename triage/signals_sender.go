@@ -171,6 +171,15 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			}
 		}
 	}
+	// A sender named after the first word of its domain, whose other
+	// words make it a notice address: "CircleCI Security" from
+	// circleci-incident.com, "Scaleway" from scaleway-alerts.com.
+	if i == an.latest && an.brandLookalike == "" && !an.ownLookalike && fromReg != "" && !realBrandDomain(fromReg) && !isListMail(m) {
+		if w := selfNamedNoticeDomain(name, fromReg); w != "" {
+			an.brandLookalike = fromReg
+			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s dresses the name %q as a service's notice address", fromReg, w), Message: i, Value: from, Weight: 3})
+		}
+	}
 	// Bulk and automated mail. Bulk is what the latest message from others
 	// is: a person's reply to a list or robot message (a release manager
 	// answering a failed-pipeline notice) is a conversation, not bulk.
@@ -710,3 +719,41 @@ func brandsNamedIn(name string) []int {
 	slices.Sort(out)
 	return out
 }
+
+// selfNamedNoticeDomain returns the word a sender's lower-cased display
+// name starts with when its registrable domain reg is that word joined
+// by hyphens to notice words only ("scaleway-alerts.com",
+// "circleci-incident.com", "pagerbell-billing-notices.net"), "" otherwise.
+// A service writes its notices from its own domain (scaleway.com); a
+// domain that is its name plus "alerts" is registered to look like one.
+func selfNamedNoticeDomain(name, reg string) string {
+	first := name
+	if i := strings.IndexFunc(name, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }); i >= 0 {
+		first = name[:i]
+	}
+	label, _, _ := strings.Cut(reg, ".")
+	rest, ok := strings.CutPrefix(label, first+"-")
+	if len(first) < 4 || !ok {
+		return ""
+	}
+	for w := range strings.SplitSeq(rest, "-") {
+		if !noticeWords[w] {
+			return ""
+		}
+	}
+	return first
+}
+
+// noticeWords name what a service's notice address is for (see
+// selfNamedNoticeDomain); not the words products are named with
+// ("EuroToll Connect", "Acme Online", "Acme Portal", "Acme ID").
+var noticeWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"notification", "notifications", "notify", "notice", "notices", "alert", "alerts",
+		"trust", "security", "secure", "safety", "verify", "verification", "incident", "incidents", "mail", "mailer",
+		"email", "invoice", "invoices", "billing", "payment", "payments", "support", "account", "accounts", "login",
+		"signin", "auth", "helpdesk", "update", "updates", "noreply", "compliance", "status", "review", "policy"} {
+		m[w] = true
+	}
+	return m
+}()
