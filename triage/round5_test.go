@@ -83,3 +83,30 @@ func TestSelfNamedNoticeDomain(t *testing.T) {
 		}
 	}
 }
+
+// A brand's name counts inside a hyphenated domain only from the start
+// of one of its words: kintai-cloud is no icloud lookalike, while
+// icloud-verify and pay-pal-secure are.
+func TestBrandStartsAWord(t *testing.T) {
+	for host, want := range map[string]bool{
+		"kintai-cloud.example":   false,
+		"icloud-verify.example":  true,
+		"pay-pal-secure.example": true,
+		"mypaypal-login.example": true,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+// A partner warning that a domain asking for payment to a new bank
+// account is not theirs, and that their bank details have not changed,
+// is not itself a payment diversion.
+func TestPartnerWarnsBankDetailsUnchanged(t *testing.T) {
+	from := model.Address{Name: "Tom Becker", Email: "tom.becker@vendor.example"}
+	checkPhishing(t, from, "Invoices this month",
+		"Hi Alex,\n\nA heads-up: we've seen emails from vendor-billing.example asking customers to pay the November invoice to a new bank account. That domain isn't ours and our bank details haven't changed.\n\nTom", nil, false)
+	checkPhishing(t, from, "Invoices this month",
+		"Hi Alex,\n\nPlease note that we have a new bank account: pay the November invoice to IBAN DE44 5001 0517 5407 3249 31 from now on.\n\nTom", nil, true)
+}

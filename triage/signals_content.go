@@ -1418,6 +1418,11 @@ func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
 // fraudWords say a message warns of a fraud rather than commits one
 // (lower case).
 var fraudWords = []string{"fake", "fraud", "scam", "phishing", "impersonat", "do not pay", "don't pay", "nothing paid",
+	// the sender's own word that nothing changed: "that domain isn't
+	// ours and our bank details haven't changed"
+	"isn't ours", "is not ours", "haven't changed", "have not changed", "remain unchanged",
+	"nicht von uns", "haben sich nicht geändert", "unverändert", "n'ont pas changé", "restent inchangé",
+	"no han cambiado", "no es nuestro", "変更はありません", "変更しておりません",
 	"betrug", "gefälscht", "nicht überweisen", "fraude", "frauduleu", "usurp", "estafa", "suplantación", "no pague",
 	"詐欺", "不審", "装った", "なりすまし", "注意喚起",
 	// "偽の請求書を装うメール", "異なる送信元のため支払いを保留"

@@ -495,6 +495,30 @@ func skeleton(label string) string {
 	return s
 }
 
+// skeletonContains reports whether brand occurs in sk, the skeleton of
+// label, starting where one of label's hyphen-separated words starts
+// ("pay-pal-secure", "paypa1-login"), not across a hyphen from inside
+// the word before it ("kintai-cloud" does not hold "icloud").
+func skeletonContains(label, sk, brand string) bool {
+	if !strings.Contains(sk, brand) {
+		return false
+	}
+	if !strings.Contains(label, "-") {
+		return true
+	}
+	off := 0
+	for part := range strings.SplitSeq(label, "-") {
+		if strings.HasPrefix(sk[off:], brand) || strings.Contains(skeleton(part), brand) {
+			return true
+		}
+		off += len(skeleton(part))
+		if off >= len(sk) {
+			break
+		}
+	}
+	return false
+}
+
 // levenshtein is the edit distance between a and b (bytes), capped at 3.
 func levenshtein(a, b string) int {
 	if d := len(a) - len(b); d > 2 || d < -2 {
@@ -602,7 +626,7 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			// (a label of four letters is a word of its own: mail.com
 			// is a provider, not a gmail.com typo)
 			return real[0], true // one typo: paypall, amazom
-		case len(brand) >= 5 && (strings.Contains(sk, brand) || strings.Contains(label, brand) && label != brand) &&
+		case len(brand) >= 5 && (skeletonContains(label, sk, brand) || strings.Contains(label, brand) && label != brand) &&
 			(strings.Contains(label, "-") || hasDigit(label) || strings.Contains(sk, "secure") || strings.Contains(sk, "login") || strings.Contains(sk, "verify") || strings.Contains(sk, "account") || strings.Contains(sk, "support")):
 			return real[0], true // paypal-secure, apple-id-verify
 		case len(brand) < 5 && hyphenPart(label, brand):
