@@ -278,3 +278,33 @@ func (a *Analyzer) authorityLure(an *analysis, m *model.Message, add func(Signal
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("presents itself as an authority (%q) from %s, a domain of several words that it links to", w, reg), Message: an.latest, Value: reg, Weight: 3.5})
 }
+
+// userContentLink reports whether l goes to a page anyone can publish
+// without owning a domain: a site builder's or hosting service's
+// subdomain, a form, a shared storage bucket. Phishing hosts its sign-in
+// copies there because the service's own domain lends them its
+// reputation; a brand's notices link to the brand's own site.
+func userContentLink(l link) bool {
+	host := strings.ToLower(strings.TrimSuffix(l.Host, "."))
+	switch host {
+	case "sites.google.com", "forms.gle", "forms.office.com", "forms.microsoft.com", "storage.googleapis.com",
+		"firebasestorage.googleapis.com", "ipfs.io":
+		return true
+	case "docs.google.com":
+		return strings.Contains(strings.ToLower(l.URL), "docs.google.com/forms/")
+	}
+	for _, suffix := range userContentSuffixes {
+		if strings.HasSuffix(host, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// userContentSuffixes end the hosts of pages published on a hosting,
+// site-builder or form service (see userContentLink).
+var userContentSuffixes = []string{".web.app", ".firebaseapp.com", ".github.io", ".netlify.app", ".vercel.app",
+	".pages.dev", ".workers.dev", ".glitch.me", ".notion.site", ".weebly.com", ".wixsite.com", ".blogspot.com",
+	".000webhostapp.com", ".r2.dev", ".herokuapp.com", ".webflow.io", ".square.site", ".godaddysites.com",
+	".mystrikingly.com", ".azurewebsites.net", ".web.core.windows.net", ".appspot.com", ".onrender.com",
+	".framer.website", ".canva.site", ".jimdosite.com", ".typeform.com", ".jotform.com", ".ipfs.dweb.link"}

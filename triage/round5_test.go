@@ -110,3 +110,35 @@ func TestPartnerWarnsBankDetailsUnchanged(t *testing.T) {
 	checkPhishing(t, from, "Invoices this month",
 		"Hi Alex,\n\nPlease note that we have a new bank account: pay the November invoice to IBAN DE44 5001 0517 5407 3249 31 from now on.\n\nTom", nil, true)
 }
+
+// Mail in a service's name from another domain whose link leads to a
+// page anyone can publish (a Google Sites page, a *.web.app host) is
+// phishing; the same link from a colleague, or the service's own notice
+// linking to its own site, is not.
+func TestUserContentLinkLure(t *testing.T) {
+	const subject = "Your project is scheduled for suspension"
+	for _, tt := range []struct {
+		name, from, link string
+		phish            bool
+	}{
+		{"Google Cloud Platform", "noreply@cloud-policy.example", "https://sites.google.com/view/project-appeal-center", true},
+		{"Microsoft 365", "admin@m365-team.example", "https://m365-review.web.app/signin", true},
+		{"Google Cloud Platform", "cloudplatform-noreply@google.com", "https://console.cloud.google.com/appeal", false},
+		{"Priya Shah", "priya.shah@northwind.example", "https://sites.google.com/view/project-appeal-center", false},
+	} {
+		body := "We detected activity in your project that violates our policy. Submit an appeal before Friday: " + tt.link
+		checkPhishing(t, model.Address{Name: tt.name, Email: tt.from}, subject, body, nil, tt.phish)
+	}
+	for url, want := range map[string]bool{
+		"https://docs.google.com/forms/d/e/1FAIp/viewform": true,
+		"https://docs.google.com/document/d/1abc/edit":     false,
+		"https://status.example.com/":                      false,
+		"https://acme.github.io/docs":                      true,
+	} {
+		host := strings.TrimPrefix(url, "https://")
+		host, _, _ = strings.Cut(host, "/")
+		if got := userContentLink(link{URL: url, Host: host}); got != want {
+			t.Errorf("userContentLink(%s) = %v, want %v", url, got, want)
+		}
+	}
+}

@@ -328,6 +328,9 @@ type analysis struct {
 	// corrLookalike: the latest sender's domain imitates a
 	// correspondent's (see correspondentLookalike).
 	corrLookalike bool
+	// userContentLink: a link of the latest message goes to a page anyone
+	// can publish on a hosting or form service (see userContentLink).
+	userContentLink bool
 }
 
 // Signals returns the deterministic signals of a thread (messages oldest
@@ -649,6 +652,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		if strongest[slices.Index(phishingOrder[:], SigReplyToMismatch)] > 0 {
 			an.lure = true
 		}
+	}
+	if impersonated && an.userContentLink && !an.list {
+		// Mail in a brand's or service's name whose link leads to a page
+		// anyone can publish (sites.google.com/view/..., *.web.app, a
+		// form): a service's notice links to its own site.
+		an.lure = true
+		an.phishScore += 1
 	}
 	if !impersonated {
 		// Discretion asked (secrecy) tells of a fraud only in the name of

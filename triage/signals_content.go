@@ -64,6 +64,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		if latest && !an.linkToSender && senderReg != "" && a.regDomain(l.Host) == senderReg {
 			an.linkToSender = true
 		}
+		if latest && !an.userContentLink && userContentLink(l) {
+			an.userContentLink = true
+		}
 		if !seen[l.Host] {
 			seen[l.Host] = true
 			a.domainSignals(an, l.Host, "a link's domain", i, pDomain, lw, add)
