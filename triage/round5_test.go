@@ -75,9 +75,11 @@ func TestSelfNamedNoticeDomain(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"scaleway security": "scaleway", "pagerbell billing": "pagerbell", "acme connect": "", "acme": "", "box": "",
+		"crates.io": "crates", "tyler brennan": "",
 	} {
 		reg := map[string]string{"scaleway security": "scaleway-alerts.example", "pagerbell billing": "pagerbell-invoices.example",
-			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example"}[name]
+			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example",
+			"crates.io": "crates-io.example", "tyler brennan": "obsvly-io.example"}[name]
 		if got := selfNamedNoticeDomain(name, reg); got != want {
 			t.Errorf("selfNamedNoticeDomain(%q, %q) = %q, want %q", name, reg, got, want)
 		}

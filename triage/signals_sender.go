@@ -752,7 +752,9 @@ var noticeWords = func() map[string]bool {
 	for _, w := range []string{"notification", "notifications", "notify", "notice", "notices", "alert", "alerts",
 		"trust", "security", "secure", "safety", "verify", "verification", "incident", "incidents", "mail", "mailer",
 		"email", "invoice", "invoices", "billing", "payment", "payments", "support", "account", "accounts", "login",
-		"signin", "auth", "helpdesk", "update", "updates", "noreply", "compliance", "status", "review", "policy"} {
+		"signin", "auth", "helpdesk", "update", "updates", "noreply", "compliance", "status", "review", "policy",
+		// the name's own domain spelled out: "Sentry" from sentry-io.app
+		"io"} {
 		m[w] = true
 	}
 	return m
