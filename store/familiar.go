@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"mailsift/model"
 )
@@ -29,6 +30,34 @@ type Familiarity struct {
 	// Domains are the domains of the WrittenTo addresses, sorted: the
 	// organisations the principal corresponds with.
 	Domains []string
+	// Colleagues are the display names (NormalizeName) of the people
+	// who write from the principal's own domain, the principal excepted.
+	Colleagues map[string]bool
+}
+
+// Colleague reports whether name (a display name) is the name of someone
+// who writes from the principal's own domain. It implements
+// triage.Colleagues.
+func (f *Familiarity) Colleague(name string) bool {
+	if f == nil {
+		return false
+	}
+	n := NormalizeName(name)
+	return n != "" && f.Colleagues[n]
+}
+
+// NormalizeName returns a person's display name as Familiarity compares
+// it: lower case, its words sorted ("Raman, Priya" and "Priya Raman"
+// are one name), "" for a name of fewer than two words.
+func NormalizeName(name string) string {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == '"' || r == '\'' || r == '(' || r == ')'
+	})
+	if len(words) < 2 {
+		return ""
+	}
+	slices.Sort(words)
+	return strings.Join(words, " ")
 }
 
 // WrittenDomains returns Domains. It implements triage.Correspondents.
@@ -122,6 +151,9 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: familiar senders: %w", err)
 	}
+	if err := s.colleagues(ctx, f); err != nil {
+		return nil, err
+	}
 	domains := map[string]bool{}
 	for e := range f.WrittenTo {
 		if _, d, ok := strings.Cut(e, "@"); ok && d != "" {
@@ -130,4 +162,38 @@ func (s *Store) Familiarity(ctx context.Context) (*Familiarity, error) {
 	}
 	f.Domains = slices.Sorted(maps.Keys(domains))
 	return f, nil
+}
+
+// colleagues fills f.Colleagues with the names of the senders writing
+// from the principal's domain.
+func (s *Store) colleagues(ctx context.Context, f *Familiarity) error {
+	f.Colleagues = map[string]bool{}
+	_, domain, ok := strings.Cut(s.principal, "@")
+	if !ok || domain == "" {
+		return nil
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT from_name FROM messages WHERE from_email LIKE ? ESCAPE '\' AND from_email <> ?`,
+		"%@"+likeEscape(domain), s.principal)
+	if err != nil {
+		return fmt.Errorf("store: colleagues: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return fmt.Errorf("store: colleagues: %w", err)
+		}
+		if n := NormalizeName(name); n != "" {
+			f.Colleagues[n] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: colleagues: %w", err)
+	}
+	return nil
+}
+
+// likeEscape escapes the LIKE wildcards of s for a pattern with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

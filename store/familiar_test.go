@@ -83,3 +83,30 @@ func TestFamiliarity(t *testing.T) {
 		t.Error("a nil Familiarity must know nobody")
 	}
 }
+
+// TestFamiliarityColleagues checks that the names of the people writing
+// from the principal's domain are known in either order of their words,
+// and that outsiders, one-word names and the principal are not.
+func TestFamiliarityColleagues(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	put(t, s,
+		mkMsg("c1", "rollout", from("Priya Raman", "priya.raman@EXAMPLE.com")),
+		mkMsg("c2", "lunch", from("Solo", "solo@example.com")),
+		mkMsg("o1", "offer", from("Sam Lee", "sam@other.example")),
+		mkMsg("o2", "lookalike", from("Kim Park", "kim@example.com.evil.example")),
+		mkMsg("m1", "mine", from("Me Myself", "me@example.com")),
+	)
+	f, err := s.Familiarity(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"Priya Raman": true, "raman, priya": true, `"Priya  RAMAN"`: true,
+		"Solo": false, "Sam Lee": false, "Kim Park": false, "Me Myself": false, "": false,
+	} {
+		if got := f.Colleague(name); got != want {
+			t.Errorf("Colleague(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -144,3 +144,36 @@ func TestUserContentLinkLure(t *testing.T) {
 		}
 	}
 }
+
+// colleagueSenders is a Senders that knows one colleague's name.
+type colleagueSenders struct {
+	fakeSenders
+	name string
+}
+
+func (c colleagueSenders) Colleague(name string) bool { return strings.EqualFold(name, c.name) }
+
+// A free-mail address carrying the name of someone who writes from the
+// principal's domain, asking whether the reader is around, is phishing;
+// the same words from the colleague's own address, from a stranger's
+// free-mail address, or without a mailbox that knows the colleague are
+// not.
+func TestColleagueNameFromFreeMail(t *testing.T) {
+	p := model.Address{Name: "Alex Morgan", Email: "alex.morgan@northwind.example"}
+	const body = "Hi Alex, are you around? My laptop died and I need a quick favour before 5. Text me at +44 7700 900412.\n\nPriya"
+	for _, tt := range []struct {
+		from    model.Address
+		senders Senders
+		phish   bool
+	}{
+		{model.Address{Name: "Priya Raman", Email: "priya.raman.nw@outlook.com"}, colleagueSenders{fakeSenders{}, "Priya Raman"}, true},
+		{model.Address{Name: "Priya Raman", Email: "priya.raman@northwind.example"}, colleagueSenders{fakeSenders{}, "Priya Raman"}, false},
+		{model.Address{Name: "Dana Whit", Email: "dana.whit@outlook.com"}, colleagueSenders{fakeSenders{}, "Priya Raman"}, false},
+		{model.Address{Name: "Priya Raman", Email: "priya.raman.nw@outlook.com"}, fakeSenders{}, false},
+	} {
+		m := &model.Message{MessageID: "c@x", From: tt.from, To: []model.Address{p}, Subject: "are you around?", Text: body, HasBody: true}
+		if o, _ := NewAnalyzer(nil).deterministic([]*model.Message{m}, p, tt.senders); o.Result.IsPhishing != tt.phish {
+			t.Errorf("%s: phishing %v, want %v; signals %v", tt.from.Email, o.Result.IsPhishing, tt.phish, o.Signals)
+		}
+	}
+}

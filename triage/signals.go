@@ -494,6 +494,9 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		an.conversation = inConversation(msgs, an.latest)
 		an.signed = signedMessage(msgs[an.latest])
 	}
+	if an.latest >= 0 {
+		a.colleagueImpersonation(msgs[an.latest], an.latest, pDomain, senders, add)
+	}
 	seenDomain := map[string]bool{}
 	// Only the newest messages are scanned: the cost per thread is bounded
 	// (see MaxAnalyzedMessages); indexes stay those of the whole thread.

@@ -525,7 +525,7 @@ func sameBrand(a, b string) bool {
 
 // availabilityOpeners are how payment fraud in a colleague's name opens
 // (lower case): whether the reader is free or at their desk.
-var availabilityOpeners = []string{"are you at your desk", "are you available", "are you free", "are you in the office",
+var availabilityOpeners = []string{"are you at your desk", "are you available", "are you free", "are you in the office", "are you around",
 	"bist du am platz", "bist du erreichbar", "sind sie erreichbar", "es-tu disponible", "êtes-vous disponible",
 	"es-tu au bureau", "¿estás en la oficina", "estás en la oficina", "¿estás disponible", "estás disponible",
 	"今お時間", "席にいますか"}
@@ -577,6 +577,25 @@ func (a *Analyzer) freeMailImpersonation(m *model.Message, i int, from, pReg str
 	add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) presents itself as %s, whose people write from %s", from, org, pReg), Message: i, Value: from, Weight: 2})
 	if w, ok := containsAnyOf(strings.ToLower(m.Subject+" "+m.Body()), availabilityOpeners); ok {
 		// The ask follows once the reader answers.
+		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
+	}
+}
+
+// colleagueImpersonation flags a free-mail sender calling itself by the
+// name of a colleague, someone who writes from the principal's own
+// domain (senders implementing Colleagues knows them): "Priya Raman
+// <priya.raman.nw@outlook.com>" next to priya.raman@northwind.example.
+// A colleague's private address is possible, which is why it weighs as
+// the other free-mail impersonations do and needs a lure beside it; an
+// opening asking whether the reader is free is that lure.
+func (a *Analyzer) colleagueImpersonation(m *model.Message, i int, pDomain string, senders Senders, add func(Signal)) {
+	c, ok := senders.(Colleagues)
+	from := domainOf(m.From.Email)
+	if !ok || from == "" || !freeMail(from) || !c.Colleague(m.From.Name) {
+		return
+	}
+	add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("a free-mail address (%s) carries the name of a colleague who writes from %s", m.From.Email, a.regDomain(pDomain)), Message: i, Value: from, Weight: 2})
+	if w, ok := containsAnyOf(strings.ToLower(m.Subject+" "+m.Body()), availabilityOpeners); ok {
 		add(Signal{Kind: SigPaymentRequest, Reason: fmt.Sprintf("asks whether you are free, the opening of payment fraud (%q)", w), Message: i, Value: w, Weight: 1.5})
 	}
 }

@@ -53,6 +53,15 @@ type Input struct {
 // sender, or through a mailing list the user reads, lands in Low
 // priority, not in quarantine, unless an independent spam indicator says
 // otherwise or the user marks it spam.
+// Colleagues is implemented by a Senders that also knows the names of
+// the people writing from the principal's own domain
+// (store.Familiarity): mail in a colleague's name from outside is how
+// business email compromise opens.
+type Colleagues interface {
+	// Colleague reports whether name is a colleague's display name.
+	Colleague(name string) bool
+}
+
 type Senders interface {
 	// Familiar returns how many messages the user wrote to email and how
 	// many of email's messages the user read (outside Junk and Trash).
