@@ -75,11 +75,14 @@ func TestSelfNamedNoticeDomain(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"scaleway security": "scaleway", "pagerbell billing": "pagerbell", "acme connect": "", "acme": "", "box": "",
-		"crates.io": "crates", "tyler brennan": "",
+		"crates.io": "crates", "tyler brennan": "", "air france": "airfrance", "miles & more": "milesandmore",
+		"kenji mori via wetransfer": "wetransfer", "eurowings": "eurowings",
 	} {
 		reg := map[string]string{"scaleway security": "scaleway-alerts.example", "pagerbell billing": "pagerbell-invoices.example",
 			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example",
-			"crates.io": "crates-io.example", "tyler brennan": "obsvly-io.example"}[name]
+			"crates.io": "crates-io.example", "tyler brennan": "obsvly-io.example", "air france": "airfrance-remboursement.example",
+			"miles & more": "milesandmore-refunds.example", "kenji mori via wetransfer": "wetransfer-notification.example",
+			"eurowings": "eurowings-rueckerstattung.example"}[name]
 		if got := selfNamedNoticeDomain(name, reg); got != want {
 			t.Errorf("selfNamedNoticeDomain(%q, %q) = %q, want %q", name, reg, got, want)
 		}

@@ -746,21 +746,32 @@ func brandsNamedIn(name string) []int {
 // A service writes its notices from its own domain (scaleway.com); a
 // domain that is its name plus "alerts" is registered to look like one.
 func selfNamedNoticeDomain(name, reg string) string {
-	first := name
-	if i := strings.IndexFunc(name, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') }); i >= 0 {
-		first = name[:i]
-	}
 	label, _, _ := strings.Cut(reg, ".")
-	rest, ok := strings.CutPrefix(label, first+"-")
-	if len(first) < 4 || !ok {
+	// The name a sender goes by: its first word ("Scaleway Security"),
+	// all its words run together ("Air France", "Miles & More"), or the
+	// service a person writes through ("Kenji Mori via WeTransfer").
+	if _, via, ok := strings.Cut(name, " via "); ok {
+		name = via
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '&') })
+	if len(words) == 0 {
 		return ""
 	}
-	for w := range strings.SplitSeq(rest, "-") {
-		if !noticeWords[w] {
-			return ""
+	joined := strings.ReplaceAll(strings.Join(words, ""), "&", "and")
+	for _, first := range []string{strings.Trim(words[0], "&"), joined} {
+		rest, ok := strings.CutPrefix(label, first+"-")
+		if len(first) < 4 || !ok {
+			continue
+		}
+		notice := true
+		for w := range strings.SplitSeq(rest, "-") {
+			notice = notice && noticeWords[w]
+		}
+		if notice {
+			return first
 		}
 	}
-	return first
+	return ""
 }
 
 // noticeWords name what a service's notice address is for (see
@@ -772,6 +783,9 @@ var noticeWords = func() map[string]bool {
 		"trust", "security", "secure", "safety", "verify", "verification", "incident", "incidents", "mail", "mailer",
 		"email", "invoice", "invoices", "billing", "payment", "payments", "support", "account", "accounts", "login",
 		"signin", "auth", "helpdesk", "update", "updates", "noreply", "compliance", "status", "review", "policy",
+		// refunds, which travel and ticketing phishing promises
+		"refund", "refunds", "erstattung", "rueckerstattung", "remboursement", "remboursements", "reembolso",
+		"reembolsos", "rimborso",
 		// the name's own domain spelled out: "Sentry" from sentry-io.app
 		"io"} {
 		m[w] = true
