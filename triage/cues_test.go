@@ -160,7 +160,7 @@ func ownTextByLines(body string) string {
 			continue
 		case t == "--" || strings.HasPrefix(t, "Sent from my "):
 			return sb.String()
-		case strings.HasPrefix(t, "-----") && (strings.Contains(t, "Original Message") || strings.Contains(t, "Forwarded")):
+		case strings.HasPrefix(t, "-----") && separatesQuoted(t):
 			return sb.String()
 		case strings.HasSuffix(t, "wrote:") && len(t) < 200:
 			continue

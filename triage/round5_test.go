@@ -180,3 +180,15 @@ func TestColleagueNameFromFreeMail(t *testing.T) {
 		}
 	}
 }
+
+// A colleague forwarding a supplier's bank change with their own note
+// (the German Outlook separator above the forwarded message) relays it;
+// the supplier's own message asking to pay to the new account is the
+// diversion.
+func TestColleagueForwardsBankChange(t *testing.T) {
+	const subject = "Änderung unserer Bankverbindung - Kartendienst GmbH"
+	supplier := "Sehr geehrte Damen und Herren,\n\nzum 1. Dezember ändert sich unsere Bankverbindung. Bitte überweisen Sie die Rechnung vom November auf das neue Konto IBAN DE44 5001 0517 5407 3249 31.\n\nMit freundlichen Grüßen\nPetra Wiese"
+	forward := "Alex, FYI only: I called them on the number in our contract and they confirmed it. Updated in SAP: the December invoice will be paid to the new account, nothing needed from you.\n\nClaire\n\n-----Ursprüngliche Nachricht-----\nVon: Petra Wiese <p.wiese@kartendienst.example>\nBetreff: " + subject + "\n\n" + supplier
+	checkPhishing(t, model.Address{Name: "Claire Dubois", Email: "claire.dubois@northwind.example"}, "WG: "+subject, forward, nil, false)
+	checkPhishing(t, model.Address{Name: "Petra Wiese", Email: "p.wiese@kartendienst.example"}, subject, supplier, nil, true)
+}

@@ -191,6 +191,12 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	if div != "" && !mentionsPayment(m.Subject, own) {
 		div = "" // a new bank account, no payment asked
 	}
+	if div != "" && an.internal && isReplySubject(m.Subject) && !strings.Contains(strings.ToLower(own), div) {
+		// A colleague forwarding or answering a supplier's bank change
+		// ("WG: Änderung unserer Bankverbindung") carries the supplier's
+		// subject; only the colleague's own words would ask the reader.
+		div = ""
+	}
 	if div != "" && warnsOfFraud(m.Subject, own) {
 		// "Brightline 'new bank details' - fake, nothing paid",
 		// "【注意喚起】弊社を装った不審なメールについて": a warning quotes

@@ -56,7 +56,7 @@ func ownText(body string) string {
 			drop = true
 		case t == "--" || strings.HasPrefix(t, "Sent from my "):
 			return own()
-		case strings.HasPrefix(t, "-----") && (strings.Contains(t, "Original Message") || strings.Contains(t, "Forwarded")):
+		case strings.HasPrefix(t, "-----") && separatesQuoted(t):
 			return own()
 		case strings.HasSuffix(t, "wrote:") && len(t) < 200:
 			drop = true
@@ -82,6 +82,25 @@ func ownText(body string) string {
 	}
 	return own()
 }
+
+// separatesQuoted reports whether a line starting with "-----" is a mail
+// program's separator above a quoted or forwarded message, as Outlook,
+// Thunderbird and Gmail write it in the five languages ("-----Original
+// Message-----", "-----Ursprüngliche Nachricht-----", "-------- Message
+// transféré --------").
+func separatesQuoted(line string) bool {
+	for _, w := range quotedSeparators {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotedSeparators name the quoted or forwarded message in separator
+// lines (see separatesQuoted).
+var quotedSeparators = []string{"Original Message", "Forwarded", "Ursprüngliche Nachricht", "Weitergeleitete Nachricht",
+	"Message d'origine", "Message transféré", "Mensaje original", "Mensaje reenviado", "元のメッセージ", "転送されたメッセージ"}
 
 // trimRightBlank is strings.TrimRight(s, " \t\r") without building the
 // cutset on every call.
