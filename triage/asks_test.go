@@ -314,6 +314,9 @@ func TestBrokenSinceToday(t *testing.T) {
 		{"Since 2019 we have used the token bucket.", false},
 		{"Since this morning the dashboards show the new colours.", false},
 		{"Payments have been declined since Monday.", false},
+		{"Seit ca. 14:05 Uhr bekommen wir auf /v1/orders/bulk nur noch HTTP 502 zurück.", true},
+		{"Since 15:10 the checkout API answers 503 to every second request.", true},
+		{"Seit 14 Uhr ist die neue Version im Store verfügbar.", false},
 	} {
 		if got := brokenSinceToday(tt.sentence, ascii.LowerString(tt.sentence)) != ""; got != tt.want {
 			t.Errorf("brokenSinceToday(%q) = %t, want %t", tt.sentence, got, tt.want)

@@ -835,6 +835,9 @@ var (
 		"stopped", "outage", "errors", "offline", "unreachable", "duplicate", "5xx", "500s", "timeouts", "holding a lock", "hält lock",
 		"hält den lock", "duplicad", "doppelt", "en double", "増加", "されていません", "されません", "動きません", "つながりません",
 		"keine", "nicht mehr", "ausgefallen", "fehler", "nicht erreichbar", "offline", "gestört",
+		// only errors left ("seit 14:05 Uhr nur noch HTTP 502"): gateway
+		// and server errors by their status
+		"nur noch", "http 50", " 502", " 503", " 504",
 		"ne reçoi", "plus aucun", "ne fonctionne", "en panne", "panne", "erreur", "impossible", "hors ligne", "coupé",
 		// writes held up or nothing left since an hour of today ("bloque
 		// les écritures depuis 15h40", "plus de tournées depuis 13h")
