@@ -77,12 +77,14 @@ func TestSelfNamedNoticeDomain(t *testing.T) {
 		"scaleway security": "scaleway", "pagerbell billing": "pagerbell", "acme connect": "", "acme": "", "box": "",
 		"crates.io": "crates", "tyler brennan": "", "air france": "airfrance", "miles & more": "milesandmore",
 		"kenji mori via wetransfer": "wetransfer", "eurowings": "eurowings",
+		"harbour of eastport authority - procurement": "harbourofeastport",
 	} {
 		reg := map[string]string{"scaleway security": "scaleway-alerts.example", "pagerbell billing": "pagerbell-invoices.example",
 			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example",
 			"crates.io": "crates-io.example", "tyler brennan": "obsvly-io.example", "air france": "airfrance-remboursement.example",
 			"miles & more": "milesandmore-refunds.example", "kenji mori via wetransfer": "wetransfer-notification.example",
-			"eurowings": "eurowings-rueckerstattung.example"}[name]
+			"eurowings": "eurowings-rueckerstattung.example",
+			"harbour of eastport authority - procurement": "harbourofeastport-procurement.example"}[name]
 		if got := selfNamedNoticeDomain(name, reg); got != want {
 			t.Errorf("selfNamedNoticeDomain(%q, %q) = %q, want %q", name, reg, got, want)
 		}
@@ -191,4 +193,17 @@ func TestColleagueForwardsBankChange(t *testing.T) {
 	forward := "Alex, FYI only: I called them on the number in our contract and they confirmed it. Updated in SAP: the December invoice will be paid to the new account, nothing needed from you.\n\nClaire\n\n-----Ursprüngliche Nachricht-----\nVon: Petra Wiese <p.wiese@kartendienst.example>\nBetreff: " + subject + "\n\n" + supplier
 	checkPhishing(t, model.Address{Name: "Claire Dubois", Email: "claire.dubois@northwind.example"}, "WG: "+subject, forward, nil, false)
 	checkPhishing(t, model.Address{Name: "Petra Wiese", Email: "p.wiese@kartendienst.example"}, subject, supplier, nil, true)
+}
+
+// An investment scam under a made-up firm's name dressed as a notice
+// address ("Crest Capital Desk" from crestcapital-alerts.example)
+// imitates no one: spam, not phishing.
+func TestSelfNamedWindfallIsSpam(t *testing.T) {
+	m := &model.Message{MessageID: "w@x", From: model.Address{Name: "Crest Capital Desk", Email: "desk@crestcapital-alerts.example"},
+		To: []model.Address{demoPrincipal}, Subject: "Alex, your $250 account has grown to $18,742.90", HasBody: true,
+		Text: "Congratulations! Your guaranteed returns of 300% are ready. Withdraw your profit today: https://crestcapital-alerts.example/withdraw"}
+	o := Deterministic([]*model.Message{m}, demoPrincipal)
+	if o.Result.IsPhishing || !o.Result.IsSpam {
+		t.Errorf("phishing %v spam %v, want spam only; signals %v", o.Result.IsPhishing, o.Result.IsSpam, o.Signals)
+	}
 }

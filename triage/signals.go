@@ -328,6 +328,9 @@ type analysis struct {
 	// corrLookalike: the latest sender's domain imitates a
 	// correspondent's (see correspondentLookalike).
 	corrLookalike bool
+	// selfNamed: brandLookalike comes from selfNamedNoticeDomain, a
+	// sender dressing its own name as a service's notice address.
+	selfNamed bool
 	// userContentLink: a link of the latest message goes to a page anyone
 	// can publish on a hosting or form service (see userContentLink).
 	userContentLink bool
@@ -619,8 +622,17 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
 		brandOwn = realBrandDomain(reg) && !freeMail(reg)
 	}
+	if an.selfNamed && an.windfall {
+		// An investment or prize scam under a made-up firm's name
+		// ("Elite Capital Desk" from elitecapital-alerts.com) imitates
+		// no one: it is spam, as windfalls are.
+		an.brandLookalike = ""
+	}
 	impersonated := false
 	for _, s := range an.signals {
+		if an.selfNamed && an.windfall && s.Kind == SigLookalikeDomain && s.Message == an.latest {
+			continue
+		}
 		switch s.Kind {
 		case SigLookalikeDomain, SigDisplayNameSpoof, SigPunycodeDomain:
 			impersonated = true

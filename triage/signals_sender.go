@@ -176,7 +176,7 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 	// circleci-incident.com, "Scaleway" from scaleway-alerts.com.
 	if i == an.latest && an.brandLookalike == "" && !an.ownLookalike && fromReg != "" && !realBrandDomain(fromReg) && !isListMail(m) {
 		if w := selfNamedNoticeDomain(name, fromReg); w != "" {
-			an.brandLookalike = fromReg
+			an.brandLookalike, an.selfNamed = fromReg, true
 			add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("the sender's domain %s dresses the name %q as a service's notice address", fromReg, w), Message: i, Value: from, Weight: 3})
 		}
 	}
@@ -757,8 +757,14 @@ func selfNamedNoticeDomain(name, reg string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	joined := strings.ReplaceAll(strings.Join(words, ""), "&", "and")
-	for _, first := range []string{strings.Trim(words[0], "&"), joined} {
+	// (each leading run of the words: "Port of Rotterdam Authority -
+	// Procurement" is portofrotterdam as much as its first word)
+	names := make([]string, 0, len(words))
+	for k := range words {
+		names = append(names, strings.ReplaceAll(strings.Join(words[:k+1], ""), "&", "and"))
+	}
+	names[0] = strings.Trim(names[0], "&")
+	for _, first := range names {
 		rest, ok := strings.CutPrefix(label, first+"-")
 		if len(first) < 4 || !ok {
 			continue
@@ -783,6 +789,10 @@ var noticeWords = func() map[string]bool {
 		"trust", "security", "secure", "safety", "verify", "verification", "incident", "incidents", "mail", "mailer",
 		"email", "invoice", "invoices", "billing", "payment", "payments", "support", "account", "accounts", "login",
 		"signin", "auth", "helpdesk", "update", "updates", "noreply", "compliance", "status", "review", "policy",
+		// the office a business or an event writes from: procurement
+		// and tenders, housing and reservations, members
+		"procurement", "tender", "tenders", "housing", "reservation", "reservations", "booking", "bookings",
+		"member", "members",
 		// refunds, which travel and ticketing phishing promises
 		"refund", "refunds", "erstattung", "rueckerstattung", "remboursement", "remboursements", "reembolso",
 		"reembolsos", "rimborso",
