@@ -18,6 +18,7 @@ func TestSpelledDomain(t *testing.T) {
 		"mail.cloudhost-ad-jp.example":                       "cloudhost.ad.jp",
 		"info.e-tax-office-go-jp.refund-center.example":      "office.go.jp",
 		"shopname-com-account.example":                       "shopname.com",
+		"bookingsite.com-id4127883902.guest-confirm.example": "bookingsite.com",
 		"app.eu.alerting.example":                            "",
 		"mail.de.webmail.example":                            "",
 		"northwind.app.eu.alerting.example":                  "",

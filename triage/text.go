@@ -677,7 +677,8 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 // subdomain labels ("atelier-lyon.fr.factures-en-ligne.com" reads as
 // atelier-lyon.fr), or a domain's suffix written with hyphens inside a
 // label ("sakura-ad-jp.com", "e-tax-nta-go-jp.kanpukin.cn" for
-// sakura.ad.jp and nta.go.jp, "shop-com-secure.net"). Only "com" and the
+// sakura.ad.jp and nta.go.jp, "shop-com-secure.net"), or continued by a
+// hyphen into the next label ("booking.com-id4127.confirm.example"). Only "com" and the
 // Japanese second levels count inside a label: "support-net",
 // "ideas-org", "acme-io" are names of their own.
 // An organisation names its hosts after itself, not after another
@@ -694,9 +695,17 @@ func spelledDomain(host, reg string) string {
 			return labels[n-2] + "." + labels[n-1]
 		}
 	}
+	prevLabel := ""
 	for part := range strings.SplitSeq(host, ".") {
+		label := prevLabel
+		prevLabel = part
 		if !strings.Contains(part, "-") {
 			continue
+		}
+		if rest, ok := strings.CutPrefix(part, "com-"); ok && len(label) >= 3 && rest != "" {
+			// "booking.com-id4127.guest-confirm.net": a domain
+			// continued by a hyphen into the next label
+			return label + ".com"
 		}
 		words := strings.Split(part, "-")
 		for i := 1; i < len(words); i++ {
