@@ -208,3 +208,14 @@ func TestSelfNamedWindfallIsSpam(t *testing.T) {
 		t.Errorf("phishing %v spam %v, want spam only; signals %v", o.Result.IsPhishing, o.Result.IsSpam, o.Signals)
 	}
 }
+
+// A supplier's "updated remittance instructions" (or wire or banking
+// instructions) asking to pay to them is a diversion; a remittance
+// advice of a payment made is not.
+func TestRemittanceInstructionsDiversion(t *testing.T) {
+	from := model.Address{Name: "Accounts Receivable", Email: "ar@telematics-vendor.example"}
+	checkPhishing(t, from, "Updated remittance instructions (effective immediately)",
+		"Dear customer,\n\nPlease find our updated remittance instructions below. Kindly pay the open invoice INV-2207 to the account listed here from now on.\n\nRegards,\nAccounts Receivable", nil, true)
+	checkPhishing(t, from, "Remittance advice - payment 0048821",
+		"Dear customer,\n\nThis is to confirm that invoice INV-2207 was paid today to your usual account. No action is needed.\n\nRegards,\nAccounts Receivable", nil, false)
+}
