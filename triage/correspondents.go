@@ -125,7 +125,8 @@ func (ix *correspondentIndex) imitated(reg string) string {
 }
 
 // imitatesLabel reports whether label, a sender domain's first label,
-// imitates c, a correspondent's: one letter off, or c's name as a word of
+// imitates c, a correspondent's: one letter off or two neighbours
+// swapped, or c's name as a word of
 // a hyphenated label (haulmark-logistics for haulmark, kestrelcloud-io
 // for kestrelcloud.io: the business's name with a word or its own
 // country code added), or one letter off c once its hyphens are dropped
@@ -134,7 +135,7 @@ func imitatesLabel(label, c string) bool {
 	if label == c || len(c) < minCorrespondentLabel {
 		return false
 	}
-	if levenshtein(c, label) == 1 {
+	if levenshtein(c, label) == 1 || swapped(c, label) {
 		return true
 	}
 	if !strings.Contains(label, "-") {
@@ -148,7 +149,22 @@ func imitatesLabel(label, c string) bool {
 // oneEditOrGlyph reports whether b is a one-letter edit of a or spells it
 // with homoglyphs.
 func oneEditOrGlyph(a, b string) bool {
-	return levenshtein(a, b) == 1 || skeleton(a) == skeleton(b)
+	return levenshtein(a, b) == 1 || swapped(a, b) || skeleton(a) == skeleton(b)
+}
+
+// swapped reports whether b is a with two neighbouring letters swapped
+// ("greatlakesfreigth" for "greatlakesfreight"), the typing slip a
+// lookalike registers as often as a letter off. (Both share a one-letter
+// deletion, so the correspondent index finds the pair.)
+func swapped(a, b string) bool {
+	if len(a) != len(b) || a == b {
+		return false
+	}
+	i := 0
+	for a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 }
 
 // corrWeight is a correspondent lookalike's phishing weight: alone as

@@ -219,3 +219,32 @@ func TestRemittanceInstructionsDiversion(t *testing.T) {
 	checkPhishing(t, from, "Remittance advice - payment 0048821",
 		"Dear customer,\n\nThis is to confirm that invoice INV-2207 was paid today to your usual account. No action is needed.\n\nRegards,\nAccounts Receivable", nil, false)
 }
+
+// A thread's correspondent imitated by two neighbouring letters swapped
+// (harborfreigth for harborfreight) asking to pay elsewhere is phishing;
+// the correspondent's own domain is not.
+func TestSwappedLettersImitateCorrespondent(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"harborfreight", "harborfreigth", true}, {"harborfreight", "hraborfreight", true},
+		{"harborfreight", "harborfreight", false}, {"harborfreight", "harborfrieght", true},
+		{"harborfreight", "harborfreihgtx", false}, {"abcde", "badce", false},
+	} {
+		if got := swapped(tt.a, tt.b); got != tt.want {
+			t.Errorf("swapped(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	p := demoPrincipal
+	first := &model.Message{MessageID: "s1@x", From: p, To: []model.Address{{Name: "Dana", Email: "dana@harborfreight.example"}},
+		Subject: "SLA credit", Text: "Hi Dana, we will wire the SLA credit on December 1 to the account on file.", HasBody: true}
+	for domain, want := range map[string]bool{"harborfreigth.example": true, "harborfreight.example": false} {
+		reply := &model.Message{MessageID: "s2@x", InReplyTo: []string{"s1@x"}, From: model.Address{Name: "Dana", Email: "dana@" + domain},
+			To: []model.Address{p}, Subject: "Re: SLA credit", HasBody: true,
+			Text: "Hi Alex, quick correction before your payment run: please wire the credit to the account below instead, the old one is closing.\n\nIBAN GB33 BUKB 2020 1555 5555 55"}
+		if o := Deterministic([]*model.Message{first, reply}, p); o.Result.IsPhishing != want {
+			t.Errorf("reply from %s: phishing %v, want %v; signals %v", domain, o.Result.IsPhishing, want, o.Signals)
+		}
+	}
+}
