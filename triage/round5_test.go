@@ -79,13 +79,15 @@ func TestSelfNamedNoticeDomain(t *testing.T) {
 		"crates.io": "crates", "tyler brennan": "", "air france": "airfrance", "miles & more": "milesandmore",
 		"kenji mori via wetransfer": "wetransfer", "eurowings": "eurowings",
 		"harbour of eastport authority - procurement": "harbourofeastport",
+		"orbitfleet talent acquisition":               "orbitfleet",
 	} {
 		reg := map[string]string{"scaleway security": "scaleway-alerts.example", "pagerbell billing": "pagerbell-invoices.example",
 			"acme connect": "acme-connect.example", "acme": "acme.example", "box": "box-notification.example",
 			"crates.io": "crates-io.example", "tyler brennan": "obsvly-io.example", "air france": "airfrance-remboursement.example",
 			"miles & more": "milesandmore-refunds.example", "kenji mori via wetransfer": "wetransfer-notification.example",
 			"eurowings": "eurowings-rueckerstattung.example",
-			"harbour of eastport authority - procurement": "harbourofeastport-procurement.example"}[name]
+			"harbour of eastport authority - procurement": "harbourofeastport-procurement.example",
+			"orbitfleet talent acquisition":               "orbitfleet-recruiting.example"}[name]
 		if got := selfNamedNoticeDomain(name, reg); got != want {
 			t.Errorf("selfNamedNoticeDomain(%q, %q) = %q, want %q", name, reg, got, want)
 		}

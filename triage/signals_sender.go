@@ -792,7 +792,7 @@ var noticeWords = func() map[string]bool {
 		// the office a business or an event writes from: procurement
 		// and tenders, housing and reservations, members
 		"procurement", "tender", "tenders", "housing", "reservation", "reservations", "booking", "bookings",
-		"member", "members",
+		"member", "members", "recruiting", "recruitment", "careers", "jobs", "talent", "hiring",
 		// refunds, which travel and ticketing phishing promises
 		"refund", "refunds", "erstattung", "rueckerstattung", "remboursement", "remboursements", "reembolso",
 		"reembolsos", "rimborso",
