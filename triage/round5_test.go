@@ -250,3 +250,14 @@ func TestSwappedLettersImitateCorrespondent(t *testing.T) {
 		}
 	}
 }
+
+// A supplier announcing new bank details that asks to verify the change
+// by calling the number the reader already has is no diversion; the same
+// announcement without it is.
+func TestBankChangeInvitingCallBack(t *testing.T) {
+	from := model.Address{Name: "Eva Janssen", Email: "eva.janssen@mapvendor.example"}
+	base := "Dear Alex,\n\nFrom 1 January we receive payments into a new bank account: please pay invoices dated from then on to IBAN NL91 ABNA 0417 1643 00.\n\n"
+	checkPhishing(t, from, "Change of bank account from 1 January", base+
+		"Please do not update anything based on this email alone: ask your accounts payable team to verify the change by calling our finance desk on the number in our master agreement.\n\nEva", nil, false)
+	checkPhishing(t, from, "Change of bank account from 1 January", base+"Thank you for updating your records.\n\nEva", nil, true)
+}

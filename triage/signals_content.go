@@ -197,6 +197,13 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		// subject; only the colleague's own words would ask the reader.
 		div = ""
 	}
+	if div != "" && invitesCallBack(own) {
+		// "please do not update anything based on this email alone: ask
+		// your AP team to verify the change by calling our finance desk
+		// on the number in our agreement": a real change asks to be
+		// checked out of band; the diversion avoids the call.
+		div = ""
+	}
 	if div != "" && warnsOfFraud(m.Subject, own) {
 		// "Brightline 'new bank details' - fake, nothing paid",
 		// "【注意喚起】弊社を装った不審なメールについて": a warning quotes
@@ -1439,6 +1446,24 @@ var fraudWords = []string{"fake", "fraud", "scam", "phishing", "impersonat", "do
 	"詐欺", "不審", "装った", "なりすまし", "注意喚起",
 	// "偽の請求書を装うメール", "異なる送信元のため支払いを保留"
 	"偽の", "を装う", "支払いを保留", "異なる送信元"}
+
+// callBackWords ask the reader to check a change of bank details by
+// calling a number they already have, not one in the message (lower
+// case, five languages).
+var callBackWords = []string{"based on this email alone", "based on this e-mail alone", "verify the change by calling",
+	"verify this change by phone", "verify the change by phone", "number in our master agreement", "number in our contract",
+	"number you have on file", "the number you already have", "through your existing contact", "via your usual contact",
+	"nicht allein aufgrund dieser", "telefonisch über ihren bekannten", "telefonisch verifizieren", "telefonisch bestätigen",
+	"bekannten ansprechpartner", "sur la seule base de ce", "par téléphone au numéro", "vérifier ce changement par téléphone",
+	"votre interlocuteur habituel", "únicamente por este correo", "por teléfono al número", "verifique el cambio por teléfono",
+	"su contacto habitual", "お電話にてご確認", "電話で確認", "既存のご担当者"}
+
+// invitesCallBack reports whether own asks the reader to verify a change
+// by calling a known number or contact (see callBackWords).
+func invitesCallBack(own string) bool {
+	_, ok := containsAnyOf(strings.ToLower(own), callBackWords)
+	return ok
+}
 
 // warnsOfFraud reports whether subject or text warns of a fraud (see
 // fraudWords).
