@@ -308,3 +308,32 @@ var userContentSuffixes = []string{".web.app", ".firebaseapp.com", ".github.io",
 	".000webhostapp.com", ".r2.dev", ".herokuapp.com", ".webflow.io", ".square.site", ".godaddysites.com",
 	".mystrikingly.com", ".azurewebsites.net", ".web.core.windows.net", ".appspot.com", ".onrender.com",
 	".framer.website", ".canva.site", ".jimdosite.com", ".typeform.com", ".jotform.com", ".ipfs.dweb.link"}
+
+// deviceLoginPages are the pages where a sign-in started on another
+// device is completed by typing its code (the OAuth device flow).
+var deviceLoginPages = []string{"microsoft.com/devicelogin", "aka.ms/devicelogin", "microsoftonline.com/common/oauth2/deviceauth",
+	"login.microsoft.com/device", "google.com/device", "github.com/login/device"}
+
+// codeWords name the code such a page asks for (lower case).
+var codeWords = []string{"code", "código", "コード"}
+
+// deviceCodeLure flags mail from outside your organisation that sends you
+// to a device sign-in page with a code to type: the code was started by
+// the sender, and signing in with it hands them your account (device-code
+// phishing, which passes MFA). A real device shows its own code on its
+// own screen; nobody mails one.
+func deviceCodeLure(an *analysis, subject string, add func(Signal)) {
+	if an.internal || an.latestOwn == "" || warnsOfFraud(subject, an.latestOwn) {
+		// (a warning about such mail quotes the page and the code)
+		return
+	}
+	low := strings.ToLower(an.latestOwn)
+	page, ok := containsAnyOf(low, deviceLoginPages)
+	if !ok {
+		return
+	}
+	if _, ok := containsAnyOf(low, codeWords); !ok {
+		return
+	}
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("sends you to a device sign-in page (%s) with a code to type, which signs the sender in as you", page), Message: an.latest, Value: page, Weight: 3.5})
+}

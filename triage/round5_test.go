@@ -261,3 +261,14 @@ func TestBankChangeInvitingCallBack(t *testing.T) {
 		"Please do not update anything based on this email alone: ask your accounts payable team to verify the change by calling our finance desk on the number in our master agreement.\n\nEva", nil, false)
 	checkPhishing(t, from, "Change of bank account from 1 January", base+"Thank you for updating your records.\n\nEva", nil, true)
 }
+
+// A partner's mail sending you to a device sign-in page with a code to
+// type is phishing (device-code phishing); the partner's warning about
+// such mail, quoting the page and the code, is not.
+func TestDeviceCodeLure(t *testing.T) {
+	from := model.Address{Name: "Henrik Solberg", Email: "henrik.solberg@shipping-partner.example"}
+	checkPhishing(t, from, "Q1 rates - secure Teams share",
+		"Hi Alex,\n\nThe rates are shared through a secure Teams session. To open it, go to https://microsoft.com/devicelogin, enter the code HBQ7K2MXP and sign in with your Microsoft account.\n\nHenrik", nil, true)
+	checkPhishing(t, model.Address{Name: "Partner IT Security", Email: "it-security@shipping-partner.example"}, "Security notice: fraudulent emails sent from one of our mailboxes",
+		"An unauthorised party used one of our mailboxes to send emails asking recipients to enter a code at microsoft.com/devicelogin. If you entered the code, reset your password and revoke your sessions.", nil, false)
+}

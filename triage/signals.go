@@ -519,6 +519,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.callbackLure(an, msgs[an.latest], add)
 		a.legalNoticeLure(an, msgs[an.latest], pDomain, add)
 		a.authorityLure(an, msgs[an.latest], add)
+		deviceCodeLure(an, msgs[an.latest].Subject, add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
