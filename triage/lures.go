@@ -337,3 +337,28 @@ func deviceCodeLure(an *analysis, subject string, add func(Signal)) {
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("sends you to a device sign-in page (%s) with a code to type, which signs the sender in as you", page), Message: an.latest, Value: page, Weight: 3.5})
 }
+
+// linksToOrgTenant reports whether own links to a host naming the
+// principal's organisation (pDomain's first label, five letters or more)
+// as a subdomain of another domain: "northwind.workday-portal.net", as a
+// service's tenant pages are named.
+func (a *Analyzer) linksToOrgTenant(own, pDomain string) bool {
+	pReg := a.regDomain(pDomain)
+	org := firstLabel(pReg)
+	if len(org) < 5 || !strings.Contains(own, org) {
+		return false
+	}
+	for _, l := range findLinks(own, 20) {
+		host := strings.ToLower(l.Host)
+		reg := a.regDomain(host)
+		if reg == "" || reg == pReg {
+			continue
+		}
+		for label := range strings.SplitSeq(strings.TrimSuffix(host, reg), ".") {
+			if label == org {
+				return true
+			}
+		}
+	}
+	return false
+}

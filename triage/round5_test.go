@@ -272,3 +272,15 @@ func TestDeviceCodeLure(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "Partner IT Security", Email: "it-security@shipping-partner.example"}, "Security notice: fraudulent emails sent from one of our mailboxes",
 		"An unauthorised party used one of our mailboxes to send emails asking recipients to enter a code at microsoft.com/devicelogin. If you entered the code, reset your password and revoke your sessions.", nil, false)
 }
+
+// A sender imitating your organisation's domain that links to your
+// organisation's name on someone else's domain (a copied tenant page) is
+// phishing; a link to a domain not naming it is not evidence of that.
+func TestOwnLookalikeLinksToOrgTenant(t *testing.T) {
+	from := model.Address{Name: "Northwind People Team", Email: "people@northwind-benefits.example"}
+	body := func(link string) string {
+		return "Hi Alex,\n\nYour personalised 2027 total compensation statement is now available until 30 November.\n\nView my statement: " + link + "\n\nPeople Team"
+	}
+	checkPhishing(t, from, "Your 2027 total compensation statement is ready", body("https://northwind.hr-portal-statements.example/2027"), nil, true)
+	checkPhishing(t, from, "Your 2027 total compensation statement is ready", body("https://statements.hr-portal.example/2027"), nil, false)
+}

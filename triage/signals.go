@@ -710,6 +710,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	// own domain (or to another imitation) outside list mail: the link
 	// is the lure, whatever words its button uses.
 	linkLure := (an.brandLookalike != "" || an.ownLookalike) && (an.lookalikeLink || an.linkToSender) && !an.list
+	if an.ownLookalike && !an.list && an.latest >= 0 && a.linksToOrgTenant(an.latestOwn, pDomain) {
+		// A sender imitating your organisation linking to your
+		// organisation's name on someone else's domain
+		// (northwind.workday-portal.net): a tenant page copied.
+		linkLure = true
+	}
 	if linkLure || an.corrLookalike && an.latest >= 0 && (an.questions+an.requests > 0 || an.links > 0 || mentionsPayment(msgs[an.latest].Subject, an.latestOwn)) {
 		// (and one imitating a correspondent's domain that asks
 		// anything, links anywhere or speaks of a payment: business
