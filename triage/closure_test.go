@@ -125,7 +125,8 @@ func TestOpenAsksCarried(t *testing.T) {
 // TestCodeHostReason checks that a code host's notice sent because the
 // reader's review was requested, they were mentioned or assigned (GitHub's
 // Cc address and X-GitHub-Reason, GitLab's X-GitLab-NotificationReason)
-// is theirs to act on, while one they only watch is read later.
+// is theirs to act on, one about their own pull request (reason author)
+// is worth knowing, while one they only watch is read later.
 func TestCodeHostReason(t *testing.T) {
 	list := map[string][]string{"List-Id": {"northwind/infra <infra.northwind.github.com>"}, "List-Unsubscribe": {"<mailto:unsub@reply.github.com>"},
 		"Authentication-Results": {"mx.northwind.example; dkim=pass header.d=github.com; dmarc=pass header.from=github.com"}}
@@ -147,6 +148,9 @@ func TestCodeHostReason(t *testing.T) {
 		{"", with("X-Github-Reason", "assign"), "actionable"},
 		{"", with("X-Github-Reason", "subscribed"), "low priority"},
 		{"", with("X-Gitlab-Notificationreason", "review_requested"), "actionable"},
+		// a notice about the reader's own pull request is worth knowing
+		{"author@noreply.github.com", list, "informational"},
+		{"", with("X-Github-Reason", "author"), "informational"},
 	} {
 		m := &model.Message{MessageID: "pr@x", From: model.Address{Name: "Tariq", Email: "notifications@github.com"}, To: []model.Address{demoPrincipal},
 			Subject: "[northwind/infra] Bump grpc-go to 1.68 (PR #2314)", Text: "This bumps grpc-go and drops the custom keepalive settings.\n\nYou can view, comment on, or merge this pull request online.",
