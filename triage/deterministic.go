@@ -240,11 +240,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// features change ("Upcoming changes to Mapbox pricing") is
 		// worth knowing, unlike its marketing.
 		r.Category = contract.CategoryInformational
-	case (an.bulk || an.automated || an.notifier) && !direct && an.latest >= 0 && slices.Contains(codeHostReasons(msgs[an.latest]), "author"):
+	case (an.bulk || an.automated || an.notifier) && !direct && an.latest >= 0 &&
+		(slices.Contains(codeHostReasons(msgs[an.latest]), "author") || reportedBy(an.latestOwn, an.firstName)):
 		// A code host's notice about the reader's own pull request or
-		// issue (GitHub's reason "author": a review, a comment, a merge)
-		// is worth knowing, unlike the repository's other traffic; a
-		// question in it is put to its author.
+		// issue (GitHub's reason "author": a review, a comment, a merge),
+		// or a tracker's about an issue the reader reported ("Reporter:
+		// Alex Morgan"), is worth knowing, unlike the project's other
+		// traffic; a question in it is put to its author.
 		r.Category = contract.CategoryInformational
 		if an.questions > 0 {
 			r.Category = contract.CategoryActionable

@@ -284,3 +284,21 @@ func TestOwnLookalikeLinksToOrgTenant(t *testing.T) {
 	checkPhishing(t, from, "Your 2027 total compensation statement is ready", body("https://northwind.hr-portal-statements.example/2027"), nil, true)
 	checkPhishing(t, from, "Your 2027 total compensation statement is ready", body("https://statements.hr-portal.example/2027"), nil, false)
 }
+
+// A tracker's notice that an issue the reader reported was resolved is
+// worth knowing; the same notice about someone else's issue is read
+// later.
+func TestTrackerNoticeOfReadersIssue(t *testing.T) {
+	for reporter, want := range map[string]string{"Alex Morgan": "informational", "Priya Raman": "low priority"} {
+		m := &model.Message{MessageID: "j@x", From: model.Address{Name: "Sam Okoye (Jira)", Email: "jira@northwind.atlassian.example"},
+			To: []model.Address{demoPrincipal}, Subject: "[JIRA] (PLAT-4390) Increase node pool for route-batch", HasBody: true,
+			Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}, "Precedence": {"bulk"}},
+			Text:    "Sam Okoye changed the status of PLAT-4390 to Done.\n\nPLAT-4390: Increase node pool for route-batch\nReporter: " + reporter + "\nAssignee: Sam Okoye\nResolution: Done\n"}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
+			t.Errorf("reporter %s: %s, want %s; signals %v", reporter, o.Result.Category, want, o.Signals)
+		}
+	}
+	if !reportedBy("Melder: Alex Morgan\n", "Alex") || reportedBy("Reporter: Alexandra Stone", "Alex") || reportedBy("Assignee: Alex", "Alex") {
+		t.Error("reportedBy reads the reporter field only")
+	}
+}

@@ -783,3 +783,33 @@ var serviceChangeWords = []string{"upcoming changes to", "changes to your plan",
 func serviceChangeNotice(subject string) bool {
 	return namesAny(subject, serviceChangeWords)
 }
+
+// reporterFields label the reporter of an issue in a tracker's
+// notification, in the five languages.
+var reporterFields = []string{"reporter:", "melder:", "autor:", "rapporteur :", "rapporteur:", "informador:", "報告者:", "報告者："}
+
+// reportedBy reports whether own, a tracker's notification, names the
+// reader (name, their first name) as the issue's reporter ("Reporter:
+// Alex Morgan").
+func reportedBy(own, name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		return false
+	}
+	low := strings.ToLower(own)
+	for _, f := range reporterFields {
+		for rest := low; ; {
+			i := strings.Index(rest, f)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(f):]
+			if after, ok := strings.CutPrefix(strings.TrimLeft(rest, " \t"), name); ok {
+				if r, _ := utf8.DecodeRuneInString(after); !unicode.IsLetter(r) {
+					return true // (the whole name: not "Alexandra" for "Alex")
+				}
+			}
+		}
+	}
+	return false
+}
