@@ -295,6 +295,11 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	case an.calendar && isCalendarNotice(subject):
 		// A response to an invitation or a cancellation: nothing to answer.
 		r.Category = contract.CategoryInformational
+	case an.calendar && !direct && an.latest >= 0 && noResponseNeeded(subject+"\n"+an.latestOwn):
+		// An invitation sent for information ("Booth duty - Alex (FYI,
+		// no response needed)", "[HOLD - FYI only]"): a date to know,
+		// nothing to answer.
+		r.Category = contract.CategoryInformational
 	case an.calendar || direct || (an.addressed && len(an.items) > 0 && !instructions) ||
 		an.taskNamed && an.addressed:
 		// (A task said to be the reader's, "Lena assigned ROUTE-4412 to

@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"mailsift/model"
 )
@@ -300,5 +301,22 @@ func TestTrackerNoticeOfReadersIssue(t *testing.T) {
 	}
 	if !reportedBy("Melder: Alex Morgan\n", "Alex") || reportedBy("Reporter: Alexandra Stone", "Alex") || reportedBy("Assignee: Alex", "Alex") {
 		t.Error("reportedBy reads the reporter field only")
+	}
+}
+
+// An invitation marked as sent for information needs no answer; the
+// same invitation without the mark asks for one.
+func TestFYIInvitation(t *testing.T) {
+	for subject, want := range map[string]string{
+		"Invitation: Booth duty B4.310 - Alex (FYI, no response needed) @ Wed 2 Dec 2026 10:00": "informational",
+		"Invitation: [HOLD - FYI only] press release goes live @ Wed 2 Dec 2026 09:00":          "informational",
+		"Invitation: Booth duty B4.310 - Alex @ Wed 2 Dec 2026 10:00":                           "actionable",
+	} {
+		m := &model.Message{MessageID: subject + "@x", From: model.Address{Name: "Ravi", Email: "ravi@northwind.example"}, To: []model.Address{demoPrincipal},
+			Subject: subject, Text: "Ravi has invited you to an event.", HasBody: true, Date: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC),
+			Attachments: []model.Attachment{{Filename: "invite.ics", ContentType: "text/calendar; method=REQUEST"}}}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
+			t.Errorf("%q: %s, want %s; signals %v", subject, o.Result.Category, want, o.Signals)
+		}
 	}
 }

@@ -813,3 +813,17 @@ func reportedBy(own, name string) bool {
 	}
 	return false
 }
+
+// noResponseWords say an invitation needs no answer (lower case, five
+// languages).
+var noResponseWords = []string{"no response needed", "no response required", "no need to respond", "no need to reply",
+	"no rsvp needed", "fyi only", "for your information only", "keine antwort nötig", "keine rückmeldung nötig",
+	"nur zur info", "pas besoin de répondre", "pour info uniquement", "no es necesario responder", "solo para tu información",
+	"solo informativo", "返信不要", "ご返信は不要"}
+
+// noResponseNeeded reports whether text says an invitation needs no
+// answer (see noResponseWords).
+func noResponseNeeded(text string) bool {
+	_, ok := containsAnyOf(strings.ToLower(text), noResponseWords)
+	return ok
+}
