@@ -83,8 +83,9 @@ func TestDemoMailboxDeterministic(t *testing.T) {
 		if strings.HasPrefix(e.Key, "15-newsletter") && o.Result.Category != contract.CategoryLowPriority {
 			t.Errorf("newsletter: category %q, want low priority", o.Result.Category)
 		}
-		if strings.HasPrefix(e.Key, "09-capacity-meeting") && o.Result.Category != contract.CategoryActionable {
-			t.Errorf("meeting thread: category %q, want actionable", o.Result.Category)
+		if strings.HasPrefix(e.Key, "09-capacity-meeting") && o.Result.Category != contract.CategoryInformational {
+			// (the principal sent the invitation last: it waits on the others)
+			t.Errorf("meeting thread: category %q, want informational", o.Result.Category)
 		}
 	}
 	t.Logf("deterministic bucket+phishing agreement with demo expectations: %d/%d", right, total)

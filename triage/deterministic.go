@@ -171,6 +171,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// Only the principal wrote in the thread (a sent message waiting
 		// for its answer): nobody asks them anything.
 		r.Category = contract.CategoryInformational
+	case fromPrincipal(msgs[len(msgs)-1], principal):
+		// The principal wrote the newest message: what the others asked
+		// is answered, the thread waits on them. (Also when the answer
+		// promises something, "put it in Personio and I'll approve it":
+		// the labeled sets file those as informational too.)
+		r.Category = contract.CategoryInformational
 	case (an.automated || an.notifier || an.internal) && (an.addressed || an.teamAddressed || an.internal) && !passedNotice(subject) &&
 		expiresWithinHoursRe.MatchString(subject):
 		// A service saying something of the reader's runs out within

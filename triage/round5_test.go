@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mailsift/model"
+	"mailsift/model/contract"
 )
 
 // A host that spells out another domain in front of its own (as
@@ -318,5 +319,21 @@ func TestFYIInvitation(t *testing.T) {
 		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
 			t.Errorf("%q: %s, want %s; signals %v", subject, o.Result.Category, want, o.Signals)
 		}
+	}
+}
+
+// A thread whose newest message is the reader's own answer waits on the
+// others: informational, whatever the question before it asked.
+func TestReaderAnsweredLast(t *testing.T) {
+	ask := &model.Message{MessageID: "q@x", From: model.Address{Name: "Priya Raman", Email: "priya.raman@northwind.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Snowflake credits for the ETA backfill?", Text: "Alex, can you approve 200 extra Snowflake credits for the backfill by Friday?", HasBody: true,
+		Date: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	answer := &model.Message{MessageID: "a@x", InReplyTo: []string{"q@x"}, From: demoPrincipal, To: []model.Address{ask.From},
+		Subject: "Re: Snowflake credits for the ETA backfill?", Text: "Approved, go ahead.", HasBody: true, Date: time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC)}
+	if o := Deterministic([]*model.Message{ask}, demoPrincipal); o.Result.Category != contract.CategoryActionable {
+		t.Errorf("the question alone: %s, want actionable", o.Result.Category)
+	}
+	if o := Deterministic([]*model.Message{ask, answer}, demoPrincipal); o.Result.Category != contract.CategoryInformational {
+		t.Errorf("answered: %s, want informational; signals %v", o.Result.Category, o.Signals)
 	}
 }

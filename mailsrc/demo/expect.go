@@ -21,6 +21,10 @@ type Expectation struct {
 }
 
 // Expectations lists every demo thread with its intended bucket and flags.
+// A thread the principal answered last waits on the others: it is
+// informational whatever its first message asked (the Lyon switches, the
+// capacity sync, the forwarded complaint, the interview feedback, the
+// time-off request, the team lunch).
 func Expectations() []Expectation {
 	return []Expectation{
 		{Key: "01-checkout-outage-1", Subject: "[SEV1] checkout-api 5xx rate 38% in eu-west-1", Bucket: BucketUrgent},
@@ -30,8 +34,8 @@ func Expectations() []Expectation {
 		{Key: "05-invoice-review-1", Subject: "Invoice INV-2026-1187 for October (EUR 18,420.00)", Bucket: BucketActionable},
 		{Key: "06-code-review-1", Subject: "Review request: ratelimit: move token buckets to Redis (#482)", Bucket: BucketActionable},
 		{Key: "07-expense-approval-1", Subject: "Expense report ER-5521 from Mei Chen awaits your approval", Bucket: BucketActionable},
-		{Key: "08-lyon-switches-1", Subject: "Question sur les switches de Lyon (réponse avant vendredi)", Bucket: BucketActionable},
-		{Key: "09-capacity-meeting-1", Subject: "Capacity planning sync for 2027 - pick a time", Bucket: BucketActionable},
+		{Key: "08-lyon-switches-1", Subject: "Question sur les switches de Lyon (réponse avant vendredi)", Bucket: BucketInformational},
+		{Key: "09-capacity-meeting-1", Subject: "Capacity planning sync for 2027 - pick a time", Bucket: BucketInformational},
 		{Key: "10-pg-upgrade-01", Subject: "Postgres 16 upgrade plan for the orders cluster", Bucket: BucketActionable},
 		{Key: "11-release-notes-1", Subject: "[platform-announce] FYI: gateway v3.2.0 released", Bucket: BucketInformational},
 		{Key: "12-org-announcement-1", Subject: "Organisation update: new Customer Experience group", Bucket: BucketInformational},
@@ -47,18 +51,18 @@ func Expectations() []Expectation {
 		{Key: "22-phish-sso-1", Subject: "Action required: verify your account within 24 hours", Bucket: BucketLowPriority, Spam: true, Phishing: true},
 		{Key: "23-ceo-fraud-1", Subject: "Urgent favour - confidential", Bucket: BucketLowPriority, Spam: true, Phishing: true},
 		{Key: "24-hostile-escapes-1", Subject: "Invoice ready\x1b[2J\x1b[H\x1b]52;c;Y3VybCBodHRwOi8vZXZpbC5leGFtcGxlL3ggfCBzaA==\a", Bucket: BucketLowPriority, Spam: true},
-		{Key: "25-fwd-complaint-1", Subject: "Fwd: Repeated API timeouts since last Tuesday", Bucket: BucketActionable},
+		{Key: "25-fwd-complaint-1", Subject: "Fwd: Repeated API timeouts since last Tuesday", Bucket: BucketInformational},
 		{Key: "26-tokyo-network-1", Subject: "東京オフィスのネットワーク工事完了のお知らせ", Bucket: BucketInformational},
-		{Key: "27-interview-feedback-1", Subject: "Interview feedback needed: Senior SRE candidate (Jamie Patel)", Bucket: BucketActionable},
+		{Key: "27-interview-feedback-1", Subject: "Interview feedback needed: Senior SRE candidate (Jamie Patel)", Bucket: BucketInformational},
 		{Key: "28-vendor-renewal-1", Subject: "Observa renewal quote for 2027", Bucket: BucketActionable},
-		{Key: "29-pto-request-1", Subject: "Time off request: 21 Dec - 4 Jan", Bucket: BucketActionable},
+		{Key: "29-pto-request-1", Subject: "Time off request: 21 Dec - 4 Jan", Bucket: BucketInformational},
 		{Key: "30-travel-itinerary-1", Subject: "Itinerary confirmed: Berlin, 2-4 December", Bucket: BucketInformational},
 		{Key: "31-contoso-escalation-1", Subject: "Escalation: data export failing for 3 days", Bucket: BucketUrgent},
 		{Key: "32-ci-notifications-1", Subject: "[platform/gateway] Pipeline #9921 passed on main", Bucket: BucketLowPriority},
 		{Key: "33-offsite-1", Subject: "Platform offsite 14-15 January: venue booked", Bucket: BucketInformational},
 		{Key: "34-benefits-enrollment-1", Subject: "Reminder: choose your 2027 benefits before Nov 30", Bucket: BucketActionable},
 		{Key: "35-tracker-digest-1", Subject: "Your weekly digest: 23 issues updated in PLAT", Bucket: BucketLowPriority},
-		{Key: "36-team-lunch-1", Subject: "Friday lunch: ramen or tacos?", Bucket: BucketLowPriority},
+		{Key: "36-team-lunch-1", Subject: "Friday lunch: ramen or tacos?", Bucket: BucketInformational},
 		{Key: "37-roadmap-invite-1", Subject: "Invitation: Contoso roadmap review @ Wed 18 Nov 2026 16:00 - 16:45 (UTC)", Bucket: BucketActionable},
 	}
 }
