@@ -323,16 +323,17 @@ var codeWords = []string{"code", "código", "コード"}
 // phishing, which passes MFA). A real device shows its own code on its
 // own screen; nobody mails one.
 func deviceCodeLure(an *analysis, subject string, add func(Signal)) {
-	if an.internal || an.latestOwn == "" || warnsOfFraud(subject, an.latestOwn) {
-		// (a warning about such mail quotes the page and the code)
-		return
+	own := an.latestOwn
+	if an.internal || !strings.Contains(own, "device") && !strings.Contains(own, "Device") && !strings.Contains(own, "DEVICE") {
+		return // (every page's address holds the word: one cheap look first)
 	}
-	low := strings.ToLower(an.latestOwn)
+	low := strings.ToLower(own)
 	page, ok := containsAnyOf(low, deviceLoginPages)
 	if !ok {
 		return
 	}
-	if _, ok := containsAnyOf(low, codeWords); !ok {
+	if _, ok := containsAnyOf(low, codeWords); !ok || warnsOfFraud(subject, own) {
+		// (a warning about such mail quotes the page and the code)
 		return
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("sends you to a device sign-in page (%s) with a code to type, which signs the sender in as you", page), Message: an.latest, Value: page, Weight: 3.5})
