@@ -33,6 +33,7 @@ func TestEvalSetsIndependent(t *testing.T) {
 		{"phish3", 120}, {"phish4", 120}, {"heldout20", 150}, {"heldout21", 150}, {"phish5", 120}, {"phish6", 120},
 		{"heldout22", 150}, {"heldout23", 150}, {"phish7", 120}, {"phish8", 120},
 		{"heldout24", 150}, {"heldout25", 150}, {"phish9", 120}, {"phish10", 120},
+		{"heldout26", 150}, {"heldout27", 150}, {"phish11", 120}, {"phish12", 120},
 	} {
 		t.Run(set.dir, func(t *testing.T) {
 			checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", set.dir), set.threads)
