@@ -30,7 +30,7 @@ type Familiarity struct {
 	// Domains are the domains of the WrittenTo addresses, sorted: the
 	// organisations the principal corresponds with.
 	Domains []string
-	// Colleagues are the display names (NormalizeName) of the people
+	// Colleagues are the display names (normalizeName) of the people
 	// who write from the principal's own domain, the principal excepted.
 	Colleagues map[string]bool
 }
@@ -42,14 +42,14 @@ func (f *Familiarity) Colleague(name string) bool {
 	if f == nil {
 		return false
 	}
-	n := NormalizeName(name)
+	n := normalizeName(name)
 	return n != "" && f.Colleagues[n]
 }
 
-// NormalizeName returns a person's display name as Familiarity compares
+// normalizeName returns a person's display name as Familiarity compares
 // it: lower case, its words sorted ("Raman, Priya" and "Priya Raman"
 // are one name), "" for a name of fewer than two words.
-func NormalizeName(name string) string {
+func normalizeName(name string) string {
 	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return unicode.IsSpace(r) || r == ',' || r == '"' || r == '\'' || r == '(' || r == ')'
 	})
@@ -183,7 +183,7 @@ func (s *Store) colleagues(ctx context.Context, f *Familiarity) error {
 		if err := rows.Scan(&name); err != nil {
 			return fmt.Errorf("store: colleagues: %w", err)
 		}
-		if n := NormalizeName(name); n != "" {
+		if n := normalizeName(name); n != "" {
 			f.Colleagues[n] = true
 		}
 	}

@@ -171,9 +171,10 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 			}
 		}
 	}
-	// A sender named after the first word of its domain, whose other
-	// words make it a notice address: "CircleCI Security" from
-	// circleci-incident.com, "Scaleway" from scaleway-alerts.com.
+	// A sender named after its domain's first word, whose other words
+	// make it a notice address: "CircleCI Security" from
+	// circleci-incident.com, "Scaleway" from scaleway-alerts.com (see
+	// selfNamedNoticeDomain).
 	if i == an.latest && an.brandLookalike == "" && !an.ownLookalike && fromReg != "" && !realBrandDomain(fromReg) && !isListMail(m) {
 		if w := selfNamedNoticeDomain(name, fromReg); w != "" {
 			an.brandLookalike, an.selfNamed = fromReg, true
@@ -739,9 +740,10 @@ func brandsNamedIn(name string) []int {
 	return out
 }
 
-// selfNamedNoticeDomain returns the word a sender's lower-cased display
-// name starts with when its registrable domain reg is that word joined
-// by hyphens to notice words only ("scaleway-alerts.com",
+// selfNamedNoticeDomain returns the name a sender goes by (name is its
+// lower-cased display name: a leading run of its words written together,
+// or the service after "via") when its registrable domain reg is that
+// name joined by hyphens to notice words only ("scaleway-alerts.com",
 // "circleci-incident.com", "pagerbell-billing-notices.net"), "" otherwise.
 // A service writes its notices from its own domain (scaleway.com); a
 // domain that is its name plus "alerts" is registered to look like one.

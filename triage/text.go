@@ -527,10 +527,11 @@ func skeletonContains(label, sk, brand string) bool {
 	}
 	off := 0
 	for part := range strings.SplitSeq(label, "-") {
-		if strings.HasPrefix(sk[off:], brand) || strings.Contains(skeleton(part), brand) {
+		psk := skeleton(part)
+		if strings.HasPrefix(sk[off:], brand) || strings.Contains(psk, brand) {
 			return true
 		}
-		off += len(skeleton(part))
+		off += len(psk)
 		if off >= len(sk) {
 			break
 		}
@@ -677,10 +678,10 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 // subdomain labels ("atelier-lyon.fr.factures-en-ligne.com" reads as
 // atelier-lyon.fr), or a domain's suffix written with hyphens inside a
 // label ("sakura-ad-jp.com", "e-tax-nta-go-jp.kanpukin.cn" for
-// sakura.ad.jp and nta.go.jp, "shop-com-secure.net"), or continued by a
-// hyphen into the next label ("booking.com-id4127.confirm.example"). Only "com" and the
-// Japanese second levels count inside a label: "support-net",
-// "ideas-org", "acme-io" are names of their own.
+// sakura.ad.jp and nta.go.jp, "shop-com-secure.net"), or continued by
+// a hyphen into the next label ("booking.com-id4127.confirm.example").
+// Only "com" and the Japanese second levels count inside a label:
+// "support-net", "ideas-org", "acme-io" are names of their own.
 // An organisation names its hosts after itself, not after another
 // domain; a sender that needs the reader to see another domain's name in
 // its own is imitating it.
@@ -710,11 +711,10 @@ func spelledDomain(host, reg string) string {
 		words := strings.Split(part, "-")
 		for i := 1; i < len(words); i++ {
 			w, prev := words[i], words[i-1]
-			switch {
-			case len(prev) < 3 && !(i >= 2 && len(words[i-2]) >= 3 && jpSecondLevel[prev] && w == "jp"):
-			case jpSecondLevel[prev] && w == "jp" && i >= 2:
+			if w == "jp" && jpSecondLevel[prev] && i >= 2 && len(words[i-2]) >= 3 {
 				return words[i-2] + "." + prev + ".jp"
-			case w == "com":
+			}
+			if w == "com" && len(prev) >= 3 {
 				return prev + ".com"
 			}
 		}
