@@ -331,7 +331,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// to keep.)
 		r.Category = contract.CategoryInformational
 	}
-	if !phishing && !spam && r.Category != contract.CategoryLowPriority && !instructions {
+	// What the others asked before the principal's own newest message is
+	// answered: not an action item any more.
+	answered := fromPrincipal(msgs[len(msgs)-1], principal)
+	if !phishing && !spam && r.Category != contract.CategoryLowPriority && !instructions && !answered {
 		r.ActionItems = append(r.ActionItems, an.items...)
 		if an.calendar && len(r.ActionItems) == 0 && r.Category == contract.CategoryActionable {
 			r.ActionItems = append(r.ActionItems, contract.ActionItem{Description: "Respond to the meeting invitation"})
@@ -340,7 +343,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	var ask string
 	var asker model.Address
 	r.Summary, ask, asker = a.summary(msgs, an, phishing || spam)
-	if ask != "" && r.Category != contract.CategoryLowPriority && !instructions {
+	if ask != "" && r.Category != contract.CategoryLowPriority && !instructions && !answered {
 		r.ActionItems = withAsk(r.ActionItems, ask, asker)
 	}
 	o.Extras = extras(r, an)

@@ -323,7 +323,8 @@ func TestFYIInvitation(t *testing.T) {
 }
 
 // A thread whose newest message is the reader's own answer waits on the
-// others: informational, whatever the question before it asked.
+// others: informational, whatever the question before it asked, and
+// the answered ask is no action item any more.
 func TestReaderAnsweredLast(t *testing.T) {
 	ask := &model.Message{MessageID: "q@x", From: model.Address{Name: "Priya Raman", Email: "priya.raman@northwind.example"}, To: []model.Address{demoPrincipal},
 		Subject: "Snowflake credits for the ETA backfill?", Text: "Alex, can you approve 200 extra Snowflake credits for the backfill by Friday?", HasBody: true,
@@ -333,7 +334,7 @@ func TestReaderAnsweredLast(t *testing.T) {
 	if o := Deterministic([]*model.Message{ask}, demoPrincipal); o.Result.Category != contract.CategoryActionable {
 		t.Errorf("the question alone: %s, want actionable", o.Result.Category)
 	}
-	if o := Deterministic([]*model.Message{ask, answer}, demoPrincipal); o.Result.Category != contract.CategoryInformational {
-		t.Errorf("answered: %s, want informational; signals %v", o.Result.Category, o.Signals)
+	if o := Deterministic([]*model.Message{ask, answer}, demoPrincipal); o.Result.Category != contract.CategoryInformational || len(o.Result.ActionItems) != 0 {
+		t.Errorf("answered: %s with action items %v, want informational with none; signals %v", o.Result.Category, o.Result.ActionItems, o.Signals)
 	}
 }
