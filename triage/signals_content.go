@@ -1461,8 +1461,7 @@ var callBackWords = []string{"based on this email alone", "based on this e-mail 
 // invitesCallBack reports whether own asks the reader to verify a change
 // by calling a known number or contact (see callBackWords).
 func invitesCallBack(own string) bool {
-	_, ok := containsAnyOf(strings.ToLower(own), callBackWords)
-	return ok
+	return namesAny(own, callBackWords)
 }
 
 // warnsOfFraud reports whether subject or text warns of a fraud (see

@@ -785,27 +785,28 @@ func serviceChangeNotice(subject string) bool {
 }
 
 // reporterFields label the reporter of an issue in a tracker's
-// notification, in the five languages.
-var reporterFields = []string{"reporter:", "melder:", "autor:", "rapporteur :", "rapporteur:", "informador:", "報告者:", "報告者："}
+// notification, in the five languages, without their first letter
+// (which may be upper or lower case: "Reporter:", "reporter:").
+var reporterFields = []string{"eporter:", "elder:", "utor:", "apporteur :", "apporteur:", "nformador:", "報告者:", "報告者："}
 
 // reportedBy reports whether own, a tracker's notification, names the
 // reader (name, their first name) as the issue's reporter ("Reporter:
-// Alex Morgan").
+// Alex Morgan"). It reads own only where a field's name stands, without
+// lowering the whole text (it is asked of every bulk message).
 func reportedBy(own, name string) bool {
-	name = strings.ToLower(strings.TrimSpace(name))
+	name = strings.TrimSpace(name)
 	if name == "" {
 		return false
 	}
-	low := strings.ToLower(own)
 	for _, f := range reporterFields {
-		for rest := low; ; {
+		for rest := own; ; {
 			i := strings.Index(rest, f)
 			if i < 0 {
 				break
 			}
-			rest = rest[i+len(f):]
-			if after, ok := strings.CutPrefix(strings.TrimLeft(rest, " \t"), name); ok {
-				if r, _ := utf8.DecodeRuneInString(after); !unicode.IsLetter(r) {
+			rest = strings.TrimLeft(rest[i+len(f):], " \t")
+			if len(rest) >= len(name) && strings.EqualFold(rest[:len(name)], name) {
+				if r, _ := utf8.DecodeRuneInString(rest[len(name):]); !unicode.IsLetter(r) {
 					return true // (the whole name: not "Alexandra" for "Alex")
 				}
 			}
@@ -824,6 +825,5 @@ var noResponseWords = []string{"no response needed", "no response required", "no
 // noResponseNeeded reports whether text says an invitation needs no
 // answer (see noResponseWords).
 func noResponseNeeded(text string) bool {
-	_, ok := containsAnyOf(strings.ToLower(text), noResponseWords)
-	return ok
+	return namesAny(text, noResponseWords)
 }
