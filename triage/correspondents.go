@@ -98,10 +98,16 @@ func (ix *correspondentIndex) imitated(reg string) string {
 	if found == "" && strings.Contains(label, "-") {
 		// a correspondent's name as a word of a hyphenated one, or one
 		// edit off it once the hyphens are dropped
-		for part := range strings.SplitSeq(label, "-") {
-			for _, d := range ix.keys[part] {
-				if found == "" && d != reg && firstLabel(d) == part {
-					found = d
+		// (runs of words too: brightline-assurance in
+		// brightline-assurance-docs)
+		parts := strings.Split(label, "-")
+		for i := range parts {
+			for j := i + 1; j <= len(parts) && j-i < len(parts); j++ {
+				run := strings.Join(parts[i:j], "-")
+				for _, d := range ix.keys[run] {
+					if found == "" && d != reg && firstLabel(d) == run {
+						found = d
+					}
 				}
 			}
 		}
@@ -135,7 +141,7 @@ func imitatesLabel(label, c string) bool {
 	if label == c || len(c) < minCorrespondentLabel {
 		return false
 	}
-	if levenshtein(c, label) == 1 || swapped(c, label) {
+	if levenshtein(c, label) == 1 || swapped(c, label) || skeleton(c) == skeleton(label) {
 		return true
 	}
 	if !strings.Contains(label, "-") {

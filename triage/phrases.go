@@ -78,6 +78,13 @@ var phraseLists = [numPhraseKinds][]string{
 		"postfach ist voll", "speichergrenze erreicht", "postfach wird deaktiviert", "postfach automatisch deaktiviert",
 		"speicher erweitern", "boîte aux lettres est pleine", "quota de votre boîte", "boîte mail est pleine",
 		"votre boîte sera désactivée", "buzón está lleno", "cuota del buzón", "buzón será desactivado",
+		// a document or a portal said to open only after signing in with
+		// the reader's work account: the page asks for that password
+		"with your microsoft 365", "your corporate microsoft 365", "with your office 365", "your microsoft 365 account", "your microsoft 365 email",
+		"sign in with your work email", "sign in with your corporate", "with your work email account", "with your corporate email",
+		"mit ihrem microsoft 365", "mit ihrer geschäftlichen mail", "mit ihren firmenzugangsdaten",
+		"avec votre compte microsoft 365", "avec votre adresse professionnelle", "avec vos identifiants professionnels",
+		"con su cuenta de microsoft 365", "con su correo corporativo", "con tu correo corporativo", "con sus credenciales corporativas",
 	},
 	pkPayment: {
 		"gift card", "gift cards", "giftcard", "giftcards", "itunes card", "google play card", "steam card",
@@ -117,6 +124,16 @@ var phraseLists = [numPhraseKinds][]string{
 		"nouveau rib", "sur notre nouveau compte", "vers notre nouveau compte", "sur le nouveau compte",
 		"nuevos datos bancarios", "cambio de datos bancarios", "datos bancarios han cambiado", "nueva cuenta bancaria",
 		"a nuestra nueva cuenta", "a la nueva cuenta",
+		// money asked to an account other than the usual one while that
+		// one is said to be frozen, audited or migrating (the usual
+		// cover story of invoice fraud)
+		"to the new account", "to our new account", "interim account", "alternative account", "alternate account",
+		"temporary account", "frozen for incoming payments", "account is currently under audit", "account is under audit",
+		"update our bank details", "update our banking details", "updating our bank details",
+		"übergangskonto", "ausweichkonto", "alternatives konto", "auf ein anderes konto", "aktualisierung unserer bankverbindung",
+		"compte provisoire", "compte temporaire", "compte alternatif", "notre compte habituel",
+		"mise à jour de nos coordonnées bancaires", "actualización de datos bancarios", "actualización de nuestros datos bancarios",
+		"nuestra cuenta habitual", "cuenta provisional", "cuenta alternativa",
 	},
 	pkUrgency: {
 		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",
@@ -199,6 +216,11 @@ var phraseLists = [numPhraseKinds][]string{
 		// of the scam's own, not a payment in someone else's name
 		"adult website", "adult websites", "recorded you", "your webcam", "full access to your device", "access to your device",
 		"i am a hacker", "my trojan", "access to your operating system", "made a video of you", "i made a video",
+		"website für erwachsene", "websites für erwachsene", "webseite für erwachsene", "seiten für erwachsene",
+		"videos von ihnen", "über ihre kamera", "ihre webcam", "vollen zugriff auf ihr konto", "zugriff auf ihre geräte",
+		"site pour adultes", "sites pour adultes", "site pornographique", "votre webcam", "vidéo de vous",
+		"accès complet à votre", "sitio para adultos", "sitios para adultos", "página para adultos", "páginas para adultos",
+		"tu cámara web", "su cámara web", "un vídeo tuyo", "un video tuyo", "acceso total a tu", "acceso completo a su",
 		// and the investment scam, whose deposit is its own offer's
 		// ("AI trading", "guaranteed returns", "placement garanti")
 		"ai trading", "trading bot", "arbitrage fund", "arbitrage pool", "ai arbitrage", "crypto arbitrage",

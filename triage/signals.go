@@ -214,8 +214,11 @@ type analysis struct {
 	signals []Signal
 	// latestOwn is ownText of the latest message from others' body (set
 	// by bodySignals; the summary reads it again).
-	latestOwn     string
-	phishScore    float64
+	latestOwn  string
+	phishScore float64
+	// freeRelay: a free-mail sender's replies go to another free-mail
+	// provider (see headerSignals).
+	freeRelay     bool
 	lure          bool
 	spamProb      float64
 	spamPhrases   int
@@ -675,6 +678,19 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// form): a service's notice links to its own site.
 		an.lure = true
 		an.phishScore += 1
+	}
+	if an.freeRelay && !an.windfall {
+		// A free-mail sender whose replies go to a mailbox at another
+		// provider ("Martin <m.holloway.office@gmail.com>", replies to
+		// martin.holloway.ceo@outlook.com) hides who answers: with
+		// discretion asked, the opening of gift-card and CEO fraud.
+		impersonated = true
+		if strongest[slices.Index(phishingOrder[:], SigSecrecy)] > 0 {
+			// (the answer asked for goes where the sender is not: the
+			// diversion is the lure)
+			an.lure = true
+			an.phishScore += 0.5
+		}
 	}
 	if !impersonated {
 		// Discretion asked (secrecy) tells of a fraud only in the name of

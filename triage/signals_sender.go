@@ -80,6 +80,11 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 		if d != "" && fromReg != "" && a.regDomain(d) != fromReg && (pReg == "" || a.regDomain(d) != pReg) &&
 			!sameBrand(a.regDomain(d), fromReg) {
 			add(Signal{Kind: SigReplyToMismatch, Reason: fmt.Sprintf("replies go to %s, not the sender's domain %s", d, from), Message: i, Value: d, Weight: 1.5})
+			if freeMail(fromReg) && freeMail(a.regDomain(d)) {
+				// A personal mailbox whose replies go to another
+				// provider's: the answer is kept from the address shown.
+				an.freeRelay = true
+			}
 			if imitated, ok := a.lookalike(d, pDomain); ok {
 				// Replies diverted to a domain imitating your own
 				// organisation or a brand (northwind-exec.com): where the

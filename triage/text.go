@@ -481,11 +481,20 @@ var brands = []struct {
 	{"aircall", []string{"aircall.io"}},
 	{"sipgate", []string{"sipgate.de", "sipgate.com", "sipgate.co.uk"}},
 	{"placetel", []string{"placetel.de"}},
+	// carriers, telecoms, exchanges, remote-access tools, procurement and
+	// equity platforms and a charity whose names phishing borrows
+	{"royalmail", []string{"royalmail.com", "royalmail.co.uk", "royalmailgroup.com"}},
+	{"movistar", []string{"movistar.es", "movistar.com", "telefonica.es", "telefonica.com"}},
+	{"binance", []string{"binance.com", "binance.us"}},
+	{"teamviewer", []string{"teamviewer.com"}},
+	{"coupa", []string{"coupa.com", "coupahost.com"}},
+	{"carta", []string{"carta.com"}},
+	{"unicef", []string{"unicef.org", "unicef.de", "unicef.fr", "unicef.es", "unicef.org.uk", "unicefusa.org", "unicef.or.jp"}},
 }
 
 // wordBrands are brands whose name is a common word: only a hyphenated
 // name with the word as one of its parts imitates them.
-var wordBrands = map[string]bool{"slack": true, "concur": true, "booking": true, "chase": true}
+var wordBrands = map[string]bool{"slack": true, "concur": true, "booking": true, "chase": true, "carta": true}
 
 // homoglyphs maps characters commonly swapped into lookalike domains to
 // the letter they imitate.
@@ -666,6 +675,19 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			for _, r := range real {
 				if strings.Contains(sub, r+".") {
 					return r, true
+				}
+			}
+		}
+		// or as a word of a hyphenated subdomain label
+		// (acme-sharepoint.docs-secure-view.com): a file host in a
+		// brand's name under someone else's domain
+		for l := range strings.SplitSeq(strings.TrimSuffix(sub, "."), ".") {
+			if !strings.Contains(l, "-") {
+				continue
+			}
+			for _, b := range brands {
+				if len(b.name) >= 5 && !wordBrands[b.name] && !isRealBrandDomain(reg, b.real) && hyphenPart(l, b.name) {
+					return b.real[0], true
 				}
 			}
 		}

@@ -1,0 +1,163 @@
+package triage
+
+import (
+	"testing"
+
+	"mailsift/model"
+)
+
+// Money asked to an account other than the usual one under the usual
+// cover story (the usual account frozen, audited or migrating; an
+// interim or alternative account) is a diversion in each language; an
+// invoice asking payment to the account on file is not.
+func TestDiversionCoverStories(t *testing.T) {
+	from := model.Address{Name: "Accounts", Email: "accounts@fleetparts-supply.example"}
+	for _, tt := range []struct {
+		subject, body string
+		want          bool
+	}{
+		{"Invoice FP-3301 due 30 November", "Dear customer,\n\nOur main account is frozen for incoming payments during our bank migration. Please pay invoice FP-3301 (EUR 12,400) to our interim account:\nIBAN LT12 1000 0111 0100 1000\n\nRegards", true},
+		{"Open invoices", "Dear Alex,\n\nplease settle the two open invoices below to the new account from now on:\nIBAN GB29 NWBK 6016 1331 9268 19\n\nThanks", true},
+		{"Factura FP-3301 pendiente de pago", "Estimado cliente:\n\nNuestra cuenta habitual está en revisión. Le rogamos que abone la factura FP-3301 por transferencia a esta cuenta:\nIBAN ES91 2100 0418 4502 0005 1332", true},
+		{"Rechnung FP-3301", "Sehr geehrte Damen und Herren,\n\nbitte überweisen Sie den Betrag der Rechnung FP-3301 bis Monatsende auf unser Übergangskonto:\nIBAN DE89 3704 0044 0532 0130 00", true},
+		{"Facture FP-3301", "Madame, Monsieur,\n\nmerci de régler la facture FP-3301 sur notre compte provisoire :\nIBAN FR76 3000 6000 0112 3456 7890 189", true},
+		{"Invoice FP-3301 due 30 November", "Dear customer,\n\nPlease find invoice FP-3301 (EUR 12,400) attached, payable by 30 November to the account on file.\n\nRegards", false},
+	} {
+		checkPhishing(t, from, tt.subject, tt.body, nil, tt.want)
+	}
+}
+
+// The extortion of a recording ("Videos von Ihnen", "sitios para
+// adultos") is spam, its bitcoin demand its own: not phishing, in each
+// language.
+func TestSextortionInOtherLanguages(t *testing.T) {
+	for subject, body := range map[string]string{
+		"Ihr Konto wurde gehackt":         "Ich habe Videos von Ihnen über Ihre Kamera aufgenommen, als Sie eine Website für Erwachsene besucht haben. Überweisen Sie 1200 EUR in Bitcoin an diese Adresse: bc1qz4lt8ua0x3m7k2ry9wpsn5dg6vhe0cjf2q8tk7",
+		"Votre appareil a été piraté":     "J'ai enregistré une vidéo de vous avec votre webcam pendant que vous visitiez des sites pour adultes. Payez 900 EUR en bitcoin : bc1qz4lt8ua0x3m7k2ry9wpsn5dg6vhe0cjf2q8tk7",
+		"Tu dispositivo ha sido hackeado": "Grabé un vídeo tuyo con tu cámara web mientras visitabas sitios para adultos. Envía 800 EUR en bitcoin a esta dirección: bc1qz4lt8ua0x3m7k2ry9wpsn5dg6vhe0cjf2q8tk7",
+	} {
+		m := &model.Message{MessageID: subject + "@x", From: demoPrincipal, To: []model.Address{demoPrincipal}, Subject: subject, Text: body, HasBody: true,
+			Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=fail smtp.mailfrom=northwind.example; dkim=none; dmarc=fail header.from=northwind.example"}}}
+		o := Deterministic([]*model.Message{m}, model.Address{Name: "Alex Morgan", Email: "alex@other.example"})
+		if o.Result.IsPhishing || !o.Result.IsSpam {
+			t.Errorf("%q: phishing %v spam %v, want spam only; signals %v", subject, o.Result.IsPhishing, o.Result.IsSpam, o.Signals)
+		}
+	}
+}
+
+// Carriers, telecoms, exchanges and services phishing borrows are known
+// brands: a hyphenated domain in their name imitates them, their own
+// domains do not, and a brand named by a common word ("carta") only as a
+// word of a hyphenated name.
+func TestMoreImitatedBrands(t *testing.T) {
+	for host, want := range map[string]bool{
+		"royalmail-redelivery-uk.example": true, "movistar-clientes.example": true, "binance-rewards.example": true,
+		"teamviewer-abo.example": true, "coupa-approvals.example": true, "carta-shareholders.example": true,
+		"unicef-relief-fund.example": true,
+		"royalmail.com":              false, "movistar.es": false, "binance.com": false, "teamviewer.com": false, "coupahost.com": false,
+		"carta.com": false, "unicef.org": false, "carta.example": false, "cartagena-hotels.example": false,
+	} {
+		if _, ok := lookalike(host, "northwind.example"); ok != want {
+			t.Errorf("lookalike(%q) = %v, want %v", host, ok, want)
+		}
+	}
+}
+
+// A file host in a brand's name as a word of a subdomain label of
+// someone else's domain imitates the brand; the brand's own tenant hosts
+// do not.
+func TestBrandWordInSubdomainLabel(t *testing.T) {
+	for host, want := range map[string]bool{
+		"atlas-sharepoint.docs-secure-view.example": true,
+		"sharepoint-files.review-portal.example":    true,
+		"atlas.sharepoint.com":                      false,
+		"atlas-files.sharepoint.com":                false,
+		"files.review-portal.example":               false,
+		"slack-files.review-portal.example":         false, // a common word's brand is imitated only in the registrable name
+	} {
+		if _, ok := lookalike(host, "northwind.example"); ok != want {
+			t.Errorf("lookalike(%q) = %v, want %v", host, ok, want)
+		}
+	}
+}
+
+// A correspondent's domain written with homoglyphs ("rn" for "m") is
+// imitated as one a letter off is; a run of a hyphenated name's words
+// that is a correspondent's name imitates it.
+func TestCorrespondentImitationsWidened(t *testing.T) {
+	for _, tt := range []struct {
+		label, c string
+		want     bool
+	}{
+		{"telernatix", "telematix", true}, {"telematix", "telematix", false}, {"telemetrix", "telematix", false},
+	} {
+		if got := imitatesLabel(tt.label, tt.c); got != tt.want {
+			t.Errorf("imitatesLabel(%q, %q) = %v, want %v", tt.label, tt.c, got, tt.want)
+		}
+	}
+	a := NewAnalyzer(nil)
+	ix := a.newCorrespondentIndex([]string{"brightline-assurance.example", "kestrel.example"})
+	for reg, want := range map[string]string{
+		"brightline-assurance-docs.example": "brightline-assurance.example",
+		"docs-brightline-assurance.example": "brightline-assurance.example",
+		"brightline-assurance.example":      "",
+		"assurance-docs.example":            "",
+	} {
+		if got := ix.imitated(reg); got != want {
+			t.Errorf("imitated(%q) = %q, want %q", reg, got, want)
+		}
+	}
+	// a partner's mail quoted Outlook-style, answered from a homoglyph of
+	// its domain asking to confirm a document: phishing; from the
+	// partner's own domain: not
+	quoted := "\n\nFrom: Stefan Hoffmann <s.hoffmann@telematix.example>\nSent: Wednesday, 18 November 2026 10:05\nTo: Alex Morgan\nSubject: Q4 order\n\nDear Alex, the Q4 order confirmation follows next week."
+	for domain, want := range map[string]bool{"telernatix.example": true, "telematix.example": false} {
+		checkPhishing(t, model.Address{Name: "Stefan Hoffmann", Email: "s.hoffmann@" + domain}, "RE: Q4 order",
+			"Dear Alex,\n\nplease review and confirm the revised order here: https://"+domain+"/orders/q4\n\nBest regards,\nStefan"+quoted, nil, want)
+	}
+}
+
+// A free-mail sender whose replies go to another provider's mailbox,
+// asking for discretion, is the opening of gift-card fraud: phishing.
+// Without the diverted replies, or without the discretion, it is not.
+func TestFreeMailRelayWithDiscretion(t *testing.T) {
+	body := "Alex,\n\nAre you at your desk? I'm in back to back meetings and can't take calls right now. I need you to handle something for me discreetly today, please don't mention it to the team yet.\n\nMartin"
+	plain := "Alex,\n\nhere are the photos from Saturday's hike. Let me know which ones you want printed.\n\nMartin"
+	for _, tt := range []struct {
+		subject, body, replyTo string
+		want                   bool
+	}{
+		{"Quick favour", body, "martin.h.private@outlook.com", true},
+		{"Quick favour", body, "", false},
+		{"Hike photos", plain, "martin.h.private@outlook.com", false},
+	} {
+		m := &model.Message{MessageID: "f@x", From: model.Address{Name: "Martin Holloway", Email: "m.holloway.office@gmail.com"},
+			To: []model.Address{demoPrincipal}, Subject: tt.subject, Text: tt.body, HasBody: true}
+		if tt.replyTo != "" {
+			m.ReplyTo = []model.Address{{Name: "Martin Holloway", Email: tt.replyTo}}
+		}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.want {
+			t.Errorf("reply-to %q, body %.20q: phishing %v, want %v; signals %v", tt.replyTo, tt.body, o.Result.IsPhishing, tt.want, o.Signals)
+		}
+	}
+}
+
+// A document said to open only after signing in with the reader's work
+// account asks for that password, in each language.
+func TestWorkAccountSignInAsk(t *testing.T) {
+	for _, text := range []string{
+		"You will need to sign in with your Microsoft 365 email to view the secured documents.",
+		"To protect the case, access requires verification with your corporate Microsoft 365 account.",
+		"Acceda con su correo corporativo para visualizarlo.",
+		"Connectez-vous avec votre adresse professionnelle pour consulter le document.",
+	} {
+		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "docs@partner.example"}, To: []model.Address{demoPrincipal}, Subject: "Document", Text: text, HasBody: true}
+		found := false
+		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+			found = found || s.Kind == SigCredentialRequest
+		}
+		if !found {
+			t.Errorf("%q: no credential request", text)
+		}
+	}
+}
