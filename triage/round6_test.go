@@ -161,3 +161,45 @@ func TestWorkAccountSignInAsk(t *testing.T) {
 		}
 	}
 }
+
+// An answer or a call asked plainly ("Just tell me which by 16:45",
+// "Call me on ext. 4410"), work held until the reader confirms, what a
+// team needs from the reader, and "ich hätte gern dein Review" ask the
+// reader; a sentence telling of a call does not.
+func TestPlainAsks(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Either fix it in the next hour or take it off the milestone. Just tell me which by 16:45.":   true,
+		"Call me on ext. 4410 when you are back at your desk.":                                        true,
+		"We'll keep testing paused on the driver API until you confirm a fix.":                        true,
+		"Before we can issue the invoice, our finance team needs three things from you.":              true,
+		"Hallo Alex, ich hätte gern dein Review für den Umbau des Consumers.":                         true,
+		"The call with the carrier went fine and the new rates start in January.":                     false,
+		"Tell-tale signs of wear were found on two of the forklifts during the inspection this week.": false,
+	} {
+		m := &model.Message{MessageID: "a@x", From: model.Address{Name: "Nina Petrova", Email: "nina.petrova@northwind.example"},
+			To: []model.Address{demoPrincipal}, Subject: "Release cut", Text: text, HasBody: true}
+		found := false
+		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+			found = found || s.Kind == SigRequest
+		}
+		if found != want {
+			t.Errorf("%q: request %v, want %v", text, found, want)
+		}
+	}
+}
+
+// A known signing or invoicing service's own authenticated mail that
+// points replies at its customer's business address is not diverting
+// them; replies pointed at free mail still count against it.
+func TestBrandServiceReplyToCustomer(t *testing.T) {
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=docusign.net; dkim=pass header.d=docusign.net; dmarc=pass header.from=docusign.net"}}
+	for replyTo, want := range map[string]int{"marta@voltaris-energy.example": 0, "marta.voltaris@gmail.com": 1} {
+		m := &model.Message{MessageID: "d@x", From: model.Address{Name: "Marta via Docusign", Email: "dse_na2@docusign.net"},
+			ReplyTo: []model.Address{{Email: replyTo}}, To: []model.Address{demoPrincipal}, Subject: "Complete with Docusign: Mutual NDA",
+			Text: "Marta sent you a document to review and sign. Could you sign by the end of next week?", HasBody: true, Headers: auth}
+		an := NewAnalyzer(nil).analyze([]*model.Message{m}, demoPrincipal, nil)
+		if an.suspicious != want {
+			t.Errorf("reply-to %s: %d spam indicators, want %d", replyTo, an.suspicious, want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ var triggerWords = [...]struct {
 	words []string
 }{
 	{trigGreet, []string{"hi", "hello", "hey", "dear", "good", "bonjour", "hallo", "guten"}},
-	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve", "needs", "each"}},
+	{trigRequest, []string{"please", "kindly", "pls", "can", "could", "would", "will", "let", "need", "like", "sure", "require", "requires", "await", "awaiting", "waiting", "wondering", "wanted", "know", "requested", "added", "hear", "up", "call", "it's", "ask", "approve", "needs", "each", "tell", "until"}},
 	{trigDeadline, []string{"by", "before", "until", "till", "due", "later", "deadline", "avant"}},
 	{trigSoon, []string{"eod", "asap", "end", "today", "tonight", "morning", "afternoon", "within", "away", "immediately", "tomorrow", "soon", "hour", "hours"}},
 	// ASCII words of the German, French and Spanish cues (signals_lang.go):
@@ -178,7 +178,10 @@ var requestPrefixes = []string{"please", "kindly", "pls", "can you", "could you"
 	// the decision is the reader's: "Your call, I'm waiting on you."
 	"your call", "it's your call", "it is your call",
 	// an approval tool's ask: "Approve or deny this request"
-	"approve or deny", "approve or decline", "approve or reject"}
+	"approve or deny", "approve or decline", "approve or reject",
+	// the reader's answer or call asked for plainly: "Just tell me which
+	// by 16:45", "Call me on ext. 4410"
+	"tell me", "just tell me", "call me", "just call me"}
 
 var requestInside = []string{"please", "need your", "needs your", "require your", "requires your", "awaiting your",
 	"waiting for your", "await your",
@@ -211,7 +214,11 @@ var requestInside = []string{"please", "need your", "needs your", "require your"
 	"not hear from you", "n't hear from you", "unless we hear from you", "unless i hear from you", "hear from you by",
 	"hear from you before",
 	// review and issue trackers
-	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer"}
+	"requested your review", "requested a review from you", "requested review from you", "added you as a reviewer",
+	// an answer or a call asked inside a sentence, or awaited before
+	// work goes on ("we'll keep testing paused until you confirm a fix")
+	"tell me which", "tell me whether", "call me on", "call me at", "call me as soon", "call me when",
+	"what i need from you", "need from you", "needs from you", "things from you", "until you confirm", "until we hear from you", "until i hear from you"}
 
 // isRequest says whether a lower-cased sentence asks something of the
 // reader ("please do not reply" does not: see notAsked).

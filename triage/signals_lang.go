@@ -62,7 +62,8 @@ var foreignRequests = []string{
 	"c'est à toi de", "c'est à vous de", "c’est à toi de", "c’est à vous de", "liegt bei dir", "liegt bei ihnen",
 	"te toca", "le toca", "le corresponde a usted",
 	// polite and conditional asks: "if you could…", "I would like you to…"
-	"ich hätte gerne, dass", "ich hätte gern, dass", "ich möchte sie bitten", "ich möchte dich bitten",
+	"ich hätte gerne, dass", "ich hätte gern, dass", "hätte gern dein", "hätte gerne dein", "hätte gern ihr", "hätte gerne ihr",
+	"hätte gern euer", "hätte gerne euer", "ich möchte sie bitten", "ich möchte dich bitten",
 	"si vous pouviez", "si tu pouvais", "j'aimerais que", "j’aimerais que", "je souhaiterais que", "nous souhaiterions que",
 	"si pudiera", "si pudieras", "si pudieran", "me gustaría que", "nos gustaría que",
 	// indirect questions: "we wanted to know whether…", "I'd like to know…"

@@ -96,13 +96,17 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 				// continued where the real sender cannot read it.
 				add(Signal{Kind: SigLookalikeDomain, Reason: fmt.Sprintf("replies go to %s, which imitates the sender's own domain %s", d, fromReg), Message: i, Value: d, Weight: 3})
 			}
-			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) {
+			if !isListMail(m) && !(an.authAligned && autoSubmitted(m)) &&
+				!(an.authAligned && realBrandDomain(fromReg) && !freeMail(fromReg) && !freeMail(a.regDomain(d))) {
 				// Outside a mailing list (which points replies at itself),
 				// replies diverted from the sender are a spam indicator
 				// too: one of the independent ones spam needs two of.
 				// Not from a service that authenticated as itself and says
 				// it sends automatically: a signing or form service
-				// points replies at the person it writes for.
+				// points replies at the person it writes for. Nor from a
+				// known brand's own authenticated domain pointing replies
+				// at a business's (a signing or invoicing service writing
+				// for its customer); replies to free mail still count.
 				an.suspicious++
 			}
 			break
