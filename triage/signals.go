@@ -40,9 +40,13 @@ const (
 	// notice linking to the message, a renewal notice for your own
 	// domain, a callback bill (see lures.go).
 	SigNoticeLure SignalKind = "notice-lure"
-	SigUrgency    SignalKind = "urgency"
-	SigSpamScore  SignalKind = "spam-score"
-	SigSpamPhrase SignalKind = "spam-phrase"
+	// SigRiskyAttachment: a file that runs when opened (a program, a
+	// script, a shortcut, a disk image), a web page sent as a file, or a
+	// name hiding its real type behind a document's ("statement.pdf.html").
+	SigRiskyAttachment SignalKind = "risky-attachment"
+	SigUrgency         SignalKind = "urgency"
+	SigSpamScore       SignalKind = "spam-score"
+	SigSpamPhrase      SignalKind = "spam-phrase"
 	// SigSpamStructure: the envelope is built like bulk spam (see
 	// structure) and the learned score leans to spam.
 	SigSpamStructure SignalKind = "spam-structure"
@@ -86,18 +90,20 @@ var phishingKinds = map[SignalKind]bool{
 	SigAuthFail: true, SigReplyToMismatch: true, SigReturnPathMismatch: true, SigLookalikeDomain: true,
 	SigPunycodeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
 	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigSecrecy: true, SigNoticeLure: true,
+	SigRiskyAttachment: true,
 }
 
 // phishingOrder lists phishingKinds in a fixed order (the score adds
 // their weights in this order).
 var phishingOrder = [...]SignalKind{SigAuthFail, SigReplyToMismatch, SigReturnPathMismatch, SigLookalikeDomain,
-	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy, SigNoticeLure}
+	SigPunycodeDomain, SigDisplayNameSpoof, SigLinkMismatch, SigIPLink, SigCredentialRequest, SigPaymentRequest, SigPaymentDiversion, SigSecrecy, SigNoticeLure, SigRiskyAttachment}
 
 // lureKinds are phishing kinds that ask the reader to do something risky or
 // disguise where a link goes; is_phishing needs at least one.
 var lureKinds = map[SignalKind]bool{
 	SigLookalikeDomain: true, SigDisplayNameSpoof: true, SigLinkMismatch: true, SigIPLink: true,
 	SigCredentialRequest: true, SigPaymentRequest: true, SigPaymentDiversion: true, SigNoticeLure: true,
+	SigRiskyAttachment: true,
 }
 
 // Analyzer computes deterministic signals and the offline triage. It is
@@ -523,6 +529,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.legalNoticeLure(an, msgs[an.latest], pDomain, add)
 		a.authorityLure(an, msgs[an.latest], add)
 		deviceCodeLure(an, msgs[an.latest].Subject, add)
+		riskyAttachment(an, msgs[an.latest], add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
