@@ -203,3 +203,19 @@ func TestBrandServiceReplyToCustomer(t *testing.T) {
 		}
 	}
 }
+
+// A draft circulated for comments by a date, and a service's invitation
+// into a shared space, wait for the reader: actionable.
+func TestCommentsByAndInvitedSubjects(t *testing.T) {
+	for subject, from := range map[string]model.Address{
+		"Design doc: multi-region writes (v2) - comments by Thu 3 Dec": {Name: "Elena Kovac", Email: "elena.kovac@northwind.example"},
+		"Konzept Archivierung: Kommentare bis Freitag":                  {Name: "Lukas Vogel", Email: "lukas.vogel@northwind.example"},
+		"Marta Kowalski invited you to the vault \"Audit-Evidence\"":    {Name: "Vault Service", Email: "hello@vault-service.example"},
+	} {
+		m := &model.Message{MessageID: subject + "@x", From: from, To: []model.Address{demoPrincipal}, Subject: subject,
+			Text: "The document is here: https://docs.example/d/42\n\nThanks", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category != "actionable" {
+			t.Errorf("%q: %s, want actionable; signals %v", subject, o.Result.Category, o.Signals)
+		}
+	}
+}

@@ -441,6 +441,10 @@ var subjectAsks = []string{
 	"wartet auf ihre", "wartet auf deine", "en attente d'approbation", "en attente de validation", "承認待ち", "要対応",
 	"レビュー依頼", "確認依頼", "承認依頼", "ご依頼",
 	"scorecard due", "feedback due", "review due", "reviews due", "ratings due", "report due",
+	// a draft circulated for comments by a date: "RFC-031 (comments by
+	// Mon 30 Nov)"
+	"comments by", "comments due", "feedback by", "input by", "kommentare bis", "feedback bis", "anmerkungen bis",
+	"commentaires avant", "commentaires d'ici", "retours avant", "retours d'ici", "comentarios antes", "comentarios hasta",
 	"requested your feedback", "requests your feedback", "please confirm",
 	// an approval request of a manager's: "Time Off Request - Mateo Ruiz"
 	"time off request", "leave request", "absence request", "abwesenheitsantrag", "urlaubsantrag", "demande de congé",
@@ -458,7 +462,7 @@ var subjectAsks = []string{
 	"(due oct", "(due nov", "(due dec", "(due mon", "(due tue", "(due wed", "(due thu", "(due fri", "(due today",
 	"(due tomorrow", "(due by", "(due on", "(due:",
 	// an invitation to join something waits for the reader's acceptance
-	"invited you to join", "invited you to collaborate", "has invited you to", "hat dich eingeladen", "hat sie eingeladen",
+	"invited you to join", "invited you to collaborate", "has invited you to", "invited you to the", "hat dich eingeladen", "hat sie eingeladen",
 	"vous a invité à rejoindre", "t'a invité à rejoindre", "t’a invité à rejoindre", "te ha invitado a unirte", "le ha invitado a unirse",
 	"への招待",
 	"due today", "due tomorrow", "overdue",
