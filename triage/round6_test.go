@@ -209,8 +209,8 @@ func TestBrandServiceReplyToCustomer(t *testing.T) {
 func TestCommentsByAndInvitedSubjects(t *testing.T) {
 	for subject, from := range map[string]model.Address{
 		"Design doc: multi-region writes (v2) - comments by Thu 3 Dec": {Name: "Elena Kovac", Email: "elena.kovac@northwind.example"},
-		"Konzept Archivierung: Kommentare bis Freitag":                  {Name: "Lukas Vogel", Email: "lukas.vogel@northwind.example"},
-		"Marta Kowalski invited you to the vault \"Audit-Evidence\"":    {Name: "Vault Service", Email: "hello@vault-service.example"},
+		"Konzept Archivierung: Kommentare bis Freitag":                 {Name: "Lukas Vogel", Email: "lukas.vogel@northwind.example"},
+		"Marta Kowalski invited you to the vault \"Audit-Evidence\"":   {Name: "Vault Service", Email: "hello@vault-service.example"},
 	} {
 		m := &model.Message{MessageID: subject + "@x", From: from, To: []model.Address{demoPrincipal}, Subject: subject,
 			Text: "The document is here: https://docs.example/d/42\n\nThanks", HasBody: true}
