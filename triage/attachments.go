@@ -107,5 +107,69 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 	}
 	if name := disguisedName(an.latestOwn); name != "" {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("names a file hiding its type (%q)", name), Message: an.latest, Value: name, Weight: 3.5})
+		return
 	}
+	if an.list || an.bulk {
+		// (a software newsletter links to installers and names them)
+		return
+	}
+	if an.fileLink != "" {
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("a link downloads a file that runs when opened (%q)", an.fileLink), Message: an.latest, Value: an.fileLink, Weight: 3.5})
+		return
+	}
+	if name := programNamed(an.latestOwn); name != "" {
+		// "Open CV_candidate.exe in the archive": the reader is told to
+		// run a program (a vendor's release notes name installers too,
+		// so alone it is not enough).
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("tells you to open a program (%q)", name), Message: an.latest, Value: name, Weight: 2})
+	}
+}
+
+// programTypes are the file types that run when opened and, unlike
+// ".com" or ".js", do not end ordinary words of a text.
+var programTypes = []string{".exe", ".scr", ".iso", ".img", ".lnk", ".msi", ".hta", ".vbs", ".bat", ".jar", ".ps1", ".vhd"}
+
+// programNamed finds in text a file name of one of programTypes, ""
+// for none.
+func programNamed(text string) string {
+	for _, ext := range programTypes {
+		for off := 0; ; {
+			k := strings.Index(text[off:], ext)
+			if k < 0 {
+				break
+			}
+			at := off + k
+			off = at + len(ext)
+			if off < len(text) && isAlnumByte(text[off]) || at == 0 || !isAlnumByte(text[at-1]) {
+				continue
+			}
+			start := at
+			for start > 0 && (isAlnumByte(text[start-1]) || text[start-1] == '_' || text[start-1] == '-') {
+				start--
+			}
+			return text[start:off]
+		}
+	}
+	return ""
+}
+
+// runsFromLink returns the file name a link downloads when its path ends
+// in a type that runs when opened ("…/Portfolio.iso"), "" otherwise.
+func runsFromLink(u string) string {
+	p := u
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if i := strings.Index(p, "://"); i >= 0 {
+		p = p[i+3:]
+	}
+	slash := strings.IndexByte(p, '/')
+	if slash < 0 {
+		return ""
+	}
+	name := path.Base(p[slash:])
+	if runsWhenOpened[strings.ToLower(path.Ext(name))] && !strings.EqualFold(path.Ext(name), ".com") {
+		return name
+	}
+	return ""
 }

@@ -78,6 +78,9 @@ var phraseLists = [numPhraseKinds][]string{
 		"postfach ist voll", "speichergrenze erreicht", "postfach wird deaktiviert", "postfach automatisch deaktiviert",
 		"speicher erweitern", "boîte aux lettres est pleine", "quota de votre boîte", "boîte mail est pleine",
 		"votre boîte sera désactivée", "buzón está lleno", "cuota del buzón", "buzón será desactivado",
+		// sign-in details and identity data asked to be confirmed again
+		"login details", "re verify", "reverify", "account password", "email password", "online account password",
+		"verifying your identity", "national insurance number", "steuer id", "numéro de sécurité sociale",
 		// a document or a portal said to open only after signing in with
 		// the reader's work account: the page asks for that password
 		"with your microsoft 365", "your corporate microsoft 365", "with your office 365", "your microsoft 365 account", "your microsoft 365 email",

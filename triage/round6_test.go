@@ -219,3 +219,80 @@ func TestCommentsByAndInvitedSubjects(t *testing.T) {
 		}
 	}
 }
+
+// Payroll, HR and benefits services are known brands; the organisation's
+// name run together with a department's ("northwindhr-portal") imitates
+// it, its own name in another word ("northwindows") does not.
+func TestPayrollBrandsAndRoleSuffixedOrg(t *testing.T) {
+	for host, want := range map[string]bool{
+		"adp-payroll-services.example": true, "myworkday-notifications.example": true, "datev-lohnportal.example": true,
+		"payfit-bulletins.example": true, "moncompteformation-droits.example": true,
+		"adp.com": false, "myworkday.com": false, "datev.de": false, "payfit.com": false, "moncompteformation.gouv.fr": false,
+		"northwindhr-portal.example": true, "northwindit.example": true, "northwindows.example": false, "northwindpark-hotel.example": false,
+	} {
+		if _, ok := lookalike(host, "northwind.example"); ok != want {
+			t.Errorf("lookalike(%q) = %v, want %v", host, ok, want)
+		}
+	}
+}
+
+// A free-mail address signing as an executive and asking for
+// discretion is CEO fraud; the same signature without discretion is
+// not.
+func TestFreeMailSignedAsExecutive(t *testing.T) {
+	from := model.Address{Name: "高橋 健一", Email: "k.takahashi.private@gmail.com"}
+	checkPhishing(t, from, "至急のお願い", "Alexさん\n\n社外に漏らせない件があり、少人数で連絡を取りたいと考えています。会議中のため電話には出られません。本件は他の方には内密にお願いします。\n\n高橋 健一\n代表取締役", nil, true)
+	checkPhishing(t, from, "来週の会食", "Alexさん\n\n来週の会食の件、木曜日でいかがでしょうか。\n\n高橋 健一\n代表取締役", nil, false)
+	checkPhishing(t, model.Address{Name: "Martin Holloway", Email: "m.holloway.private@gmail.com"}, "Quick question",
+		"Alex,\n\nAre you at your desk? I'm boarding and can't take calls. Keep this between us for now.\n\nMartin Holloway\nCEO", nil, true)
+}
+
+// A link downloading a program or a disk image, and a text telling the
+// reader to open a program, are risky outside list mail; a software
+// newsletter naming its installers is not.
+func TestRiskyLinksAndProgramNames(t *testing.T) {
+	for u, want := range map[string]string{
+		"https://files-share.example/downloads/8f1c2a/Portfolio.iso": "Portfolio.iso",
+		"https://files-share.example/get/setup.EXE?x=1":              "setup.EXE",
+		"https://www.example.com":                                    "",
+		"https://docs.example/report.pdf":                            "",
+		"https://shop.example/item.com":                              "",
+	} {
+		if got := runsFromLink(u); got != want {
+			t.Errorf("runsFromLink(%q) = %q, want %q", u, got, want)
+		}
+	}
+	for text, want := range map[string]string{
+		"Ouvrez le fichier CV_candidat.exe contenu dans l'archive.": "CV_candidat.exe",
+		"We moved to node.js and example.com last year.":            "",
+		"Run .exe files only from IT.":                              "",
+	} {
+		if got := programNamed(text); got != want {
+			t.Errorf("programNamed(%q) = %q, want %q", text, got, want)
+		}
+	}
+	from := model.Address{Name: "Jordan Reyes", Email: "jordan.reyes.data@gmail.com"}
+	body := "Dear Alex,\n\nmy CV and portfolio are too large to attach, please download them here:\nhttps://files-share.example/downloads/8f1c2a/Portfolio.iso\n\nJordan"
+	checkPhishing(t, from, "Application - Senior Data Engineer", body, nil, true)
+	checkPhishing(t, from, "Application - Senior Data Engineer", body, map[string][]string{"List-Id": {"<jobs.lists.example>"}, "List-Unsubscribe": {"<https://lists.example/u>"}}, false)
+}
+
+// Sign-in details asked to be verified again, an account or email
+// password, identity numbers: credential asks.
+func TestMoreCredentialAsks(t *testing.T) {
+	for _, text := range []string{
+		"All users must re-verify their login details before statements can be released.",
+		"You will need your Northwind email password to confirm.",
+		"You will be asked for your National Insurance number and online account password.",
+		"Bitte bestätigen Sie Ihre Steuer-ID bis zum 30.11.",
+	} {
+		m := &model.Message{MessageID: "c@x", From: model.Address{Email: "notices@benefits-portal.example"}, To: []model.Address{demoPrincipal}, Subject: "Notice", Text: text, HasBody: true}
+		found := false
+		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+			found = found || s.Kind == SigCredentialRequest
+		}
+		if !found {
+			t.Errorf("%q: no credential request", text)
+		}
+	}
+}

@@ -222,6 +222,9 @@ type analysis struct {
 	// by bodySignals; the summary reads it again).
 	latestOwn  string
 	phishScore float64
+	// fileLink: a link of the latest message downloading a file that
+	// runs when opened (see runsFromLink).
+	fileLink string
 	// freeRelay: a free-mail sender's replies go to another free-mail
 	// provider (see headerSignals).
 	freeRelay     bool
@@ -685,6 +688,14 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		// form): a service's notice links to its own site.
 		an.lure = true
 		an.phishScore += 1
+	}
+	if an.latest >= 0 && !an.freeRelay && freeMail(a.regDomain(domainOf(msgs[an.latest].From.Email))) && execTitle(msgs[an.latest]) == "" &&
+		signedAsExec(an.latestOwn) != "" && strongest[slices.Index(phishingOrder[:], SigSecrecy)] > 0 && !an.windfall {
+		// A free-mail address signing as an executive ("高橋 健一 /
+		// 代表取締役" from gmail.com) and asking for discretion: CEO
+		// fraud, the title weighing as it does in the address.
+		impersonated, an.lure = true, true
+		an.phishScore += 2
 	}
 	if an.freeRelay && !an.windfall {
 		// A free-mail sender whose replies go to a mailbox at another

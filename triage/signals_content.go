@@ -64,6 +64,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		if latest && !an.linkToSender && senderReg != "" && a.regDomain(l.Host) == senderReg {
 			an.linkToSender = true
 		}
+		if latest && an.fileLink == "" {
+			an.fileLink = runsFromLink(l.URL)
+		}
 		if latest && !an.userContentLink && userContentLink(l) {
 			an.userContentLink = true
 		}
@@ -850,6 +853,12 @@ var (
 		// les écritures depuis 15h40", "plus de tournées depuis 13h")
 		"bloque", "bloquea", "blocks", "blocking", "blockiert", "plus de ",
 		"no funciona", "caído", "caída", "sin conexión", "sin servicio", "ya no", "errores", "fallan",
+		// a server error by its number, something without what it needs
+		// or missing, a tail latency off since an hour of today ("devuelve
+		// error 500 desde las 15:10", "90 camiones sin posición GPS desde
+		// las 13:00", "p99 in eu-west since 14:10")
+		"error 500", " 500 ", "sin ", " no ", "missing", "silent", "fehlen", "stumm", "manquent", "muets", "faltan",
+		"p99", "latency", "latenz", "latence", "latencia",
 		"停止", "障害", "できない", "できません", "エラー", "つながらない", "落ちて"}
 )
 

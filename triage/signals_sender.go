@@ -545,6 +545,26 @@ var availabilityOpeners = []string{"are you at your desk", "are you available", 
 var execTitles = []string{"ceo", "cfo", "coo", "cto", "president", "chairman", "managing director", "geschäftsführer",
 	"geschaeftsfuehrer", "vorstand", "pdg", "directeur général", "director general", "director ejecutivo", "社長"}
 
+// signedAsExec returns the executive's title the last lines of own (the
+// signature) sign with ("Martin\nCEO", "代表取締役"), "" when none.
+func signedAsExec(own string) string {
+	tail := strings.ToLower(own[max(0, len(own)-300):])
+	for _, t := range append(execTitles[:len(execTitles):len(execTitles)], "代表取締役", "取締役") {
+		for off := 0; ; {
+			k := strings.Index(tail[off:], t)
+			if k < 0 {
+				break
+			}
+			at := off + k
+			off = at + len(t)
+			if (at == 0 || !isAlnumByte(tail[at-1])) && (off == len(tail) || !isAlnumByte(tail[off])) {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
 // execTitle returns the executive's title m's sender address (its local
 // part's words) or display name claims, "" when none.
 func execTitle(m *model.Message) string {

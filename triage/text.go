@@ -3,6 +3,7 @@ package triage
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -489,6 +490,12 @@ var brands = []struct {
 	{"teamviewer", []string{"teamviewer.com"}},
 	{"coupa", []string{"coupa.com", "coupahost.com"}},
 	{"carta", []string{"carta.com"}},
+	// payroll, HR and benefits services an employee signs in to
+	{"adp", []string{"adp.com", "adp.de", "adp.fr", "adp.es", "adp.co.uk"}},
+	{"myworkday", []string{"myworkday.com", "workday.com"}},
+	{"datev", []string{"datev.de", "datev.com"}},
+	{"payfit", []string{"payfit.com", "payfit.fr"}},
+	{"moncompteformation", []string{"moncompteformation.gouv.fr", "caissedesdepots.fr"}},
 	{"unicef", []string{"unicef.org", "unicef.de", "unicef.fr", "unicef.es", "unicef.org.uk", "unicefusa.org", "unicef.or.jp"}},
 }
 
@@ -620,6 +627,9 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			}
 			if len(pLabel) >= 5 && hyphenPart(label, pLabel) {
 				return pReg, true // northwind-hr, northwind-exec: the business-email-compromise lookalike
+			}
+			if len(pLabel) >= 5 && roleSuffixed(label, pLabel) {
+				return pReg, true // northwindhr-portal, northwindit: the name run together with a department's
 			}
 		}
 	}
@@ -755,6 +765,22 @@ var genericTLDs = map[string]bool{"com": true, "net": true, "org": true, "gov": 
 // jpSecondLevel are the second-level labels of Japanese domains
 // (co.jp, go.jp, ne.jp, or.jp, ad.jp, ac.jp, lg.jp).
 var jpSecondLevel = map[string]bool{"co": true, "go": true, "ne": true, "or": true, "ad": true, "ac": true, "lg": true}
+
+// orgRoles are the departments and services an organisation's
+// imitation appends to its name ("northwindhr", "northwind-it").
+var orgRoles = []string{"hr", "it", "sso", "pay", "payroll", "benefits", "helpdesk", "support", "security", "mail",
+	"portal", "login", "people", "finance", "rh", "personal", "nomina"}
+
+// roleSuffixed reports whether a word of label (split at hyphens) is org
+// run together with one of orgRoles ("northwindhr" for northwind).
+func roleSuffixed(label, org string) bool {
+	for part := range strings.SplitSeq(label, "-") {
+		if rest, ok := strings.CutPrefix(part, org); ok && rest != "" && slices.Contains(orgRoles, rest) {
+			return true
+		}
+	}
+	return false
+}
 
 // hyphenPart reports whether word is one of the hyphen-separated parts
 // of label (which has more than one): a short brand name ("dhl", "ups")
