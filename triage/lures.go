@@ -10,6 +10,7 @@ package triage
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"mailsift/model"
@@ -362,4 +363,74 @@ func (a *Analyzer) linksToOrgTenant(own, pDomain string) bool {
 		}
 	}
 	return false
+}
+
+// consentLure flags a message in a service's name that is not the
+// service's own mail, linking to the service's real authorization page
+// with the answer sent to another domain
+// ("https://github.com/login/oauth/authorize?client_id=…&redirect_uri=https://gh-secops.com/callback"):
+// the page is genuine, and granting the app hands the account to whoever
+// runs the other domain (consent phishing). A service's own mail and a
+// vendor's own integration link (its app answering to itself, sent from
+// its own domain) are not.
+func (a *Analyzer) consentLure(an *analysis, m *model.Message, add func(Signal)) {
+	if an.list || an.links == 0 || !strings.Contains(an.latestOwn, "redirect_uri") {
+		return
+	}
+	senderReg := a.regDomain(domainOf(m.From.Email))
+	for _, l := range findLinks(an.latestOwn, 50) {
+		low := strings.ToLower(l.URL)
+		if !strings.Contains(low, "authorize") || !strings.Contains(low, "oauth") {
+			continue
+		}
+		hostReg := a.regDomain(l.Host)
+		names := brandsOwning(hostReg)
+		if len(names) == 0 || realBrandDomain(senderReg) {
+			continue
+		}
+		k := strings.Index(low, "redirect_uri=")
+		if k < 0 {
+			continue
+		}
+		ru, err := url.QueryUnescape(l.URL[k+len("redirect_uri="):])
+		if err != nil {
+			continue
+		}
+		if i := strings.IndexByte(ru, '&'); i >= 0 {
+			ru = ru[:i]
+		}
+		rhost := ru
+		if i := strings.Index(rhost, "://"); i >= 0 {
+			rhost = rhost[i+3:]
+		}
+		if i := strings.IndexAny(rhost, "/?#:"); i >= 0 {
+			rhost = rhost[:i]
+		}
+		rReg := a.regDomain(rhost)
+		if rReg == "" || rReg == hostReg || realBrandDomain(rReg) {
+			continue
+		}
+		who := strings.ToLower(m.From.Name)
+		for _, n := range names {
+			if hasWord(who, n) {
+				add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("in %s's name, asks you to authorize an app on %s that answers to %s (consent phishing)", n, hostReg, rReg),
+					Message: an.latest, Value: rReg, Weight: 3.5})
+				return
+			}
+		}
+	}
+}
+
+// brandsOwning returns the names of the brands reg is a real domain of.
+func brandsOwning(reg string) []string {
+	var out []string
+	for _, b := range brands {
+		for _, r := range b.real {
+			if r == reg {
+				out = append(out, b.name)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -265,7 +265,22 @@ var freeMailDomains = []string{
 	"gmail.com", "googlemail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com", "aol.com", "icloud.com",
 	"gmx.de", "gmx.net", "web.de", "t-online.de", "yahoo.fr", "orange.fr", "laposte.net", "hotmail.fr",
 	"yahoo.es", "hotmail.es", "yahoo.co.jp", "proton.me", "protonmail.com", "mail.ru", "yandex.ru",
+	// the same providers' other countries, and the other large ones
+	"outlook.jp", "outlook.fr", "outlook.de", "outlook.es", "hotmail.co.uk", "hotmail.de", "hotmail.it", "hotmail.co.jp",
+	"live.fr", "live.de", "live.co.uk", "live.jp", "msn.com", "yahoo.de", "yahoo.co.uk", "yahoo.it", "ymail.com",
+	"me.com", "mac.com", "gmx.com", "gmx.at", "gmx.ch", "gmx.fr", "freenet.de", "zoho.com", "tutanota.com", "tuta.io",
+	"pm.me", "free.fr", "sfr.fr", "wanadoo.fr", "libero.it", "qq.com", "163.com", "naver.com", "docomo.ne.jp",
+	"ezweb.ne.jp", "au.com", "softbank.ne.jp", "i.softbank.jp",
 }
+
+// freeMailSet is freeMailDomains as a set.
+var freeMailSet = func() map[string]bool {
+	m := make(map[string]bool, len(freeMailDomains))
+	for _, d := range freeMailDomains {
+		m[d] = true
+	}
+	return m
+}()
 
 // outreach is what made a message cold outreach: the cues found and a
 // reason for the user ("" when it is not).
@@ -500,12 +515,7 @@ func asciiAlnum(c byte) bool {
 
 // freeMail reports whether domain is a free-mail provider's.
 func freeMail(domain string) bool {
-	for _, d := range freeMailDomains {
-		if domain == d {
-			return true
-		}
-	}
-	return false
+	return freeMailSet[domain]
 }
 
 // recruitClient and recruitAsk are the two halves of a recruiter's pitch:

@@ -87,7 +87,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"sign in with your work email", "sign in with your corporate", "with your work email account", "with your corporate email", "with your company email", "sign in with your company",
 		"mit ihrem microsoft 365", "mit ihrer geschäftlichen mail", "mit ihren firmenzugangsdaten",
 		"avec votre compte microsoft 365", "avec votre adresse professionnelle", "avec vos identifiants professionnels",
-		"con su cuenta de microsoft 365", "con su correo corporativo", "con tu correo corporativo", "con sus credenciales corporativas",
+		"con su cuenta de microsoft 365", "con su correo corporativo", "cuenta de correo corporativa", "con tu correo corporativo", "con sus credenciales corporativas",
 	},
 	pkPayment: {
 		"gift card", "gift cards", "giftcard", "giftcards", "itunes card", "google play card", "steam card",

@@ -53,8 +53,8 @@ func TestMoreImitatedBrands(t *testing.T) {
 	for host, want := range map[string]bool{
 		"royalmail-redelivery-uk.example": true, "movistar-clientes.example": true, "binance-rewards.example": true,
 		"teamviewer-abo.example": true, "coupa-approvals.example": true, "carta-shareholders.example": true,
-		"unicef-relief-fund.example": true,
-		"royalmail.com":              false, "movistar.es": false, "binance.com": false, "teamviewer.com": false, "coupahost.com": false,
+		"unicef-relief-fund.example": true, "pypj.example": false, "pypi-verify.example": true, "acrobat-firma-documentos.example": true,
+		"royalmail.com": false, "movistar.es": false, "binance.com": false, "teamviewer.com": false, "coupahost.com": false,
 		"carta.com": false, "unicef.org": false, "carta.example": false, "cartagena-hotels.example": false,
 	} {
 		if _, ok := lookalike(host, "northwind.example"); ok != want {
@@ -149,6 +149,7 @@ func TestWorkAccountSignInAsk(t *testing.T) {
 		"You will need to sign in with your Microsoft 365 email to view the secured documents.",
 		"To protect the case, access requires verification with your corporate Microsoft 365 account.",
 		"Acceda con su correo corporativo para visualizarlo.",
+		"Deberá iniciar sesión con su cuenta de correo corporativa.",
 		"Connectez-vous avec votre adresse professionnelle pour consulter le document.",
 	} {
 		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "docs@partner.example"}, To: []model.Address{demoPrincipal}, Subject: "Document", Text: text, HasBody: true}
@@ -295,4 +296,29 @@ func TestMoreCredentialAsks(t *testing.T) {
 			t.Errorf("%q: no credential request", text)
 		}
 	}
+}
+
+// A message in a service's name from another domain that links to the
+// service's real authorization page answering to a third domain is
+// consent phishing; the service's own mail and a vendor's integration
+// link answering to itself from its own domain are not.
+func TestConsentLure(t *testing.T) {
+	link := func(redirect string) string {
+		return "To activate it, an owner must authorize the app:\nhttps://github.com/login/oauth/authorize?client_id=Ov23li&scope=repo%20admin:org&redirect_uri=https://" + redirect + "/callback\n"
+	}
+	checkPhishing(t, model.Address{Name: "GitHub Advanced Security", Email: "security@gh-secops.example"}, "Your organization was selected for autofix (action needed)", link("gh-secops.example"), nil, true)
+	checkPhishing(t, model.Address{Name: "Deploybot", Email: "hello@deploybot.example"}, "Connect GitHub to Deploybot", link("app.deploybot.example"), nil, false)
+	checkPhishing(t, model.Address{Name: "GitHub", Email: "noreply@github.com"}, "Authorize the GitHub app", link("github.com"), nil, false)
+}
+
+// Free-mail providers' other country domains are free mail: a CEO's
+// title in an outlook.jp address asking for discretion is CEO fraud.
+func TestFreeMailOtherCountries(t *testing.T) {
+	for _, d := range []string{"outlook.jp", "hotmail.co.uk", "msn.com", "me.com", "gmx.com", "free.fr"} {
+		if !freeMail(d) {
+			t.Errorf("freeMail(%q) = false", d)
+		}
+	}
+	checkPhishing(t, model.Address{Name: "Elena Varga", Email: "northwind.ceo.office@outlook.jp"}, "至急のお願い",
+		"Alexさん\n\nLINEで新しいグループを作成し、QRコードを返信してください。本件は他の方には共有しないでください。\n\nElena", nil, true)
 }

@@ -808,7 +808,7 @@ var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n",
 // jaSecrecy are pkSecrecy in Japanese (substrings): in a meeting and
 // unable to call, the company address "unavailable", a new LINE group.
 var jaSecrecy = []string{"電話には出られません", "電話に出られません", "アドレスが一時的に使え", "lineで", "LINEで", "他言無用", "内密に", "ご内密", "極秘",
-	"機密事項", "共有しないよう", "LINEのグループ", "個人のアドレスから",
+	"機密事項", "共有しないよう", "共有しないで", "LINEのグループ", "個人のアドレスから",
 	// and asks not to be called back on it: no check on a known number
 	"お電話でのお問い合わせはご遠慮", "電話でのお問い合わせはご遠慮", "お電話はご遠慮"}
 

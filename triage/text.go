@@ -496,6 +496,8 @@ var brands = []struct {
 	{"datev", []string{"datev.de", "datev.com"}},
 	{"payfit", []string{"payfit.com", "payfit.fr"}},
 	{"moncompteformation", []string{"moncompteformation.gouv.fr", "caissedesdepots.fr"}},
+	{"pypi", []string{"pypi.org", "python.org", "pythonhosted.org"}},
+	{"acrobat", []string{"acrobat.com", "adobe.com", "adobesign.com"}},
 	{"unicef", []string{"unicef.org", "unicef.de", "unicef.fr", "unicef.es", "unicef.org.uk", "unicefusa.org", "unicef.or.jp"}},
 }
 
