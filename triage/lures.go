@@ -294,6 +294,12 @@ func userContentLink(l link) bool {
 	case "docs.google.com":
 		return strings.Contains(strings.ToLower(l.URL), "docs.google.com/forms/")
 	}
+	return userContentHost(host)
+}
+
+// userContentHost reports whether host (lower case) is a page of a
+// hosting service anyone publishes on (see userContentSuffixes).
+func userContentHost(host string) bool {
 	for _, suffix := range userContentSuffixes {
 		if strings.HasSuffix(host, suffix) {
 			return true

@@ -322,3 +322,16 @@ func TestFreeMailOtherCountries(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "Elena Varga", Email: "northwind.ceo.office@outlook.jp"}, "至急のお願い",
 		"Alexさん\n\nLINEで新しいグループを作成し、QRコードを返信してください。本件は他の方には共有しないでください。\n\nElena", nil, true)
 }
+
+// A code host's own notification relaying a user's issue that links to
+// an imitation of the code host on a page anyone can publish is
+// phishing; the same notification linking to the host's blog is not.
+func TestServiceNoticeRelaysImitation(t *testing.T) {
+	hdr := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=github.com; dkim=pass header.d=github.com; dmarc=pass header.from=github.com"},
+		"List-Id": {"northwind/app <app.northwind.github.com>"}, "List-Unsubscribe": {"<https://github.com/notifications/unsubscribe/X>"}}
+	body := func(link string) string {
+		return "security-bot opened an issue (northwind/app#12)\n\nWe detected a sign-in to your GitHub account from a new device. If this was not you, secure your account:\n" + link + "\n\nThe GitHub Security Team\n\nReply to this email directly, view it on GitHub:\nhttps://github.com/northwind/app/issues/12"
+	}
+	checkPhishing(t, model.Address{Name: "security-bot", Email: "notifications@github.com"}, "[northwind/app] Security Alert (Issue #12)", body("https://github-session-reset.vercel.app/secure"), hdr, true)
+	checkPhishing(t, model.Address{Name: "security-bot", Email: "notifications@github.com"}, "[northwind/app] Release notes (Issue #12)", body("https://github.blog/news"), hdr, false)
+}

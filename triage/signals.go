@@ -336,6 +336,9 @@ type analysis struct {
 	ownLookalike   bool
 	brandLookalike string
 	lookalikeLink  bool
+	// lookalikeOf is the domain the first lookalike link on a host
+	// anyone can publish on imitates (see userContentHost).
+	lookalikeOf string
 	linkToSender   bool
 	// corrLookalike: the latest sender's domain imitates a
 	// correspondent's (see correspondentLookalike).
@@ -636,6 +639,16 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	if an.latest >= 0 && an.authAligned {
 		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
 		brandOwn = realBrandDomain(reg) && !freeMail(reg)
+	}
+	if brandOwn && an.lookalikeOf != "" && an.latest >= 0 && sameBrand(an.lookalikeOf, a.regDomain(domainOf(msgs[an.latest].From.Email))) {
+		// A service's own notice relaying what a user wrote (an issue
+		// opened, a comment, a shared note) that links to an imitation of
+		// the service itself ("github-session-reset.vercel.app" in a
+		// GitHub issue "from the GitHub Security Team"), published where
+		// anyone can publish: the service never links to a copy of itself
+		// there; the user's text is the lure.
+		an.signals = append(an.signals, Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a notice of the service's own relays a link imitating it (%s)", an.lookalikeOf),
+			Message: an.latest, Value: an.lookalikeOf, Weight: 3.5})
 	}
 	if an.selfNamed && an.windfall {
 		// An investment or prize scam under a made-up firm's name

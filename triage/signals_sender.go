@@ -310,6 +310,9 @@ func (a *Analyzer) domainSignals(an *analysis, host, what string, i int, pDomain
 		switch {
 		case what != senderWhat:
 			an.lookalikeLink = true
+			if an.lookalikeOf == "" && userContentHost(host) {
+				an.lookalikeOf = imitated
+			}
 		case pReg != "" && imitated == pReg && firstLabel(a.regDomain(host)) != firstLabel(pReg):
 			// (the same name under another top-level domain is as often
 			// the organisation's own country domain)
