@@ -440,3 +440,43 @@ func brandsOwning(reg string) []string {
 	}
 	return out
 }
+
+// runWords tell the reader to run code they fetched: install and setup
+// commands, a setup script (lower case).
+var runWords = []string{"npm install", "npm run", "npm i ", "yarn install", "pnpm install", "pip install", "setup.sh", "setup_env",
+	"install.sh", "./setup", "docker run", "python setup.py", "run the script", "execute the script",
+	"skript", "exécutez le script", "lancez le script", "ejecuta el script", "ejecute el script", "スクリプトを実行", "を実行して"}
+
+// hireWords put a task in a hiring process; lockedWords lock an archive
+// with a password (lower case).
+var (
+	hireWords = []string{"hiring", "interview", "assessment", "take-home", "take home", "fast-track", "candidate", "recruit",
+		"vorstellungsgespräch", "erstgespräch", "programmieraufgabe", "bewerbung", "entretien", "candidat", "recrutement",
+		"entrevista", "candidato", "selección", "面接", "選考", "採用"}
+	lockedWords = []string{"password:", "password is", "passwort:", "mot de passe", "contraseña", "パスワード"}
+)
+
+// codeRunLure flags a stranger's mail telling the reader to fetch code
+// and run it, inside a hiring process ("clone the repo and run npm
+// install && npm run setup before the call") or from an archive locked
+// with a password (which keeps scanners out): the malware delivery of
+// fake recruiters and of "repro projects", also once the reader has
+// answered the first approach. A colleague's mail, list mail and a
+// service's notices are not judged.
+func codeRunLure(an *analysis, m *model.Message, add func(Signal)) {
+	if an.internal || an.list || an.bulk || an.automated || an.notifier ||
+		an.links == 0 && len(m.Attachments) == 0 {
+		return
+	}
+	low := strings.ToLower(an.latestOwn)
+	w, ok := containsAnyOf(low, runWords)
+	if !ok {
+		return
+	}
+	if _, hire := containsAnyOf(low+" "+strings.ToLower(m.Subject), hireWords); !hire {
+		if _, locked := containsAnyOf(low, lockedWords); !locked {
+			return
+		}
+	}
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a stranger asks you to run code you fetch (%q)", w), Message: an.latest, Value: w, Weight: 3.5})
+}

@@ -335,3 +335,19 @@ func TestServiceNoticeRelaysImitation(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "security-bot", Email: "notifications@github.com"}, "[northwind/app] Security Alert (Issue #12)", body("https://github-session-reset.vercel.app/secure"), hdr, true)
 	checkPhishing(t, model.Address{Name: "security-bot", Email: "notifications@github.com"}, "[northwind/app] Release notes (Issue #12)", body("https://github.blog/news"), hdr, false)
 }
+
+// A stranger telling the reader to fetch code and run it inside a hiring
+// process, or from a password-locked archive, is phishing; a partner's
+// integration note with the same commands, a colleague's take-home
+// review and a newsletter's menu ("News | Shopping") are not.
+func TestCodeRunLure(t *testing.T) {
+	task := "Hi Alex,\n\nthe hiring manager wants to fast-track you. Before the call:\n1. Clone https://bitbucket.org/talent-assess/platform-task\n2. Run npm install && npm run setup on your usual machine\n\nBest,\nDaniel"
+	checkPhishing(t, model.Address{Name: "Daniel Mercer", Email: "d.mercer@helix-talent.example"}, "Head of Platform - quick technical step", task, nil, true)
+	repro := "Hello Alex,\n\nI prepared a repro project: https://drive-share-files.example/d/repro.zip (password: tide2026)\nUnzip, run ./setup.sh, then make repro.\n\nAndrei"
+	checkPhishing(t, model.Address{Name: "Andrei V", Email: "andrei.v.dev@outlook.com"}, "crash with nested env vars - repro project", repro, nil, true)
+	sdk := "Hi Alex,\n\nthe new SDK is out: https://github.com/partner-co/sdk\nRun npm install @partner/sdk and follow the README.\n\nBest,\nKim"
+	checkPhishing(t, model.Address{Name: "Kim Lee", Email: "kim@partner-co.example"}, "New SDK release", sdk, nil, false)
+	checkPhishing(t, model.Address{Name: "Priya Raman", Email: "priya.raman@northwind.example"}, "Take-home for the backend candidate", task, nil, false)
+	checkPhishing(t, model.Address{Name: "Tech Update", Email: "news@techupdate.example"}, "Tech Update: the interview",
+		"In part two of our interview, the VP explains the roadmap.\nNews | Shopping | Downloads\nhttps://techupdate.example/story", nil, false)
+}

@@ -537,6 +537,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		deviceCodeLure(an, msgs[an.latest].Subject, add)
 		riskyAttachment(an, msgs[an.latest], add)
 		a.consentLure(an, msgs[an.latest], add)
+		codeRunLure(an, msgs[an.latest], add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
