@@ -53,7 +53,11 @@ func TestMoreImitatedBrands(t *testing.T) {
 	for host, want := range map[string]bool{
 		"royalmail-redelivery-uk.example": true, "movistar-clientes.example": true, "binance-rewards.example": true,
 		"teamviewer-abo.example": true, "coupa-approvals.example": true, "carta-shareholders.example": true,
-		"unicef-relief-fund.example": true, "pypj.example": false, "pypi-verify.example": true, "acrobat-firma-documentos.example": true,
+		"unicef-relief-fund.example": true, "wetransfer-files.example": true, "digicert-certcenter.example": true,
+		"airfrance-bagages.example": true, "vfsglobal-de.example": true, "docomo-dpoint-club.example": true,
+		"bahnbonus-punkte.example": true, "rundfunkbeitrag-zahlung.example": true, "eki-net-jreast.example": true,
+		"wetransfer.com": false, "we.tl": false, "digicert.com": false, "bahn.de": false, "eki-net.com": false,
+		"distribuciones-iberia.example": false, "pypj.example": false, "pypi-verify.example": true, "acrobat-firma-documentos.example": true,
 		"royalmail.com": false, "movistar.es": false, "binance.com": false, "teamviewer.com": false, "coupahost.com": false,
 		"carta.com": false, "unicef.org": false, "carta.example": false, "cartagena-hotels.example": false,
 	} {
