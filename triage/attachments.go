@@ -3,6 +3,7 @@ package triage
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mailsift/model"
@@ -47,35 +48,62 @@ func riskyFile(name string) string {
 	return fmt.Sprintf("%q is a web page sent as a file", name)
 }
 
-// disguisedName finds in text a file name showing a document's type in
-// front of one that runs or opens as a page ("statement.pdf.html"): the
-// name a message points its reader to when the file itself travels
-// elsewhere. It returns the name, "" for none.
-func disguisedName(text string) string {
-	for _, d := range documentTypes {
-		for off := 0; ; {
-			k := strings.Index(text[off:], d)
-			if k < 0 {
-				break
+// fileNames finds, in one pass over the dots of text, the first file name
+// showing a document's type in front of one that runs or opens as a page
+// ("statement.pdf.html", the name a message points its reader to when
+// the file itself travels elsewhere) and the first name of one of
+// programTypes ("CV_candidat.exe"); "" for none.
+func fileNames(text string) (disguised, program string) {
+	for off := 0; off < len(text); {
+		k := strings.IndexByte(text[off:], '.')
+		if k < 0 {
+			break
+		}
+		dot := off + k
+		off = dot + 1
+		if dot == 0 || !isAlnumByte(text[dot-1]) {
+			continue
+		}
+		ext, end := extAt(text, dot)
+		if ext == "" {
+			continue
+		}
+		if disguised == "" && end < len(text) && text[end] == '.' && slices.Contains(documentTypes, "."+ext+".") {
+			if next, e2 := extAt(text, end); runsWhenOpened["."+next] || pageFiles["."+next] {
+				disguised = text[nameStart(text, dot):e2]
 			}
-			at := off + k
-			off = at + len(d)
-			end := off
-			for end < len(text) && isAlnumByte(text[end]) {
-				end++
-			}
-			ext := "." + strings.ToLower(text[off:end])
-			if !runsWhenOpened[ext] && !pageFiles[ext] {
-				continue
-			}
-			start := at
-			for start > 0 && (isAlnumByte(text[start-1]) || text[start-1] == '_' || text[start-1] == '-') {
-				start--
-			}
-			return text[start:end]
+		}
+		if program == "" && slices.Contains(programTypes, "."+ext) && (end == len(text) || !isAlnumByte(text[end])) {
+			program = text[nameStart(text, dot):end]
+		}
+		if disguised != "" && program != "" {
+			break
 		}
 	}
-	return ""
+	return disguised, program
+}
+
+// extAt returns the lower-cased letters and digits after the dot at
+// text[dot] (up to five) and where they end; "" when there are none or
+// more than five.
+func extAt(text string, dot int) (string, int) {
+	end := dot + 1
+	for end < len(text) && isAlnumByte(text[end]) && end-dot <= 6 {
+		end++
+	}
+	if end == dot+1 || end-dot > 6 {
+		return "", end
+	}
+	return strings.ToLower(text[dot+1 : end]), end
+}
+
+// nameStart returns where the file name ending before text[dot] starts.
+func nameStart(text string, dot int) int {
+	start := dot
+	for start > 0 && (isAlnumByte(text[start-1]) || text[start-1] == '_' || text[start-1] == '-' || text[start-1] == '.') {
+		start--
+	}
+	return start
 }
 
 func isAlnumByte(c byte) bool {
@@ -105,7 +133,8 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 			return
 		}
 	}
-	if name := disguisedName(an.latestOwn); name != "" {
+	disguised, program := fileNames(an.latestOwn)
+	if name := disguised; name != "" {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("names a file hiding its type (%q)", name), Message: an.latest, Value: name, Weight: 3.5})
 		return
 	}
@@ -117,7 +146,7 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("a link downloads a file that runs when opened (%q)", an.fileLink), Message: an.latest, Value: an.fileLink, Weight: 3.5})
 		return
 	}
-	if name := programNamed(an.latestOwn); name != "" {
+	if name := program; name != "" {
 		// "Open CV_candidate.exe in the archive": the reader is told to
 		// run a program (a vendor's release notes name installers too,
 		// so alone it is not enough).
@@ -128,30 +157,6 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 // programTypes are the file types that run when opened and, unlike
 // ".com" or ".js", do not end ordinary words of a text.
 var programTypes = []string{".exe", ".scr", ".iso", ".img", ".lnk", ".msi", ".hta", ".vbs", ".bat", ".jar", ".ps1", ".vhd"}
-
-// programNamed finds in text a file name of one of programTypes, ""
-// for none.
-func programNamed(text string) string {
-	for _, ext := range programTypes {
-		for off := 0; ; {
-			k := strings.Index(text[off:], ext)
-			if k < 0 {
-				break
-			}
-			at := off + k
-			off = at + len(ext)
-			if off < len(text) && isAlnumByte(text[off]) || at == 0 || !isAlnumByte(text[at-1]) {
-				continue
-			}
-			start := at
-			for start > 0 && (isAlnumByte(text[start-1]) || text[start-1] == '_' || text[start-1] == '-') {
-				start--
-			}
-			return text[start:off]
-		}
-	}
-	return ""
-}
 
 // runsFromLink returns the file name a link downloads when its path ends
 // in a type that runs when opened ("…/Portfolio.iso"), "" otherwise.

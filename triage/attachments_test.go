@@ -26,8 +26,8 @@ func TestRiskyFile(t *testing.T) {
 		"The report is at https://reports.example/q3.pdf and the page at index.html.":    "",
 		"See report.pdf. Then call me.":                                                  "",
 	} {
-		if got := disguisedName(text); got != want {
-			t.Errorf("disguisedName(%q) = %q, want %q", text, got, want)
+		if got, _ := fileNames(text); got != want {
+			t.Errorf("fileNames(%q) disguised %q, want %q", text, got, want)
 		}
 	}
 }

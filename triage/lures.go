@@ -441,11 +441,8 @@ func brandsOwning(reg string) []string {
 	return out
 }
 
-// runWords tell the reader to run code they fetched: install and setup
-// commands, a setup script (lower case).
-var runWords = []string{"npm install", "npm run", "npm i ", "yarn install", "pnpm install", "pip install", "setup.sh", "setup_env",
-	"install.sh", "./setup", "docker run", "python setup.py", "run the script", "execute the script",
-	"skript", "exécutez le script", "lancez le script", "ejecuta el script", "ejecute el script", "スクリプトを実行", "を実行して"}
+// jaRunWords tell the reader to run a script, in Japanese.
+var jaRunWords = []string{"スクリプトを実行", "を実行して"}
 
 // hireWords put a task in a hiring process; lockedWords lock an archive
 // with a password (lower case).
@@ -468,11 +465,14 @@ func codeRunLure(an *analysis, m *model.Message, add func(Signal)) {
 		an.links == 0 && len(m.Attachments) == 0 {
 		return
 	}
-	low := strings.ToLower(an.latestOwn)
-	w, ok := containsAnyOf(low, runWords)
-	if !ok {
+	w := an.runCode
+	if w == "" && strings.IndexByte(an.latestOwn, 0xE3) >= 0 {
+		w, _ = containsAnyOf(an.latestOwn, jaRunWords)
+	}
+	if w == "" {
 		return
 	}
+	low := strings.ToLower(an.latestOwn)
 	if _, hire := containsAnyOf(low+" "+strings.ToLower(m.Subject), hireWords); !hire {
 		if _, locked := containsAnyOf(low, lockedWords); !locked {
 			return

@@ -26,6 +26,7 @@ const (
 	pkSolicitWord
 	pkNotBill
 	pkCalm
+	pkRunCode
 	numPhraseKinds
 )
 
@@ -33,6 +34,13 @@ const (
 // words such as "a" and "i" are not words for the tokenizer, so phrases
 // omit them).
 var phraseLists = [numPhraseKinds][]string{
+	// fetched code to be run: install and setup commands, a setup
+	// script (see codeRunLure)
+	pkRunCode: {
+		"npm install", "npm run", "npm ci", "yarn install", "pnpm install", "pip install", "setup sh", "setup env",
+		"install sh", "docker run", "python setup py", "run the script", "execute the script", "skript",
+		"exécutez le script", "lancez le script", "ejecuta el script", "ejecute el script",
+	},
 	pkInjection: {
 		"ignore previous instructions", "ignore all previous instructions", "ignore the previous instructions",
 		"ignore prior instructions", "ignore all prior instructions", "ignore your instructions", "ignore the above",

@@ -272,8 +272,8 @@ func TestRiskyLinksAndProgramNames(t *testing.T) {
 		"We moved to node.js and example.com last year.":            "",
 		"Run .exe files only from IT.":                              "",
 	} {
-		if got := programNamed(text); got != want {
-			t.Errorf("programNamed(%q) = %q, want %q", text, got, want)
+		if _, got := fileNames(text); got != want {
+			t.Errorf("fileNames(%q) program %q, want %q", text, got, want)
 		}
 	}
 	from := model.Address{Name: "Jordan Reyes", Email: "jordan.reyes.data@gmail.com"}

@@ -222,6 +222,9 @@ type analysis struct {
 	// by bodySignals; the summary reads it again).
 	latestOwn  string
 	phishScore float64
+	// runCode: the latest message's words telling to run fetched code
+	// (pkRunCode), "" for none.
+	runCode string
 	// fileLink: a link of the latest message downloading a file that
 	// runs when opened (see runsFromLink).
 	fileLink string
@@ -338,8 +341,8 @@ type analysis struct {
 	lookalikeLink  bool
 	// lookalikeOf is the domain the first lookalike link on a host
 	// anyone can publish on imitates (see userContentHost).
-	lookalikeOf string
-	linkToSender   bool
+	lookalikeOf  string
+	linkToSender bool
 	// corrLookalike: the latest sender's domain imitates a
 	// correspondent's (see correspondentLookalike).
 	corrLookalike bool

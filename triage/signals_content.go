@@ -149,6 +149,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		an.accented = accentedLetters(m.Subject, own) >= minAccented
 	}
 	counts, first := ps.counts, ps.first
+	if latest {
+		an.runCode = first[pkRunCode]
+	}
 	if (counts[pkCredential] > 0 || counts[pkPayment] > 0) && len(own) < len(body) {
 		// A request for credentials or for a payment is the author's
 		// only in their own text: one that stands only in quoted or
