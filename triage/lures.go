@@ -480,3 +480,28 @@ func codeRunLure(an *analysis, m *model.Message, add func(Signal)) {
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a stranger asks you to run code you fetch (%q)", w), Message: an.latest, Value: w, Weight: 3.5})
 }
+
+// shareBrands are the file-sharing and signing services whose notices
+// ("X shared a file with you", "X sent you a document") are copied.
+var shareBrands = map[string]bool{"sharefile": true, "box": true, "dropbox": true, "wetransfer": true, "docusign": true,
+	"onedrive": true, "sharepoint": true, "google": true, "adobesign": true, "acrobat": true, "docsend": true, "signaturit": true}
+
+// sentWords say a file or a document was sent to the reader (lower
+// case), besides shareWords.
+var sentWords = []string{"sent you", "has sent you", "te ha enviado", "le ha enviado", "vous a envoyé", "hat ihnen", "hat dir",
+	"があなたに送信", "を送信しました"}
+
+// fakeShareLure flags a share or signing notice whose display name is a
+// file-sharing service's while the mail comes from another domain
+// ("ShareFile <mail@sf-notify.net>: Frank sent you NDA.pdf"): the
+// service's own notices come from its own domain.
+func fakeShareLure(an *analysis, m *model.Message, add func(Signal)) {
+	if !shareBrands[an.spoofedBrand] || an.list || an.links == 0 {
+		return
+	}
+	low := strings.ToLower(m.Subject)
+	if !namesAny(low, shareWords) && !namesAny(low, sentWords) {
+		return
+	}
+	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a share notice in %s's name from another domain", an.spoofedBrand), Message: an.latest, Value: an.spoofedBrand, Weight: 1.5})
+}

@@ -57,7 +57,7 @@ func TestMoreImitatedBrands(t *testing.T) {
 		"airfrance-bagages.example": true, "vfsglobal-de.example": true, "docomo-dpoint-club.example": true,
 		"bahnbonus-punkte.example": true, "rundfunkbeitrag-zahlung.example": true, "eki-net-jreast.example": true,
 		"wetransfer.com": false, "we.tl": false, "digicert.com": false, "bahn.de": false, "eki-net.com": false,
-		"distribuciones-iberia.example": false, "pypj.example": false, "pypi-verify.example": true, "acrobat-firma-documentos.example": true,
+		"distribuciones-iberia.example": false, "securemail-box.example": false, "box-notification-service.example": false, "pypj.example": false, "pypi-verify.example": true, "acrobat-firma-documentos.example": true,
 		"royalmail.com": false, "movistar.es": false, "binance.com": false, "teamviewer.com": false, "coupahost.com": false,
 		"carta.com": false, "unicef.org": false, "carta.example": false, "cartagena-hotels.example": false,
 	} {
@@ -354,4 +354,20 @@ func TestCodeRunLure(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "Priya Raman", Email: "priya.raman@northwind.example"}, "Take-home for the backend candidate", task, nil, false)
 	checkPhishing(t, model.Address{Name: "Tech Update", Email: "news@techupdate.example"}, "Tech Update: the interview",
 		"In part two of our interview, the VP explains the roadmap.\nNews | Shopping | Downloads\nhttps://techupdate.example/story", nil, false)
+}
+
+// A share notice whose display name is a file-sharing service's while it
+// comes from another domain is phishing; the service's own notice from
+// its own domain (SharePoint from sharepointonline.com) is not.
+func TestFakeShareNotice(t *testing.T) {
+	body := func(host string) string {
+		return "Frank Oberle (f.oberle@kessler.example) has sent you a file.\nNDA_2027.pdf (412 KB)\nhttps://" + host + "/d-s8f2a7/download"
+	}
+	checkPhishing(t, model.Address{Name: "ShareFile", Email: "mail@sf-notify.example"}, "Frank Oberle has sent you NDA_2027.pdf", body("sf-notify.example"), nil, true)
+	checkPhishing(t, model.Address{Name: "Box", Email: "noreply@box-notification-service.example"}, "Frank Oberle shared \"NDA_2027.pdf\" with you", body("box-notification-service.example"), nil, true)
+	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=sharepointonline.com; dkim=pass header.d=sharepointonline.com; dmarc=pass header.from=sharepointonline.com"}}
+	checkPhishing(t, model.Address{Name: "Priya Raman via SharePoint Online", Email: "no-reply@sharepointonline.com"}, "Priya Raman shared \"Roadmap 2027\" with you",
+		body("northwind.sharepoint.com"), auth, false)
+	checkPhishing(t, model.Address{Name: "Box Hill Logistics", Email: "ops@boxhill-logistics.example"}, "Updated delivery slots",
+		"Dear Alex, the updated slots for December are in the portal: https://boxhill-logistics.example/slots", nil, false)
 }

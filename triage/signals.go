@@ -336,6 +336,9 @@ type analysis struct {
 	// lookalikeLink: a link's domain imitates either; linkToSender: a
 	// link of the latest message goes to its sender's domain.
 	displaySpoof   bool
+	// spoofedBrand is the brand the latest message's display name claims
+	// while writing from another domain ("" for none).
+	spoofedBrand string
 	ownLookalike   bool
 	brandLookalike string
 	lookalikeLink  bool
@@ -541,6 +544,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		riskyAttachment(an, msgs[an.latest], add)
 		a.consentLure(an, msgs[an.latest], add)
 		codeRunLure(an, msgs[an.latest], add)
+		fakeShareLure(an, msgs[an.latest], add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:

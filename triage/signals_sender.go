@@ -175,6 +175,9 @@ func (a *Analyzer) headerSignals(an *analysis, i int, m *model.Message, pDomain 
 				// (the name is the brand's, "Microsoft Teams", not a
 				// newsletter's about it, "Lockergnome Apple Core")
 				an.displaySpoof = an.displaySpoof || strings.HasPrefix(name, b.name)
+				if an.spoofedBrand == "" && i == an.latest {
+					an.spoofedBrand = b.name
+				}
 				add(Signal{Kind: SigDisplayNameSpoof, Reason: fmt.Sprintf("the sender calls itself %q but writes from %s", m.From.Name, from), Message: i, Value: from, Weight: 2.5})
 				break
 			}

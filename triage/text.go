@@ -366,8 +366,8 @@ var brands = []struct {
 	{"hotmail", []string{"hotmail.com", "hotmail.fr", "hotmail.de", "hotmail.es", "hotmail.co.uk", "outlook.com", "live.com"}},
 	{"office365", []string{"office.com", "office365.com", "microsoft.com"}},
 	{"outlook", []string{"outlook.com", "outlook.fr", "outlook.de", "outlook.es", "outlook.jp", "outlook.co.uk", "live.com", "microsoft.com"}},
-	{"sharepoint", []string{"sharepoint.com", "microsoft.com", "microsoftonline.com"}},
-	{"onedrive", []string{"onedrive.com", "live.com", "microsoft.com"}},
+	{"sharepoint", []string{"sharepoint.com", "sharepointonline.com", "microsoft.com", "microsoftonline.com"}},
+	{"onedrive", []string{"onedrive.com", "live.com", "microsoft.com", "sharepointonline.com"}},
 	{"google", []string{"google.com", "gmail.com", "googlemail.com", "youtube.com", "google.de", "google.fr", "google.es", "google.co.jp", "google.co.uk"}},
 	{"gmail", []string{"gmail.com", "google.com"}},
 	{"apple", []string{"apple.com", "icloud.com", "apple.co.jp"}},
@@ -498,6 +498,7 @@ var brands = []struct {
 	{"moncompteformation", []string{"moncompteformation.gouv.fr", "caissedesdepots.fr"}},
 	// file transfer and signing services, certificate authorities
 	{"wetransfer", []string{"wetransfer.com", "we.tl"}},
+	{"box", []string{"box.com", "boxcdn.net", "box.net"}},
 	{"sharefile", []string{"sharefile.com", "citrix.com", "sharefile.eu"}},
 	{"signaturit", []string{"signaturit.com"}},
 	{"digicert", []string{"digicert.com"}},
@@ -553,6 +554,11 @@ var brands = []struct {
 // wordBrands are brands whose name is a common word: only a hyphenated
 // name with the word as one of its parts imitates them.
 var wordBrands = map[string]bool{"slack": true, "concur": true, "booking": true, "chase": true, "carta": true}
+
+// nameOnlyBrands are brands whose name is too common a word to be
+// imitated by a domain at all ("securemail-box", "tool-box"): only a
+// display name claiming them counts.
+var nameOnlyBrands = map[string]bool{"box": true}
 
 // homoglyphs maps characters commonly swapped into lookalike domains to
 // the letter they imitate.
@@ -692,7 +698,7 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 	}
 	for _, b := range brands {
 		brand, real := b.name, b.real
-		if isRealBrandDomain(reg, real) {
+		if isRealBrandDomain(reg, real) || nameOnlyBrands[brand] {
 			continue
 		}
 		if wordBrands[brand] {
