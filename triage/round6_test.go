@@ -371,3 +371,14 @@ func TestFakeShareNotice(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "Box Hill Logistics", Email: "ops@boxhill-logistics.example"}, "Updated delivery slots",
 		"Dear Alex, the updated slots for December are in the portal: https://boxhill-logistics.example/slots", nil, false)
 }
+
+// Three credential asks in one message (a portal wanting the login, the
+// bank details and the tax number) weigh as much as phishing needs; two
+// do not.
+func TestThreeCredentialAsks(t *testing.T) {
+	from := model.Address{Name: "Rentenportal", Email: "service@rentenportal-service.example"}
+	checkPhishing(t, from, "Datenabgleich erforderlich",
+		"Bitte bestätigen Sie Ihre Steuer-ID, Ihre Zugangsdaten und Ihre Bankdaten im Portal: https://rentenportal-service.example/abgleich", nil, true)
+	checkPhishing(t, from, "Datenabgleich erforderlich",
+		"Bitte bestätigen Sie Ihre Steuer-ID und Ihre Zugangsdaten im Portal: https://rentenportal-service.example/abgleich", nil, false)
+}

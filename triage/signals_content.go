@@ -181,6 +181,9 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 		if counts[pkCredential] > 1 {
 			w = 3
 		}
+		if counts[pkCredential] > 2 {
+			w = 3.5
+		}
 		add(Signal{Kind: SigCredentialRequest, Reason: fmt.Sprintf("asks for credentials or account verification (%q)", first[pkCredential]), Message: i, Value: first[pkCredential], Weight: w})
 	}
 	if counts[pkPayment] > 0 {
