@@ -193,6 +193,12 @@ var phraseLists = [numPhraseKinds][]string{
 		// point ("article processing charge", "your esteemed research")
 		"article processing charge", "publication fee", "your esteemed", "fast peer review", "cordially invite you",
 		"speaker registration fee",
+		// a sale's pressure in the five languages' marketing ("nur diese
+		// Woche", "solo hoy", "offre limitée", "Black Friday")
+		"final hours", "only today", "today only", "this week only",
+		"nur heute", "nur diese woche", "nur noch bis", "sonderangebot", "jetzt zugreifen", "sofortkredit",
+		"offre limitée", "offre exceptionnelle", "dernières heures", "profitez vite", "sans engagement", "réduisez vos impôts",
+		"solo hoy", "solo esta semana", "oferta exclusiva", "últimas horas", "sin compromiso", "liquidación",
 	},
 	// the small print of an offer dressed as an invoice (the disclaimer
 	// US law asks of such mailings, the German "Adressbuchschwindel"'s,

@@ -382,3 +382,25 @@ func TestThreeCredentialAsks(t *testing.T) {
 	checkPhishing(t, from, "Datenabgleich erforderlich",
 		"Bitte bestätigen Sie Ihre Steuer-ID und Ihre Zugangsdaten im Portal: https://rentenportal-service.example/abgleich", nil, false)
 }
+
+// A sale's pressure in the five languages' marketing ("nur diese Woche",
+// "solo hoy", "offre limitée") and the Japanese side-job pitch are spam
+// wording; a customer's escalation that names a sales peak is not.
+func TestMarketingPressureWording(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Nur diese Woche: ergonomische Bürostühle mit Rabatt.":                true,
+		"Liquidación de sillas: solo hoy, sin compromiso.":                    true,
+		"Offre limitée : formations certifiantes éligibles.":                  true,
+		"スマホだけで月30万円を稼ぐ方法を限定公開します。":                                           true,
+		"Since this morning the drivers cannot sync before the weekend peak.": false,
+	} {
+		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "news@shop.example"}, To: []model.Address{demoPrincipal}, Subject: "Angebot", Text: text, HasBody: true}
+		found := false
+		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+			found = found || s.Kind == SigSpamPhrase
+		}
+		if found != want {
+			t.Errorf("%q: spam wording %v, want %v", text, found, want)
+		}
+	}
+}

@@ -171,6 +171,11 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	// Japanese text holds kana (UTF-8 lead byte 0xE3): only then are the
 	// Japanese phrases looked for, not in every message with an accent.
 	japanese := strings.IndexByte(own, 0xE3) >= 0
+	if counts[pkSpammy] == 0 && japanese {
+		if w, ok := containsAnyOf(m.Subject+own, jaSpammy); ok {
+			counts[pkSpammy], first[pkSpammy] = 1, w
+		}
+	}
 	if counts[pkCredential] == 0 && japanese {
 		if w, ok := containsAnyOf(own, jaCredential); ok {
 			counts[pkCredential], first[pkCredential] = 1, w
@@ -810,6 +815,11 @@ var atHourRe = regexp.MustCompile(`(?i)(?:\b(?:at|the|um|a las)|(?:^|\s)à)\s+\d
 
 // hourMarkers are the words hourDeadlineRe needs (lower-case).
 var hourMarkers = []string{"by ", "by\n", "before", "no later", "bis ", "bis\n", "vor ", "vor\n", "avant", "d'ici", "d’ici", "antes", "para la", "まで"}
+
+// jaSpammy are pkSpammy in Japanese (substrings): the side-job and
+// easy-money pitch, the "only now" sale, the dating scam's opening.
+var jaSpammy = []string{"副業", "稼ぐ方法", "スマホだけで", "在宅ワーク", "限定公開", "今だけ", "無料プレゼント", "プロフィールを見て",
+	"月収", "不労所得"}
 
 // jaSecrecy are pkSecrecy in Japanese (substrings): in a meeting and
 // unable to call, the company address "unavailable", a new LINE group.
