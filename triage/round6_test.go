@@ -404,3 +404,17 @@ func TestMarketingPressureWording(t *testing.T) {
 		}
 	}
 }
+
+// Your own organisation's authenticated, automatically sent reminder
+// that your password expires today is its notice, not phishing; the same
+// words from a lookalike of your domain are.
+func TestOwnAutomatedPasswordReminder(t *testing.T) {
+	body := "Hello Alex,\n\nYour Northwind network password expires today at 23:59. Change it on your laptop (Ctrl+Alt+Del, Change a password) or in Okta before then. Update your password today: an expired password cannot be reset over VPN.\n\nIT Service Desk"
+	hdr := func(d string) map[string][]string {
+		return map[string][]string{"Auto-Submitted": {"auto-generated"},
+			"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=" + d + "; dkim=pass header.d=" + d + "; dmarc=pass header.from=" + d}}
+	}
+	checkPhishing(t, model.Address{Name: "Northwind IT Service Desk", Email: "it-servicedesk@northwind.example"}, "Your Northwind password expires today", body, hdr("northwind.example"), false)
+	checkPhishing(t, model.Address{Name: "Northwind IT Service Desk", Email: "it-servicedesk@northwind-helpdesk.example"}, "Your Northwind password expires today",
+		body+"\nhttps://northwind-helpdesk.example/reset", hdr("northwind-helpdesk.example"), true)
+}

@@ -673,7 +673,10 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		case SigLookalikeDomain, SigDisplayNameSpoof, SigPunycodeDomain:
 			impersonated = true
 		case SigCredentialRequest, SigPaymentRequest:
-			if brandOwn {
+			if brandOwn || s.Kind == SigCredentialRequest && an.internal && an.authAligned && an.automated {
+				// (your own organisation's authenticated notice, sent
+				// automatically: "your password expires today" is its
+				// reminder, as a brand's own notice is the brand's)
 				continue
 			}
 		case SigPaymentDiversion:
