@@ -160,6 +160,9 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	// theirs. (The reason alone is not enough: it also comes with runs of
 	// others' branches the reader re-ran or approved.)
 	ownRun := an.latest >= 0 && (ownBranch(subject, an.firstName) || ciActivity(msgs[an.latest]) && productionRun(subject))
+	// ownerCopied: your own organisation's automated notice to a team,
+	// with you in Cc (a monitor copying the owner of what it watches).
+	ownerCopied := an.internal && an.ccOnly && (an.automated || an.bulk)
 	recruiter := ""
 	if !phishing && !spam {
 		recruiter = recruiterPitch(msgs, an)
@@ -183,7 +186,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// hours ("certificate expires in 17h 40m") needs them today.
 		r.Category = contract.CategoryUrgent
 	case (an.automated || an.notifier || monitorAddress(msgs[an.latest].From.Email) && !isListMail(msgs[an.latest])) &&
-		(an.addressed || an.teamAddressed || an.ccOnly) && alertNotice(subject) &&
+		(an.addressed || an.teamAddressed || an.ccOnly) && (alertNotice(subject) || stillAlerting(msgs, an.latest)) &&
 		!(an.bulk && statusNotice(subject) && !monitorTriggered(subject)):
 		// A service's alert to the reader that a problem is live (a page
 		// fired or escalated, a monitor down, a secret exposed) needs
@@ -198,13 +201,16 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// production ("Run failed: Deploy production - main") is a live
 		// problem of theirs.
 		r.Category = contract.CategoryUrgent
-	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun) && failureNotice(subject) &&
-		(!an.bulk || ownRun || mentions(msgs[an.latest].Body(), principal)) && (an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject))):
+	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun || ownerCopied) && failureNotice(subject) &&
+		(!an.bulk || ownRun || ownerCopied || mentions(msgs[an.latest].Body(), principal)) &&
+		(an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject)) || ownerCopied && productionRun(subject)):
 		// … and that it runs out within the day ("Renewal failed:
-		// example.com expires today", "expires in 9h") is urgent.
+		// example.com expires today", "expires in 9h") is urgent, as is
+		// your own organisation's monitor copying you on a production
+		// failure ("FAILED: nightly backup orders-db-prod").
 		r.Category = contract.CategoryUrgent
-	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun) && failureNotice(subject) &&
-		(!an.bulk || ownRun || mentions(msgs[an.latest].Body(), principal)):
+	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun || ownerCopied) && failureNotice(subject) &&
+		(!an.bulk || ownRun || ownerCopied || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
 		// a renewal, a service) asks for action; through a list (a
 		// repository's notifications go to everyone watching it) only
@@ -360,6 +366,26 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		o.Decided = ""
 	}
 	return o, an
+}
+
+// stillAlerting reports whether the latest message is a service's
+// follow-up of an alert it raised earlier in the thread ("REMINDER: …
+// is still open" after "ESCALATED: …") that does not say the problem is
+// over.
+func stillAlerting(msgs []*model.Message, latest int) bool {
+	if latest <= 0 {
+		return false
+	}
+	m := msgs[latest]
+	if passedNotice(m.Subject) || incidentResolved(m.Subject) {
+		return false
+	}
+	for _, o := range msgs[:latest] {
+		if strings.EqualFold(o.From.Email, m.From.Email) && alertNotice(o.Subject) {
+			return true
+		}
+	}
+	return false
 }
 
 // marksMoved says how the words of the user's spam and not-spam marks

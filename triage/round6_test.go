@@ -418,3 +418,37 @@ func TestOwnAutomatedPasswordReminder(t *testing.T) {
 	checkPhishing(t, model.Address{Name: "Northwind IT Service Desk", Email: "it-servicedesk@northwind-helpdesk.example"}, "Your Northwind password expires today",
 		body+"\nhttps://northwind-helpdesk.example/reset", hdr("northwind-helpdesk.example"), true)
 }
+
+// Your own organisation's monitor copying you on a failure it sends to a
+// team (Precedence: bulk) is yours: urgent when production fails or
+// something runs out within two days; a service's reminder that an
+// alert it raised is still open stays urgent, its all-clear does not.
+func TestOwnerCopiedFailureAndStillAlerting(t *testing.T) {
+	team := model.Address{Email: "platform-oncall@northwind.example"}
+	hdr := map[string][]string{"Auto-Submitted": {"auto-generated"}, "Precedence": {"bulk"}}
+	for subject, want := range map[string]string{
+		"FAILED: nightly backup orders-db-prod (3rd consecutive failure)":            "urgent",
+		"[certwatch] api.northwind.example expires in 1 day (auto-renewal failed)":   "urgent",
+		"[certwatch] daily report: all 212 certificates valid for more than 21 days": "informational",
+	} {
+		m := &model.Message{MessageID: subject + "@x", From: model.Address{Name: "backup-bot", Email: "noreply-backups@northwind.example"},
+			To: []model.Address{team}, Cc: []model.Address{demoPrincipal}, Subject: subject, Text: "Job: nightly\nStatus: see subject\nRunbook: https://wiki.northwind.example/rb", HasBody: true, Headers: hdr}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
+			t.Errorf("%q: %s, want %s; signals %v", subject, o.Result.Category, want, o.Signals)
+		}
+	}
+	pd := model.Address{Name: "PagerDuty", Email: "no-reply@pagerduty.example"}
+	auto := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	first := &model.Message{MessageID: "pd1@x", From: pd, To: []model.Address{demoPrincipal}, Subject: "[PagerDuty] ESCALATED: [#88417] checkout-api p99 latency above 2s",
+		Text: "Incident #88417 has been escalated to you.", HasBody: true, Headers: auto}
+	for subject, want := range map[string]string{
+		"[PagerDuty] REMINDER: [#88417] checkout-api p99 latency above 2s is still open": "urgent",
+		"[PagerDuty] RESOLVED: [#88417] checkout-api p99 latency above 2s":               "informational",
+	} {
+		next := &model.Message{MessageID: "pd2@x", InReplyTo: []string{"pd1@x"}, From: pd, To: []model.Address{demoPrincipal}, Subject: subject,
+			Text: "Incident #88417, latest value 3910ms.", HasBody: true, Headers: auto}
+		if o := Deterministic([]*model.Message{first, next}, demoPrincipal); string(o.Result.Category) != want {
+			t.Errorf("%q: %s, want %s; signals %v", subject, o.Result.Category, want, o.Signals)
+		}
+	}
+}
