@@ -283,7 +283,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		r.Category = contract.CategoryLowPriority
 	case !an.bulk && !an.notifier && (an.addressed && (direct || an.internal || an.familiar || an.replied) ||
 		an.ccOnly && (an.soonDeadline || an.taskNamed) && an.questions+an.requests > 0) &&
-		!autoSubmitted(msgs[an.latest]) && liveIncident(msgs):
+		(!autoSubmitted(msgs[an.latest]) || an.internal) && liveIncident(msgs):
 		// A person asking the reader something about a live problem (an
 		// alert that fired, an outage, a suspended account, a suspicious
 		// sign-in) needs them now: calm words or not, the problem is
@@ -292,7 +292,10 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// desde platform-prod – nodo aislado"), and, with the reader in
 		// Cc, an ask of the day about it ("Ich brauche bis 10 Uhr eine
 		// Einschätzung") or one turned to them by name ("Alex, we need a
-		// decision on failing over").
+		// decision on failing over"). Your own organisation's automated
+		// notice of one (its security monitoring revoking your sessions)
+		// counts as a colleague's; a vendor's automated incident notice
+		// does not.
 		r.Category = contract.CategoryUrgent
 	case an.addressed && !an.bulk && (an.soonDeadline && (direct || an.urgency > 0) || an.urgency > 0 && (direct || an.automated) && !lookedBack(subject) && !plannedWork(subject) ||
 		an.subjectSoon && !deliveryNotice(subject) && !absenceNotice(subject)) ||

@@ -452,3 +452,27 @@ func TestOwnerCopiedFailureAndStillAlerting(t *testing.T) {
 		}
 	}
 }
+
+// Your own security team's automated notice that your account was
+// restricted or your sessions revoked after a suspicious sign-in is
+// urgent; a vendor's automated incident notice is not made urgent by it.
+// Support and CRM tools are known brands (a host spelling
+// "acme.zendesk.com." in front of another domain imitates Zendesk).
+func TestOwnSecurityNoticeAndSupportBrands(t *testing.T) {
+	auto := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	m := &model.Message{MessageID: "sec@x", From: model.Address{Name: "Northwind Security", Email: "security@northwind.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Suspicious sign-in to your Northwind account - session revoked", Text: "We revoked all your active sessions. Please change your password today and call the Security hotline.", HasBody: true, Headers: auto}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category != "urgent" {
+		t.Errorf("own security notice: %s, want urgent; signals %v", o.Result.Category, o.Signals)
+	}
+	m.From = model.Address{Name: "Vendor Status", Email: "noreply@status-vendor.example"}
+	m.Subject = "[Vendor Status] Suspicious sign-in attempts against the login page - investigating"
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category == "urgent" {
+		t.Errorf("vendor's incident notice: urgent; signals %v", o.Signals)
+	}
+	for host, want := range map[string]bool{"northwind.zendesk.com.agent-verify.example": true, "northwind.zendesk.com": false, "salesforce-login.example": true} {
+		if _, ok := lookalike(host, "northwind.example"); ok != want {
+			t.Errorf("lookalike(%q) = %v, want %v", host, ok, want)
+		}
+	}
+}

@@ -620,6 +620,8 @@ var incidentWords = []string{"outage", "suspended", "abuse report", "suspicious 
 	"depuis ce matin", "ne reçoivent plus", "n'arrivent plus", "impossible de se connecter", "plus d'espace",
 	"desde esta mañana", "no reciben", "no pueden", "no llegan", "sin espacio", "今朝から", "届かない", "できない", "容量不足",
 	"unusual sign-in", "security incident", "breach", "compromised", "not working", "secret scanning",
+	"temporarily restricted", "has been restricted", "session revoked", "sessions revoked", "vorübergehend eingeschränkt",
+	"temporairement restreint", "restringida temporalmente",
 	"ausfall", "störung", "gesperrt", "verdächtige anmeldung", "sicherheitsvorfall", "kompromittiert", "funktioniert nicht",
 	"panne", "suspendu", "connexion suspecte", "incident de sécurité", "compte compromis", "piraté", "ne fonctionne plus",
 	"suspendida", "suspendido", "incidente de seguridad", "inicio de sesión sospechoso", "cuenta comprometida", "no funciona",

@@ -546,6 +546,12 @@ var brands = []struct {
 	// recruiting platforms fake recruiters write in the name of
 	{"glassdoor", []string{"glassdoor.com"}},
 	{"indeed", []string{"indeed.com", "indeed.de", "indeed.fr", "indeed.es", "indeed.jp"}},
+	// support, CRM and IT service tools a company's staff sign in to
+	{"zendesk", []string{"zendesk.com", "zdusercontent.com"}},
+	{"salesforce", []string{"salesforce.com", "force.com", "my.salesforce.com", "exacttarget.com"}},
+	{"hubspot", []string{"hubspot.com", "hubspotemail.net", "hs-sites.com"}},
+	{"servicenow", []string{"servicenow.com", "service-now.com"}},
+	{"freshdesk", []string{"freshdesk.com", "freshworks.com"}},
 	{"pypi", []string{"pypi.org", "python.org", "pythonhosted.org"}},
 	{"acrobat", []string{"acrobat.com", "adobe.com", "adobesign.com"}},
 	{"unicef", []string{"unicef.org", "unicef.de", "unicef.fr", "unicef.es", "unicef.org.uk", "unicefusa.org", "unicef.or.jp"}},
