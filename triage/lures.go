@@ -488,7 +488,7 @@ var shareBrands = map[string]bool{"sharefile": true, "box": true, "dropbox": tru
 
 // sentWords say a file or a document was sent to the reader (lower
 // case), besides shareWords.
-var sentWords = []string{"sent you", "has sent you", "te ha enviado", "le ha enviado", "vous a envoyé", "hat ihnen", "hat dir",
+var sentWords = []string{"sent you", "has sent you", "please docusign", "completed:", "review and sign", "te ha enviado", "le ha enviado", "vous a envoyé", "hat ihnen", "hat dir",
 	"があなたに送信", "を送信しました"}
 
 // fakeShareLure flags a share or signing notice whose display name is a

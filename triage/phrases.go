@@ -92,7 +92,7 @@ var phraseLists = [numPhraseKinds][]string{
 		// a document or a portal said to open only after signing in with
 		// the reader's work account: the page asks for that password
 		"with your microsoft 365", "your corporate microsoft 365", "with your office 365", "your microsoft 365 account", "your microsoft 365 email",
-		"sign in with your work email", "sign in with your corporate", "with your work email account", "with your corporate email", "with your company email", "sign in with your company",
+		"sign in with your work email", "sign in with your corporate", "with your work email account", "with your corporate email", "with your company email", "sign in with your company", "email and password",
 		"mit ihrem microsoft 365", "mit ihrer geschäftlichen mail", "mit ihren firmenzugangsdaten",
 		"avec votre compte microsoft 365", "avec votre adresse professionnelle", "avec vos identifiants professionnels",
 		"con su cuenta de microsoft 365", "con su correo corporativo", "cuenta de correo corporativa", "con tu correo corporativo", "con sus credenciales corporativas",

@@ -154,6 +154,7 @@ func TestWorkAccountSignInAsk(t *testing.T) {
 		"To protect the case, access requires verification with your corporate Microsoft 365 account.",
 		"Acceda con su correo corporativo para visualizarlo.",
 		"Deberá iniciar sesión con su cuenta de correo corporativa.",
+		"You will be asked to confirm your corporate email and password before viewing.",
 		"Connectez-vous avec votre adresse professionnelle pour consulter le document.",
 	} {
 		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "docs@partner.example"}, To: []model.Address{demoPrincipal}, Subject: "Document", Text: text, HasBody: true}
@@ -365,6 +366,7 @@ func TestFakeShareNotice(t *testing.T) {
 	}
 	checkPhishing(t, model.Address{Name: "ShareFile", Email: "mail@sf-notify.example"}, "Frank Oberle has sent you NDA_2027.pdf", body("sf-notify.example"), nil, true)
 	checkPhishing(t, model.Address{Name: "Box", Email: "noreply@box-notification-service.example"}, "Frank Oberle shared \"NDA_2027.pdf\" with you", body("box-notification-service.example"), nil, true)
+	checkPhishing(t, model.Address{Name: "DocuSign", Email: "dse@docs-esign-review.example"}, "Completed: Q4 bonus allocation", body("docs-esign-review.example"), nil, true)
 	auth := map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=sharepointonline.com; dkim=pass header.d=sharepointonline.com; dmarc=pass header.from=sharepointonline.com"}}
 	checkPhishing(t, model.Address{Name: "Priya Raman via SharePoint Online", Email: "no-reply@sharepointonline.com"}, "Priya Raman shared \"Roadmap 2027\" with you",
 		body("northwind.sharepoint.com"), auth, false)
