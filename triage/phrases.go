@@ -199,6 +199,10 @@ var phraseLists = [numPhraseKinds][]string{
 		"nur heute", "nur diese woche", "nur noch bis", "sonderangebot", "jetzt zugreifen", "sofortkredit",
 		"offre limitée", "offre exceptionnelle", "dernières heures", "profitez vite", "sans engagement", "réduisez vos impôts",
 		"solo hoy", "solo esta semana", "oferta exclusiva", "últimas horas", "sin compromiso", "liquidación",
+		// the award a fee buys, and the SEO seller's pitch
+		"you've been shortlisted", "you have been shortlisted", "been shortlisted for", "has been shortlisted",
+		"guest post", "link insertion", "dofollow", "do follow", "first page of google", "première page de google",
+		"primera página de google", "erste seite bei google",
 	},
 	// the small print of an offer dressed as an invoice (the disclaimer
 	// US law asks of such mailings, the German "Adressbuchschwindel"'s,
