@@ -478,3 +478,23 @@ func TestOwnSecurityNoticeAndSupportBrands(t *testing.T) {
 		}
 	}
 }
+
+// The award a fee buys and the SEO seller's pitch are spam wording; a
+// hiring shortlist is not.
+func TestAwardAndSEOPitchWording(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Congratulations, you've been shortlisted for the Top 100 Engineering Leaders.": true,
+		"We would love to contribute a guest post with a dofollow link.":                true,
+		"Votre site n'apparaît pas en première page de Google.":                         true,
+		"The shortlist of candidates for the staff engineer role is in Greenhouse.":     false,
+	} {
+		m := &model.Message{MessageID: "a@x", From: model.Address{Email: "hello@outreach.example"}, To: []model.Address{demoPrincipal}, Subject: "Hello", Text: text, HasBody: true}
+		found := false
+		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+			found = found || s.Kind == SigSpamPhrase
+		}
+		if found != want {
+			t.Errorf("%q: spam wording %v, want %v", text, found, want)
+		}
+	}
+}
