@@ -445,7 +445,8 @@ var subjectAsks = []string{
 	// Mon 30 Nov)"
 	"comments by", "comments due", "feedback by", "input by", "kommentare bis", "feedback bis", "anmerkungen bis",
 	"commentaires avant", "commentaires d'ici", "retours avant", "retours d'ici", "comentarios antes", "comentarios hasta",
-	"requested your feedback", "requests your feedback", "please confirm",
+	"requested your feedback", "requests your feedback", "requested feedback from you", "requests feedback from you",
+	"asked you for feedback", "please confirm",
 	// an approval request of a manager's: "Time Off Request - Mateo Ruiz"
 	"time off request", "leave request", "absence request", "abwesenheitsantrag", "urlaubsantrag", "demande de congé",
 	"demande d'absence", "solicitud de vacaciones", "solicitud de ausencia", "休暇申請",
