@@ -498,3 +498,13 @@ func TestAwardAndSEOPitchWording(t *testing.T) {
 		}
 	}
 }
+
+// A tool's "X has requested feedback from you" asks the reader.
+func TestFeedbackRequestedSubject(t *testing.T) {
+	m := &model.Message{MessageID: "fb@x", From: model.Address{Name: "Workday", Email: "northwind@hr-suite.example"}, To: []model.Address{demoPrincipal},
+		Subject: "Ingrid Svensson has requested feedback from you", Text: "Go to your inbox to respond: https://hr-suite.example/inbox",
+		HasBody: true, Headers: map[string][]string{"Auto-Submitted": {"auto-generated"}}}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category != "actionable" {
+		t.Errorf("%s, want actionable; signals %v", o.Result.Category, o.Signals)
+	}
+}
