@@ -335,10 +335,10 @@ type analysis struct {
 	// brandLookalike is a sender's domain imitating a brand's;
 	// lookalikeLink: a link's domain imitates either; linkToSender: a
 	// link of the latest message goes to its sender's domain.
-	displaySpoof   bool
+	displaySpoof bool
 	// spoofedBrand is the brand the latest message's display name claims
 	// while writing from another domain ("" for none).
-	spoofedBrand string
+	spoofedBrand   string
 	ownLookalike   bool
 	brandLookalike string
 	lookalikeLink  bool

@@ -35,6 +35,7 @@ func TestEvalSetsIndependent(t *testing.T) {
 		{"heldout24", 150}, {"heldout25", 150}, {"phish9", 120}, {"phish10", 120},
 		{"heldout26", 150}, {"heldout27", 150}, {"phish11", 120}, {"phish12", 120},
 		{"phish15", 120}, {"phish16", 120}, {"heldout28", 150}, {"heldout29", 150}, {"phish13", 120}, {"phish14", 120},
+		{"heldout30", 150}, {"heldout31", 150},
 	} {
 		t.Run(set.dir, func(t *testing.T) {
 			checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", set.dir), set.threads)
