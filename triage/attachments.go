@@ -27,25 +27,27 @@ var pageFiles = map[string]bool{".html": true, ".htm": true, ".shtml": true, ".x
 // documentTypes are the types a disguised name shows before its real one.
 var documentTypes = []string{".pdf.", ".doc.", ".docx.", ".xls.", ".xlsx.", ".txt.", ".jpg.", ".png.", ".zip.", ".csv."}
 
-// riskyFile says why a file name is risky ("" when it is not): a type
-// that runs when opened, a web page, or a document's type in front of
-// either ("invoice.pdf.exe").
-func riskyFile(name string) string {
+// riskyFile says why a file name is risky ("" when it is not) and how
+// much that weighs: a type that runs when opened, or a document's type in
+// front of one that runs or opens as a page ("invoice.pdf.exe"), as much
+// as phishing needs; a web page alone less (some tools export reports as
+// HTML).
+func riskyFile(name string) (string, float64) {
 	low := strings.ToLower(strings.TrimSpace(name))
 	ext := path.Ext(low)
 	if !runsWhenOpened[ext] && !pageFiles[ext] {
-		return ""
+		return "", 0
 	}
 	stem := low[:len(low)-len(ext)]
 	for _, d := range documentTypes {
 		if strings.HasSuffix(stem+".", d) {
-			return fmt.Sprintf("%q hides a %s behind %s", name, ext, strings.TrimSuffix(d, "."))
+			return fmt.Sprintf("%q hides a %s behind %s", name, ext, strings.TrimSuffix(d, ".")), 3.5
 		}
 	}
 	if runsWhenOpened[ext] {
-		return fmt.Sprintf("%q runs when opened", name)
+		return fmt.Sprintf("%q runs when opened", name), 3.5
 	}
-	return fmt.Sprintf("%q is a web page sent as a file", name)
+	return fmt.Sprintf("%q is a web page sent as a file", name), 2
 }
 
 // fileNames finds, in one pass over the dots of text, the first file name
@@ -84,8 +86,8 @@ func fileNames(text string) (disguised, program string) {
 }
 
 // extAt returns the lower-cased letters and digits after the dot at
-// text[dot] (up to five) and where they end; "" when there are none or
-// more than five.
+// text[dot] (up to six) and where they end; "" when there are none or
+// more than six.
 func extAt(text string, dot int) (string, int) {
 	end := dot + 1
 	for end < len(text) && isAlnumByte(text[end]) && end-dot <= 6 {
@@ -106,6 +108,7 @@ func nameStart(text string, dot int) int {
 	return start
 }
 
+// isAlnumByte reports whether c is an ASCII letter or digit.
 func isAlnumByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
@@ -113,9 +116,8 @@ func isAlnumByte(c byte) bool {
 // riskyAttachment flags the latest message's attachments that run when
 // opened, web pages sent as files, and file names disguising their type,
 // attached or named in the author's own text. A program or a disguised
-// name is as much as phishing needs; a page weighs less (some tools
-// export reports as HTML). A colleague's authenticated mail is theirs to
-// send.
+// name is as much as phishing needs; a page weighs less (see riskyFile).
+// A colleague's authenticated mail is theirs to send.
 func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 	if an.internal && an.authAligned {
 		return
@@ -124,18 +126,14 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		if at.Inline {
 			continue
 		}
-		if why := riskyFile(at.Filename); why != "" {
-			w := 3.5
-			if pageFiles[path.Ext(strings.ToLower(at.Filename))] && !strings.Contains(why, "hides") {
-				w = 2
-			}
+		if why, w := riskyFile(at.Filename); why != "" {
 			add(Signal{Kind: SigRiskyAttachment, Reason: "an attachment " + why, Message: an.latest, Value: at.Filename, Weight: w})
 			return
 		}
 	}
 	disguised, program := fileNames(an.latestOwn)
-	if name := disguised; name != "" {
-		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("names a file hiding its type (%q)", name), Message: an.latest, Value: name, Weight: 3.5})
+	if disguised != "" {
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("names a file hiding its type (%q)", disguised), Message: an.latest, Value: disguised, Weight: 3.5})
 		return
 	}
 	if an.list || an.bulk {
@@ -146,11 +144,11 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("a link downloads a file that runs when opened (%q)", an.fileLink), Message: an.latest, Value: an.fileLink, Weight: 3.5})
 		return
 	}
-	if name := program; name != "" {
+	if program != "" {
 		// "Open CV_candidate.exe in the archive": the reader is told to
 		// run a program (a vendor's release notes name installers too,
 		// so alone it is not enough).
-		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("tells you to open a program (%q)", name), Message: an.latest, Value: name, Weight: 2})
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("tells you to open a program (%q)", program), Message: an.latest, Value: program, Weight: 2})
 	}
 }
 

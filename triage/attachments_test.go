@@ -16,8 +16,8 @@ func TestRiskyFile(t *testing.T) {
 		"order.iso": true, "voicemail.htm": true, "remittance.svg": true,
 		"invoice.pdf": false, "report.xlsx": false, "photo.jpg": false, "invite.ics": false, "notes.txt": false, "": false,
 	} {
-		if got := riskyFile(name) != ""; got != risky {
-			t.Errorf("riskyFile(%q) risky %v, want %v", name, got, risky)
+		if why, _ := riskyFile(name); (why != "") != risky {
+			t.Errorf("riskyFile(%q) = %q, want risky %v", name, why, risky)
 		}
 	}
 	for text, want := range map[string]string{

@@ -157,11 +157,7 @@ func TestWorkAccountSignInAsk(t *testing.T) {
 		"You will be asked to confirm your corporate email and password before viewing.",
 		"Connectez-vous avec votre adresse professionnelle pour consulter le document.",
 	} {
-		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "docs@partner.example"}, To: []model.Address{demoPrincipal}, Subject: "Document", Text: text, HasBody: true}
-		found := false
-		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-			found = found || s.Kind == SigCredentialRequest
-		}
+		found := signalOf(model.Address{Email: "docs@partner.example"}, "Document", text, SigCredentialRequest)
 		if !found {
 			t.Errorf("%q: no credential request", text)
 		}
@@ -182,12 +178,7 @@ func TestPlainAsks(t *testing.T) {
 		"The call with the carrier went fine and the new rates start in January.":                     false,
 		"Tell-tale signs of wear were found on two of the forklifts during the inspection this week.": false,
 	} {
-		m := &model.Message{MessageID: "a@x", From: model.Address{Name: "Nina Petrova", Email: "nina.petrova@northwind.example"},
-			To: []model.Address{demoPrincipal}, Subject: "Release cut", Text: text, HasBody: true}
-		found := false
-		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-			found = found || s.Kind == SigRequest
-		}
+		found := signalOf(model.Address{Name: "Nina Petrova", Email: "nina.petrova@northwind.example"}, "Release cut", text, SigRequest)
 		if found != want {
 			t.Errorf("%q: request %v, want %v", text, found, want)
 		}
@@ -292,11 +283,7 @@ func TestMoreCredentialAsks(t *testing.T) {
 		"You will be asked for your National Insurance number and online account password.",
 		"Bitte bestätigen Sie Ihre Steuer-ID bis zum 30.11.",
 	} {
-		m := &model.Message{MessageID: "c@x", From: model.Address{Email: "notices@benefits-portal.example"}, To: []model.Address{demoPrincipal}, Subject: "Notice", Text: text, HasBody: true}
-		found := false
-		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-			found = found || s.Kind == SigCredentialRequest
-		}
+		found := signalOf(model.Address{Email: "notices@benefits-portal.example"}, "Notice", text, SigCredentialRequest)
 		if !found {
 			t.Errorf("%q: no credential request", text)
 		}
@@ -396,11 +383,7 @@ func TestMarketingPressureWording(t *testing.T) {
 		"スマホだけで月30万円を稼ぐ方法を限定公開します。":                                           true,
 		"Since this morning the drivers cannot sync before the weekend peak.": false,
 	} {
-		m := &model.Message{MessageID: "w@x", From: model.Address{Email: "news@shop.example"}, To: []model.Address{demoPrincipal}, Subject: "Angebot", Text: text, HasBody: true}
-		found := false
-		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-			found = found || s.Kind == SigSpamPhrase
-		}
+		found := signalOf(model.Address{Email: "news@shop.example"}, "Angebot", text, SigSpamPhrase)
 		if found != want {
 			t.Errorf("%q: spam wording %v, want %v", text, found, want)
 		}
@@ -488,11 +471,7 @@ func TestAwardAndSEOPitchWording(t *testing.T) {
 		"Votre site n'apparaît pas en première page de Google.":                         true,
 		"The shortlist of candidates for the staff engineer role is in Greenhouse.":     false,
 	} {
-		m := &model.Message{MessageID: "a@x", From: model.Address{Email: "hello@outreach.example"}, To: []model.Address{demoPrincipal}, Subject: "Hello", Text: text, HasBody: true}
-		found := false
-		for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-			found = found || s.Kind == SigSpamPhrase
-		}
+		found := signalOf(model.Address{Email: "hello@outreach.example"}, "Hello", text, SigSpamPhrase)
 		if found != want {
 			t.Errorf("%q: spam wording %v, want %v", text, found, want)
 		}
@@ -507,4 +486,16 @@ func TestFeedbackRequestedSubject(t *testing.T) {
 	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category != "actionable" {
 		t.Errorf("%s, want actionable; signals %v", o.Result.Category, o.Signals)
 	}
+}
+
+// signalOf reports whether a one-message thread from from with subject
+// and text carries a signal of kind.
+func signalOf(from model.Address, subject, text string, kind SignalKind) bool {
+	m := &model.Message{MessageID: "s@x", From: from, To: []model.Address{demoPrincipal}, Subject: subject, Text: text, HasBody: true}
+	for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
+		if s.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
