@@ -473,10 +473,12 @@ func codeRunLure(an *analysis, m *model.Message, add func(Signal)) {
 		return
 	}
 	low := strings.ToLower(an.latestOwn)
-	if _, hire := containsAnyOf(low+" "+strings.ToLower(m.Subject), hireWords); !hire {
-		if _, locked := containsAnyOf(low, lockedWords); !locked {
-			return
-		}
+	_, hire := containsAnyOf(low, hireWords)
+	if !hire {
+		_, hire = containsAnyOf(strings.ToLower(m.Subject), hireWords)
+	}
+	if _, locked := containsAnyOf(low, lockedWords); !hire && !locked {
+		return
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a stranger asks you to run code you fetch (%q)", w), Message: an.latest, Value: w, Weight: 3.5})
 }
@@ -488,8 +490,8 @@ var shareBrands = map[string]bool{"sharefile": true, "box": true, "dropbox": tru
 
 // sentWords say a file or a document was sent to the reader (lower
 // case), besides shareWords.
-var sentWords = []string{"sent you", "has sent you", "please docusign", "completed:", "review and sign", "te ha enviado", "le ha enviado", "vous a envoyé", "hat ihnen", "hat dir",
-	"があなたに送信", "を送信しました"}
+var sentWords = []string{"sent you", "please docusign", "completed:", "review and sign", "te ha enviado", "le ha enviado",
+	"vous a envoyé", "hat ihnen", "hat dir", "があなたに送信", "を送信しました"}
 
 // fakeShareLure flags a share or signing notice whose display name is a
 // file-sharing service's while the mail comes from another domain
@@ -500,8 +502,10 @@ func fakeShareLure(an *analysis, m *model.Message, add func(Signal)) {
 		return
 	}
 	low := strings.ToLower(m.Subject)
-	if !namesAny(low, shareWords) && !namesAny(low, sentWords) {
-		return
+	if _, share := containsAnyOf(low, shareWords); !share {
+		if _, sent := containsAnyOf(low, sentWords); !sent {
+			return
+		}
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a share notice in %s's name from another domain", an.spoofedBrand), Message: an.latest, Value: an.spoofedBrand, Weight: 1.5})
 }
