@@ -202,14 +202,6 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// problem of theirs.
 		r.Category = contract.CategoryUrgent
 	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun || ownerCopied) && failureNotice(subject) &&
-		(!an.bulk || ownRun || ownerCopied || mentions(msgs[an.latest].Body(), principal)) &&
-		(an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject)) || ownerCopied && productionRun(subject)):
-		// … and that it runs out within the day ("Renewal failed:
-		// example.com expires today", "expires in 9h") is urgent, as is
-		// your own organisation's monitor copying you on a production
-		// failure ("FAILED: nightly backup orders-db-prod").
-		r.Category = contract.CategoryUrgent
-	case (an.bulk || an.automated || an.notifier) && (an.addressed || an.teamAddressed || ownRun || ownerCopied) && failureNotice(subject) &&
 		(!an.bulk || ownRun || ownerCopied || mentions(msgs[an.latest].Body(), principal)):
 		// A notification to the principal that something failed (a build,
 		// a renewal, a service) asks for action; through a list (a
@@ -217,6 +209,13 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// when it names the principal (the author of the failing commit,
 		// who triggered the run).
 		r.Category = contract.CategoryActionable
+		if an.subjectSoon || an.urgency > 0 || expiresWithinTwoDays(strings.ToLower(subject)) || ownerCopied && productionRun(subject) {
+			// … and that it runs out within the day ("Renewal failed:
+			// example.com expires today", "expires in 9h") is urgent, as
+			// is your own organisation's monitor copying you on a
+			// production failure ("FAILED: nightly backup orders-db-prod").
+			r.Category = contract.CategoryUrgent
+		}
 	case (an.bulk || an.automated || an.notifier) && !direct && ownBranch(subject, an.firstName) && passedNotice(subject):
 		// The run of the reader's own branch passed or was fixed
 		// ("Run succeeded: CI - alex/eta-cache-ttl"): the result they

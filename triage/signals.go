@@ -643,12 +643,12 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 	// its notice's, not a lure in its name. Lookalike links, diverted
 	// payments and the like still count.
 	// (Not a free-mail provider's domain: anyone writes from gmail.com.)
-	brandOwn := false
-	if an.latest >= 0 && an.authAligned {
-		reg := a.regDomain(domainOf(msgs[an.latest].From.Email))
-		brandOwn = realBrandDomain(reg) && !freeMail(reg)
+	senderReg := ""
+	if an.latest >= 0 {
+		senderReg = a.regDomain(domainOf(msgs[an.latest].From.Email))
 	}
-	if brandOwn && an.lookalikeOf != "" && an.latest >= 0 && sameBrand(an.lookalikeOf, a.regDomain(domainOf(msgs[an.latest].From.Email))) {
+	brandOwn := an.authAligned && realBrandDomain(senderReg) && !freeMail(senderReg)
+	if brandOwn && an.lookalikeOf != "" && sameBrand(an.lookalikeOf, senderReg) {
 		// A service's own notice relaying what a user wrote (an issue
 		// opened, a comment, a shared note) that links to an imitation of
 		// the service itself ("github-session-reset.vercel.app" in a
@@ -714,7 +714,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		an.lure = true
 		an.phishScore += 1
 	}
-	if an.latest >= 0 && !an.freeRelay && freeMail(a.regDomain(domainOf(msgs[an.latest].From.Email))) && execTitle(msgs[an.latest]) == "" &&
+	if an.latest >= 0 && !an.freeRelay && freeMail(senderReg) && execTitle(msgs[an.latest]) == "" &&
 		signedAsExec(an.latestOwn) != "" && strongest[slices.Index(phishingOrder[:], SigSecrecy)] > 0 && !an.windfall {
 		// A free-mail address signing as an executive ("高橋 健一 /
 		// 代表取締役" from gmail.com) and asking for discretion: CEO
