@@ -26,6 +26,7 @@ import (
 	"mailsift/config"
 	"mailsift/internal/app"
 	"mailsift/internal/app/event"
+	"mailsift/model"
 	"mailsift/store"
 )
 
@@ -163,6 +164,68 @@ func appendBatches(ctx context.Context, addr string, batch int, release <-chan s
 // loadRun drives a Model as the program does, without a terminal: every
 // command runs on its own goroutine and its message comes back on msgs;
 // each Update+View is timed.
+// cycleGuard is the store as the load test's model sees it: a call made
+// on the driving thread during Update or View is IO inside a cycle, which
+// stalls the screen on a slow disk or a locked database whatever the
+// machine's speed. Commands run on other goroutines and pass.
+type cycleGuard struct {
+	Backend
+	driver int // the driving thread's id; -1 when unknown
+	// first names the first store call made inside a cycle.
+	first atomic.Pointer[string]
+}
+
+func (g *cycleGuard) check(name string) {
+	if g.driver >= 0 && osThreadID() == g.driver {
+		g.first.CompareAndSwap(nil, &name)
+	}
+}
+
+func (g *cycleGuard) SectionCounts(ctx context.Context) (map[store.Section]int, error) {
+	g.check("SectionCounts")
+	return g.Backend.SectionCounts(ctx)
+}
+
+func (g *cycleGuard) ListThreads(ctx context.Context, sec store.Section, offset, limit int) ([]store.ThreadSummary, error) {
+	g.check("ListThreads")
+	return g.Backend.ListThreads(ctx, sec, offset, limit)
+}
+
+func (g *cycleGuard) ThreadSummaryByID(ctx context.Context, id int64) (store.ThreadSummary, error) {
+	g.check("ThreadSummaryByID")
+	return g.Backend.ThreadSummaryByID(ctx, id)
+}
+
+func (g *cycleGuard) Thread(ctx context.Context, id int64) (*model.Thread, error) {
+	g.check("Thread")
+	return g.Backend.Thread(ctx, id)
+}
+
+func (g *cycleGuard) RawMessage(ctx context.Context, messageID string) ([]byte, error) {
+	g.check("RawMessage")
+	return g.Backend.RawMessage(ctx, messageID)
+}
+
+func (g *cycleGuard) MarkThreadSeen(ctx context.Context, threadID int64, seen bool) error {
+	g.check("MarkThreadSeen")
+	return g.Backend.MarkThreadSeen(ctx, threadID, seen)
+}
+
+func (g *cycleGuard) SetOverride(ctx context.Context, threadID int64, category string) error {
+	g.check("SetOverride")
+	return g.Backend.SetOverride(ctx, threadID, category)
+}
+
+func (g *cycleGuard) Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error) {
+	g.check("Search")
+	return g.Backend.Search(ctx, query, limit)
+}
+
+func (g *cycleGuard) ThreadIDForMessage(ctx context.Context, messageID string) (int64, error) {
+	g.check("ThreadIDForMessage")
+	return g.Backend.ThreadIDForMessage(ctx, messageID)
+}
+
 type loadRun struct {
 	m      Model
 	msgs   chan tea.Msg
@@ -285,6 +348,8 @@ type loadResult struct {
 	// cpu is the most CPU time one cycle used (0 without schedstat).
 	cpu    time.Duration
 	stored int
+	// inCycle names the first store call Update or View made ("" for none).
+	inCycle string
 }
 
 // runLoad runs the scenario once: an imapmemserver, a store, an app
@@ -348,8 +413,9 @@ func runLoad(tb testing.TB, batch int) loadResult {
 
 	r := &loadRun{msgs: make(chan tea.Msg, 64), stop: make(chan struct{})}
 	defer close(r.stop)
+	guard := &cycleGuard{Backend: sess.Mail, driver: osThreadID()}
 	r.m = New(Options{
-		Store: sess.Mail, Account: "load", Principal: a.Principal(), Context: ctx,
+		Store: guard, Account: "load", Principal: a.Principal(), Context: ctx,
 		Events: events, Retriage: sess.Retriage, Drafts: sess.Drafts,
 	})
 	r.exec(r.m.Init())
@@ -403,15 +469,22 @@ func runLoad(tb testing.TB, batch int) loadResult {
 	d := slices.Clone(r.cycles)
 	slices.Sort(d)
 	pct := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
-	return loadResult{cycles: len(d), p50: pct(0.50), p99: pct(0.99), mx: d[len(d)-1], slowest: r.slowest,
+	inCycle := ""
+	if first := guard.first.Load(); first != nil {
+		inCycle = *first
+	}
+	return loadResult{inCycle: inCycle, cycles: len(d), p50: pct(0.50), p99: pct(0.99), mx: d[len(d)-1], slowest: r.slowest,
 		own: r.maxOwn, slowestOwn: r.slowestOwn, cpu: r.maxCPU, stored: stored}
 }
 
 // TestLoadIdleArrivals: 1,000 messages arrive over IDLE in batches while
-// the user navigates; every message is stored and listed, and no
-// Update+View cycle stalls. The bound here is generous (a loaded 2-core
-// machine must not flake it); the target (100 ms) and the real figures are
-// in BenchmarkLoadIdleArrivals and the -v log.
+// the user navigates; every message is stored and listed, Update and View
+// never call the store themselves (IO waits on the disk, not the CPU, and
+// would stall the screen on any machine), and no Update+View cycle
+// stalls. The time bounds are generous, because a virtual machine's
+// stolen time counts as the thread's own CPU and a loaded 2-core machine
+// must not flake them; the target (100 ms) and the real figures are in
+// BenchmarkLoadIdleArrivals (BENCHMARKS.md) and the -v log.
 func TestLoadIdleArrivals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
@@ -424,14 +497,11 @@ func TestLoadIdleArrivals(t *testing.T) {
 			if res.stored != loadTotal {
 				t.Errorf("store holds %d threads, want %d", res.stored, loadTotal)
 			}
-			// The CPU a cycle uses is the model's work, whatever else
-			// runs on the machine: it meets the 100 ms target. Its
-			// duration also counts blocking (IO in Update would show
-			// here); time spent waiting for a CPU is left out, and the
-			// bound is generous because other goroutines of this
-			// process, and other processes, still delay the thread.
-			if res.cpu > 100*time.Millisecond {
-				t.Errorf("a cycle used %v of CPU, want ≤ 100 ms", res.cpu)
+			if res.inCycle != "" {
+				t.Errorf("Update or View called the store (%s) instead of returning a command", res.inCycle)
+			}
+			if res.cpu > time.Second {
+				t.Errorf("a cycle used %v of CPU, want ≤ 1 s (target 100 ms)", res.cpu)
 			}
 			if res.own > 2*time.Second {
 				t.Errorf("slowest Update+View took %v without CPU waits (%s), want ≤ 2 s (target 100 ms)", res.own, res.slowestOwn)
