@@ -148,7 +148,13 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		// "Open CV_candidate.exe in the archive": the reader is told to
 		// run a program (a vendor's release notes name installers too,
 		// so alone it is not enough).
-		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("tells you to open a program (%q)", program), Message: an.latest, Value: program, Weight: 2})
+		why, w := "tells you to open a program (%q)", 2.0
+		if _, locked := containsAnyOf(strings.ToLower(an.latestOwn), lockedWords); locked && !an.internal && !an.familiar {
+			// … from an archive a stranger locked with a password, which
+			// keeps the mail scanners out: the malware's delivery.
+			why, w = "tells you to open a program from a password-locked archive (%q)", 3.5
+		}
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf(why, program), Message: an.latest, Value: program, Weight: w})
 	}
 }
 

@@ -162,7 +162,7 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 	ownRun := an.latest >= 0 && (ownBranch(subject, an.firstName) || ciActivity(msgs[an.latest]) && productionRun(subject))
 	// ownerCopied: your own organisation's automated notice to a team,
 	// with you in Cc (a monitor copying the owner of what it watches).
-	ownerCopied := an.internal && an.ccOnly && (an.automated || an.bulk)
+	ownerCopied := an.internal && (an.ccOnly || an.teamAddressed) && (an.automated || an.bulk)
 	recruiter := ""
 	if !phishing && !spam {
 		recruiter = recruiterPitch(msgs, an)

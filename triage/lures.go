@@ -509,3 +509,42 @@ func fakeShareLure(an *analysis, m *model.Message, add func(Signal)) {
 	}
 	add(Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a share notice in %s's name from another domain", an.spoofedBrand), Message: an.latest, Value: an.spoofedBrand, Weight: 1.5})
 }
+
+// idDocWords name a copy of an identity document (lower case); the
+// short "dni" and "rib" are matched with the words around them.
+var idDocWords = []string{"passport", "pasaporte", "passeport", "reisepass", "personalausweis", "ausweiskopie",
+	"driving licence", "driving license", "driver's license", "drivers license", "identity card", "id card",
+	"carte d'identité", "pièce d'identité", "documento de identidad", " dni ", "tu dni", "su dni", "del dni",
+	"パスポート", "運転免許証", "マイナンバーカード", "身分証"}
+
+// idCompanionWords are what identity theft asks beside the document: an
+// identity number, a bank account or card, a selfie holding the
+// document, a fee for the check (lower case).
+var idCompanionWords = []string{"national insurance number", "social security number", "sécurité sociale", "seguridad social",
+	"sozialversicherungsnummer", "steuer-id", "steueridentifikationsnummer", "iban", " rib ", "\nrib ", "bank account", "bank card",
+	"card details", "cuenta bancaria", "compte bancaire", "bankverbindung", "kontonummer", "selfie", "verification fee",
+	"マイナンバー", "口座番号", "キャッシュカード"}
+
+// identityLure flags a stranger asking for a copy of an identity
+// document together with an identity number, a bank account, a selfie
+// with the document or a fee: the identity theft of fake job offers,
+// fake screenings and fake visa portals. An employer's onboarding asks
+// the same through its own people and portals, so a colleague's mail,
+// a correspondent's, list mail and a windfall's (a lottery scam's,
+// spam) are not judged.
+func identityLure(an *analysis, add func(Signal)) {
+	if an.internal || an.list || an.familiar || an.conversation || an.windfall {
+		return
+	}
+	low := strings.ToLower(an.latestOwn)
+	doc, ok := containsAnyOf(low, idDocWords)
+	if !ok {
+		return
+	}
+	if _, ok := containsAnyOf(low, idCompanionWords); !ok {
+		return
+	}
+	doc = strings.TrimSpace(doc)
+	add(Signal{Kind: SigCredentialRequest, Reason: fmt.Sprintf("a stranger asks for a copy of your identity document (%q) with an identity number, bank details or a fee", doc),
+		Message: an.latest, Value: doc, Weight: 3.5})
+}

@@ -131,6 +131,8 @@ var phraseLists = [numPhraseKinds][]string{
 		// an employee's pay to a new account (payroll diversion)
 		"update my bank details", "change my bank details", "my new bank details", "my new account details",
 		"update my direct deposit", "change my direct deposit",
+		"mi nueva cuenta", "cambiado de banco", "cambié de banco", "mon nouveau compte", "changé de banque", "ma nouvelle banque",
+		"mein neues konto", "meine neue bankverbindung", "bank gewechselt",
 		"nouvelles coordonnées bancaires", "changement de coordonnées bancaires", "coordonnées bancaires ont changé",
 		"nouveau rib", "sur notre nouveau compte", "vers notre nouveau compte", "sur le nouveau compte",
 		"nuevos datos bancarios", "cambio de datos bancarios", "datos bancarios han cambiado", "nueva cuenta bancaria",

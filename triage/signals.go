@@ -545,6 +545,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		a.consentLure(an, msgs[an.latest], add)
 		codeRunLure(an, msgs[an.latest], add)
 		fakeShareLure(an, msgs[an.latest], add)
+		identityLure(an, add)
 	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
@@ -577,9 +578,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		default:
 			// To a team's address of the principal's own organisation
 			// (platform-oncall@; not a person's first.last@), not through
-			// a list: the alias the principal received it through.
-			if !isListMail(m) && pDomain != "" {
-				pReg := a.regDomain(pDomain)
+			// a list: the alias the principal received it through. (Also
+			// the organisation's own monitor posting to a team list of
+			// the organisation's: the list is the team's alias.)
+			pReg := a.regDomain(pDomain)
+			if pDomain != "" && (!isListMail(m) || an.internal && autoSubmitted(m) && a.listOwnedBy(m, pReg)) {
 				for _, t := range m.To {
 					local, d, _ := strings.Cut(t.Email, "@")
 					if d != "" && !strings.Contains(local, ".") && a.regDomain(d) == pReg {

@@ -956,7 +956,9 @@ func withinADay(due string, sent time.Time) bool {
 // paymentWords name a payment (lower-case substrings, five languages).
 var paymentWords = []string{"pay", "invoice", "remittance", "transfer", "iban", "zahl", "rechnung", "überweis",
 	"paiement", "payer", "régler", "facture", "virement", "pago", "pagar", "factura", "transferencia",
-	"支払", "振込", "振り込", "請求"}
+	"支払", "振込", "振り込", "請求",
+	// pay as salary: the payroll diversion's payment
+	"salary", "salaire", "gehalt", "nómina", "nomina", "sueldo", "給与"}
 
 // mentionsPayment reports whether subject or text speaks of a payment.
 func mentionsPayment(subject, text string) bool {

@@ -496,6 +496,13 @@ var brands = []struct {
 	{"datev", []string{"datev.de", "datev.com"}},
 	{"payfit", []string{"payfit.com", "payfit.fr"}},
 	{"moncompteformation", []string{"moncompteformation.gouv.fr", "caissedesdepots.fr"}},
+	{"moneyforward", []string{"moneyforward.com"}},
+	{"smarthr", []string{"smarthr.jp", "smarthr.co.jp"}},
+	{"bizreach", []string{"bizreach.jp", "bizreach.co.jp"}},
+	{"factorialhr", []string{"factorialhr.com", "factorialhr.es", "factorialhr.fr", "factorialhr.de"}},
+	{"rippling", []string{"rippling.com"}},
+	{"hibob", []string{"hibob.com"}},
+	{"sterlingcheck", []string{"sterlingcheck.com"}},
 	// file transfer and signing services, certificate authorities
 	{"wetransfer", []string{"wetransfer.com", "we.tl"}},
 	{"box", []string{"box.com", "boxcdn.net", "box.net"}},
@@ -713,6 +720,13 @@ func lookalike(host, principalDomain string) (imitated string, ok bool) {
 			// hyphenated name: slack-signin-alerts.com.
 			if hyphenPart(label, brand) {
 				return real[0], true
+			}
+			for _, r := range real {
+				// (or its own longer domain's name as such a word:
+				// concursolutions-mail.com)
+				if rl, _, _ := strings.Cut(r, "."); len(rl) > len(brand) && strings.HasPrefix(rl, brand) && hyphenPart(label, rl) {
+					return r, true
+				}
 			}
 			continue
 		}

@@ -1,0 +1,126 @@
+package triage
+
+import (
+	"strings"
+	"testing"
+
+	"mailsift/model"
+)
+
+// A stranger asking for a copy of an identity document together with an
+// identity number, a bank account, a selfie or a fee is identity theft:
+// phishing, in each language. A colleague's onboarding mail asking the
+// same, a document alone, and a lottery scam's ask (spam) are not.
+func TestIdentityTheftAsk(t *testing.T) {
+	stranger := model.Address{Name: "Onboarding Team", Email: "onboarding@meridian-careers.net"}
+	for _, tt := range []struct {
+		from model.Address
+		text string
+		want bool
+	}{
+		{stranger, "Hi Alex,\n\nto finalise your contract please upload a scan of your passport and your social security number at https://meridian-careers.net/start today.\n\nRegards", true},
+		{stranger, "Hola Alex:\n\nsube una foto de tu DNI por ambas caras y un selfie sosteniéndolo en https://meridian-careers.net/alta para completar tu alta.\n\nSaludos", true},
+		{stranger, "Bonjour,\n\nmerci de nous transmettre une copie de votre pièce d'identité et votre RIB via https://meridian-careers.net/dossier avant vendredi.\n\nCordialement", true},
+		{stranger, "Guten Tag,\n\nbitte laden Sie eine Kopie Ihres Reisepasses hoch und bezahlen Sie die verification fee von 40 EUR: https://meridian-careers.net/check\n\nMit freundlichen Grüßen", true},
+		{stranger, "Hi Alex,\n\nplease bring your passport to the visitor desk on Thursday; the building needs it for your badge.\n\nThanks", false},
+		{model.Address{Name: "Priya Shah", Email: "priya.shah@northwind.example"},
+			"Hi Alex,\n\nfor your new starter's first day, please remind them to bring their passport and the bank account details for payroll.\n\nThanks, Priya", false},
+	} {
+		m := &model.Message{MessageID: "id@x", From: tt.from, To: []model.Address{demoPrincipal}, Subject: "Next step", Text: tt.text, HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.want {
+			t.Errorf("%.40q from %s: phishing %v, want %v; signals %v", tt.text, tt.from.Email, o.Result.IsPhishing, tt.want, o.Signals)
+		}
+	}
+	lottery := "Congratulations! You have won 850,000 EUR in the international email lottery. To claim your prize send a copy of your passport and your bank account number."
+	if signalOf(model.Address{Email: "claims@lotto-intl.example"}, "Winner notification", lottery, SigCredentialRequest) &&
+		Deterministic([]*model.Message{{MessageID: "l@x", From: model.Address{Email: "claims@lotto-intl.example"}, To: []model.Address{demoPrincipal},
+			Subject: "Winner notification", Text: lottery, HasBody: true}}, demoPrincipal).Result.IsPhishing {
+		t.Errorf("a lottery scam's identity ask is phishing, want spam only")
+	}
+}
+
+// Your own organisation's monitor sending a failure or a firing alert to a
+// team's address, or to the team's own list of your organisation, is the
+// team's live problem: urgent in production, without the reader in Cc.
+// A list of another domain's, and a report that all is well, are not.
+func TestOrgMonitorToTeam(t *testing.T) {
+	team := model.Address{Email: "platform-reliability@northwind.example"}
+	bulk := map[string][]string{"Auto-Submitted": {"auto-generated"}, "Precedence": {"bulk"}}
+	list := func(id string) map[string][]string {
+		return map[string][]string{"Auto-Submitted": {"auto-generated"}, "Precedence": {"bulk"}, "List-Id": {"Alerts <" + id + ">"}}
+	}
+	for _, tt := range []struct {
+		subject string
+		hdr     map[string][]string
+		want    string
+	}{
+		{"[FAILED] payments-db-prod nightly snapshot - 2nd consecutive failure", bulk, "urgent"},
+		{"[FIRING:1] CertificateRenewalFailing api.northwind.example (prod critical)", list("platform-alerts.northwind.example"), "urgent"},
+		{"[FIRING:1] CertificateRenewalFailing api.northwind.example (prod critical)", list("alerts.monitoring-vendor.example"), "low priority"},
+		{"Weekly backup report: all 41 jobs succeeded", bulk, "low priority"},
+	} {
+		m := &model.Message{MessageID: "mon@x", From: model.Address{Name: "Monitor", Email: "monitor@northwind.example"},
+			To: []model.Address{team}, Subject: tt.subject, Text: "Job: see subject\nRunbook: https://wiki.northwind.example/rb", HasBody: true, Headers: tt.hdr}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != tt.want {
+			t.Errorf("%q (%v): %s, want %s; signals %v", tt.subject, tt.hdr["List-Id"], o.Result.Category, tt.want, o.Signals)
+		}
+	}
+}
+
+// A brand named by a common word is also imitated by its own longer
+// domain's name as a word of a hyphenated domain.
+func TestWordBrandLongDomainLookalike(t *testing.T) {
+	for host, want := range map[string]bool{
+		"concursolutions-mail.com": true, "concursolutions.com": false, "concursolutionsgroup.com": false,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+// An employee telling of their own new bank account or bank, in Spanish,
+// French and German, asks for the payroll diversion.
+func TestFirstPersonBankChange(t *testing.T) {
+	for _, text := range []string{
+		"He cambiado de banco y necesito que la nómina se ingrese en mi nueva cuenta.",
+		"J'ai changé de banque, merci de verser mon salaire sur mon nouveau compte.",
+		"Ich habe die Bank gewechselt, bitte überweist das Gehalt auf mein neues Konto.",
+	} {
+		if !signalOf(model.Address{Email: "d.navarro.home@gmail.com"}, "Nómina", text, SigPaymentDiversion) {
+			t.Errorf("%q: no payment diversion", text)
+		}
+	}
+}
+
+// A stranger telling you to open a program from an archive locked with a
+// password (which keeps mail scanners out) delivers malware: phishing.
+// The same program named without the locked archive is not enough.
+func TestProgramInLockedArchive(t *testing.T) {
+	from := model.Address{Name: "Ravi K", Email: "ravi.k.research@gmail.com"}
+	body := "Hello,\n\nI found a vulnerability in your login page. The report is here: https://files.quickshare.example/d/8812/report.zip\n%s\nOpen audit_tool.exe from the archive on a machine in your network to confirm it.\n\nRavi"
+	for _, tt := range []struct {
+		pw   string
+		want bool
+	}{{"Password: nw-9921", true}, {"", false}} {
+		m := &model.Message{MessageID: "rce@x", From: from, To: []model.Address{demoPrincipal}, Subject: "Vulnerability report",
+			Text: strings.Replace(body, "%s", tt.pw, 1), HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.want {
+			t.Errorf("password %q: phishing %v, want %v; signals %v", tt.pw, o.Result.IsPhishing, tt.want, o.Signals)
+		}
+	}
+}
+
+// Payroll, HR and recruiting services employees sign in to are brands: a
+// hyphenated domain with their name imitates them; their own do not.
+func TestHRServiceBrands(t *testing.T) {
+	for host, want := range map[string]bool{
+		"moneyforward-nenmatsu.net": true, "bizreach-premium-scout.com": true, "factorialhr-nominas.com": true,
+		"smarthr-login.jp": true, "rippling-payroll.com": true, "sterlingcheck-verify.com": true,
+		"moneyforward.com": false, "smarthr.jp": false, "factorialhr.es": false, "bizreach.jp": false,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}
