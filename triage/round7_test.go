@@ -124,3 +124,30 @@ func TestHRServiceBrands(t *testing.T) {
 		}
 	}
 }
+
+// A tracker's notice naming the reader as the assignee ("Assignee: Alex
+// Morgan") gives them the issue, and so does an earlier notice of the
+// same thread: a later comment on it is not background. The same notices
+// for a colleague's issue are.
+func TestTrackerAssignee(t *testing.T) {
+	jira := model.Address{Name: "Marco Rossi (Jira)", Email: "jira@northwind.atlassian.net"}
+	auto := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	notice := func(id, text string) *model.Message {
+		return &model.Message{MessageID: id, From: jira, To: []model.Address{demoPrincipal}, Subject: "[JIRA] (SUP-77) Export job times out for large tenants",
+			Text: text + "\n\nView issue: https://northwind.atlassian.net/browse/SUP-77\n\nThis message was sent by Atlassian Jira.", HasBody: true, Headers: auto}
+	}
+	comment := notice("c@x", "Marco Rossi commented on SUP-77\n\nMarco Rossi:\nThe customer confirmed the export of 2.1 GB fails after 30 minutes.")
+	comment.InReplyTo = []string{"a@x"}
+	for _, tt := range []struct {
+		assignee string
+		want     bool
+	}{{"Alex Morgan", true}, {"Priya Shah", false}} {
+		first := notice("a@x", "Marco Rossi created SUP-77\n\nKey: SUP-77\nPriority: Medium\nAssignee: "+tt.assignee+"\nReporter: Marco Rossi")
+		for _, thread := range [][]*model.Message{{first}, {first, comment}} {
+			o := Deterministic(thread, demoPrincipal)
+			if got := o.Result.Category != "low priority"; got != tt.want {
+				t.Errorf("assignee %s, %d message(s): %s; signals %v", tt.assignee, len(thread), o.Result.Category, o.Signals)
+			}
+		}
+	}
+}

@@ -547,6 +547,22 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		fakeShareLure(an, msgs[an.latest], add)
 		identityLure(an, add)
 	}
+	if an.latest > 0 && !an.taskNamed && (an.automated || an.notifier) {
+		// A tracker's later notice (a comment) on an issue an earlier
+		// notice of the same tracker assigned to the reader: the issue is
+		// still theirs.
+		from := msgs[an.latest].From.Email
+		for _, m := range msgs[max(0, an.latest-MaxAnalyzedMessages):an.latest] {
+			if m.From.Email != from {
+				continue
+			}
+			if body := m.Body(); assignedToYou(strings.ToLower(body)) || namedInField(body, an.firstName, assigneeFields) {
+				an.taskNamed = true
+				add(Signal{Kind: SigRequest, Reason: "an earlier notice of this thread assigned it to you", Message: an.latest})
+				break
+			}
+		}
+	}
 	if an.latest >= 0 && !an.taskNamed && an.questions > 0 && (an.automated || an.notifier) && namesAny(msgs[an.latest].Subject, mentionWords) {
 		// A tool relaying a mention of the reader with a question in it:
 		// a colleague's ask put to them by name (a mention in notes that

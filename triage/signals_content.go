@@ -593,7 +593,7 @@ func (a *Analyzer) sentenceSignals(an *analysis, i int, m *model.Message, own st
 		// wherever the message says so (asked only where it matters: of
 		// automated mail, whose other asks are instructions).
 		_, an.taskNamed = containsAnyOf(low, yoursToDo)
-		an.taskNamed = an.taskNamed || assignedToYou(low)
+		an.taskNamed = an.taskNamed || assignedToYou(low) || namedInField(own, an.firstName, assigneeFields)
 	}
 	a.subjectSignals(an, i, m, own, sender, add)
 	if an.questions > 0 {

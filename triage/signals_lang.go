@@ -797,16 +797,27 @@ func serviceChangeNotice(subject string) bool {
 // (which may be upper or lower case: "Reporter:", "reporter:").
 var reporterFields = []string{"eporter:", "elder:", "utor:", "apporteur :", "apporteur:", "nformador:", "報告者:", "報告者："}
 
+// assigneeFields label the assignee of an issue or a ticket the same way
+// ("Assignee:", "Assigned to:", "Zugewiesen an:", "Assigné à :",
+// "Asignado a:", "担当者:").
+var assigneeFields = []string{"ssignee:", "ssigned to:", "ugewiesen an:", "ssigné à :", "ssigné à:", "signado a:", "担当者:", "担当者："}
+
 // reportedBy reports whether own, a tracker's notification, names the
 // reader (name, their first name) as the issue's reporter ("Reporter:
 // Alex Morgan"). It reads own only where a field's name stands, without
 // lowering the whole text (it is asked of every bulk message).
 func reportedBy(own, name string) bool {
+	return namedInField(own, name, reporterFields)
+}
+
+// namedInField reports whether one of fields in own is followed by name
+// as a whole word ("Assignee: Alex Morgan" for "Alex").
+func namedInField(own, name string, fields []string) bool {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return false
 	}
-	for _, f := range reporterFields {
+	for _, f := range fields {
 		for rest := own; ; {
 			i := strings.Index(rest, f)
 			if i < 0 {
