@@ -185,6 +185,12 @@ func (a *Analyzer) deterministic(msgs []*model.Message, principal model.Address,
 		// A service saying something of the reader's runs out within
 		// hours ("certificate expires in 17h 40m") needs them today.
 		r.Category = contract.CategoryUrgent
+	case an.addressed && !an.bulk && travelCancelled(subject) && (an.subjectSoon || namesSendDay(subject, msgs[an.latest].Date) ||
+		namesSendDay(subject, msgs[an.latest].Date.AddDate(0, 0, 1))):
+		// The reader's own flight or train of today or tomorrow was
+		// cancelled ("your flight BA478 on 25 November has been
+		// cancelled", sent on the 24th): the rebooking cannot wait.
+		r.Category = contract.CategoryUrgent
 	case (an.automated || an.notifier || monitorAddress(msgs[an.latest].From.Email) && !isListMail(msgs[an.latest])) &&
 		(an.addressed || an.teamAddressed || an.ccOnly) && (alertNotice(subject) || stillAlerting(msgs, an.latest)) &&
 		!(an.bulk && statusNotice(subject) && !monitorTriggered(subject)):

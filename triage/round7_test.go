@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"mailsift/model"
 )
@@ -148,6 +149,28 @@ func TestTrackerAssignee(t *testing.T) {
 			if got := o.Result.Category != "low priority"; got != tt.want {
 				t.Errorf("assignee %s, %d message(s): %s; signals %v", tt.assignee, len(thread), o.Result.Category, o.Signals)
 			}
+		}
+	}
+}
+
+// The reader's own flight or train of today or tomorrow, cancelled, is
+// urgent; one of next week, and a training session cancelled tomorrow,
+// are not.
+func TestOwnTravelCancelled(t *testing.T) {
+	sent := time.Date(2026, 11, 24, 7, 0, 0, 0, time.UTC)
+	for subject, want := range map[string]bool{
+		"Your flight BA478 on 25 November has been cancelled": true,
+		"Ihr Zug ICE 597 am 24.11. fällt aus":                 true,
+		"Your flight BA478 on 3 December has been cancelled":  false,
+		"Training session on 25 November cancelled":           false,
+		"Votre vol AF1234 du 25 nov a été annulé":             true,
+	} {
+		m := &model.Message{MessageID: "tr@x", From: model.Address{Name: "Airline", Email: "service@mail.airline-example.com"}, To: []model.Address{demoPrincipal},
+			Subject: subject, Date: sent, Text: "We are sorry. You can rebook or request a refund in Manage My Booking.", HasBody: true,
+			Headers: map[string][]string{"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=mail.airline-example.com; dkim=pass header.d=airline-example.com; dmarc=pass header.from=airline-example.com"}}}
+		if got := Deterministic([]*model.Message{m}, demoPrincipal).Result.Category == "urgent"; got != want {
+			o := Deterministic([]*model.Message{m}, demoPrincipal)
+			t.Errorf("%q: urgent %v, want %v; %s %v", subject, got, want, o.Result.Category, o.Signals)
 		}
 	}
 }

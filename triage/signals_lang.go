@@ -511,6 +511,23 @@ func failureNotice(subject string) bool {
 	return failed && !resolved && !plannedWork(subject) && !lookedBack(subject)
 }
 
+// travelWords name a flight or a train; cancelledWords say it does not
+// run (lower case, five languages).
+var (
+	travelWords    = []string{"flight", "flug", "vol ", "vuelo", "train ", "zug ", "tren ", "列車", "新幹線"}
+	cancelledWords = []string{"cancelled", "canceled", "cancellation", "annulliert", "gestrichen", "fällt aus", "annulé", "supprimé",
+		"cancelado", "cancelación", "欠航", "運休"}
+)
+
+// travelCancelled reports whether subject says a flight or a train was
+// cancelled.
+func travelCancelled(subject string) bool {
+	low := strings.ToLower(subject)
+	_, travel := containsAnyOf(low, travelWords)
+	_, cancelled := containsAnyOf(low, cancelledWords)
+	return travel && cancelled
+}
+
 // digestWords in an automated message's subject say it gathers updates
 // for reading later (lower-case substrings).
 var digestWords = []string{"digest", "daily summary", "weekly summary", "daily update", "weekly update", "activity summary",
