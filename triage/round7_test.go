@@ -174,3 +174,20 @@ func TestOwnTravelCancelled(t *testing.T) {
 		}
 	}
 }
+
+// A subject saying the reader's vote is missing, and a Spanish "we need
+// each of you to confirm", ask the reader.
+func TestVoteMissingAndSpanishNeed(t *testing.T) {
+	auto := map[string][]string{"Auto-Submitted": {"auto-generated"}}
+	vote := &model.Message{MessageID: "v@x", From: model.Address{Name: "rfc-bot", Email: "rfc-bot@northwind.example"}, To: []model.Address{demoPrincipal},
+		Subject: "RFC-0077 \"Split the billing service\": comment period ends Fri 27 Nov - your vote is missing",
+		Text:    "Required approvers:\n  [x] tom.becker approve\n  [ ] alex.morgan (no vote)\n\nVote: https://rfc.northwind.example/0077", HasBody: true, Headers: auto}
+	dinner := &model.Message{MessageID: "d@x", From: model.Address{Name: "Lucía Fernández", Email: "lucia@congreso-ejemplo.es"},
+		To: []model.Address{{Name: "Ponentes", Email: "ponentes@congreso-ejemplo.es"}, demoPrincipal}, Subject: "Cena de ponentes - viernes 27",
+		Text: "Hola a todos:\n\nPara hacer la reserva necesitamos que cada uno nos confirme antes del miércoles si asistirá.\n\nUn abrazo,\nLucía", HasBody: true}
+	for _, m := range []*model.Message{vote, dinner} {
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.Category != "actionable" {
+			t.Errorf("%q: %s, want actionable; signals %v", m.Subject, o.Result.Category, o.Signals)
+		}
+	}
+}

@@ -77,7 +77,7 @@ var foreignRequests = []string{
 	"nous aurions besoin", "j'aurais besoin", "j’aurais besoin", "nous conviendrait", "me conviendrait",
 	"ce serait parfait", "serait idéal", "wäre ideal", "wäre super", "wäre toll", "bräuchten wir", "wir bräuchten",
 	"ich bräuchte", "bräuchte ich", "me gustaría pedirte", "me gustaría pedirle", "te agradecería", "sería ideal",
-	"necesitaríamos", "nos vendría bien",
+	"necesitaríamos", "nos vendría bien", "necesitamos que", "nos confirme", "nos confirméis", "nos confirmes",
 	// an ask as a condition of what the writer will do: "si me las pasas
 	// el lunes, me da tiempo", "si je peux l'avoir d'ici le 2, c'est
 	// parfait"
@@ -480,6 +480,9 @@ var subjectAsks = []string{
 	"your input", "your sign-off", "needs you", "need you", "entscheidung nötig", "entscheidung erforderlich", "warten auf dich", "warten auf sie",
 	"décision requise", "décision nécessaire", "vous attendent", "t'attendent", "decisión necesaria", "te esperan",
 	"le esperan", "あなたの判断",
+	// the reader's vote or answer is missing: "RFC-0042 … your vote is
+	// missing"
+	"your vote", "deine stimme", "ihre stimme", "votre vote", "ton vote", "tu voto", "su voto", "is missing", "still missing",
 	// a tool relays someone's ask of the reader: "Tariq asked you for
 	// feedback", "Jonas requested your review"
 	"asked you for", "asked you to", "requested your", "requests your", "is requesting your", "hat dich um", "hat sie um",
