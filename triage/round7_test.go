@@ -191,3 +191,16 @@ func TestVoteMissingAndSpanishNeed(t *testing.T) {
 		}
 	}
 }
+
+// Marketplaces, shop builders, business banks and postage services of
+// online sellers are brands.
+func TestSellerServiceBrands(t *testing.T) {
+	for host, want := range map[string]bool{
+		"etsy-sellercentre-review.com": true, "pirateship-labels.com": true, "qonto-espace-pro.com": true, "creema-seller-support.com": true,
+		"squarespace-billing.net": true, "etsy.com": false, "qonto.com": false, "pirateship.com": false,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}

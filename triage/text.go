@@ -548,6 +548,14 @@ var brands = []struct {
 	{"softbank", []string{"softbank.jp", "softbank.co.jp"}},
 	{"aliexpress", []string{"aliexpress.com"}},
 	{"shopify", []string{"shopify.com"}},
+	// online shops' marketplaces, shop builders, payments and postage
+	{"etsy", []string{"etsy.com", "etsystatic.com"}},
+	{"squarespace", []string{"squarespace.com"}},
+	{"bigcommerce", []string{"bigcommerce.com"}},
+	{"pirateship", []string{"pirateship.com"}},
+	{"creema", []string{"creema.jp"}},
+	{"qonto", []string{"qonto.com", "qonto.eu"}},
+	{"sumup", []string{"sumup.com", "sumup.de", "sumup.fr", "sumup.es"}},
 	{"zalando", []string{"zalando.de", "zalando.fr", "zalando.es", "zalando.com"}},
 	{"rundfunkbeitrag", []string{"rundfunkbeitrag.de"}},
 	// recruiting platforms fake recruiters write in the name of
