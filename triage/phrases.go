@@ -147,6 +147,11 @@ var phraseLists = [numPhraseKinds][]string{
 		"compte provisoire", "compte temporaire", "compte alternatif", "notre compte habituel",
 		"mise à jour de nos coordonnées bancaires", "actualización de datos bancarios", "actualización de nuestros datos bancarios",
 		"nuestra cuenta habitual", "cuenta provisional", "cuenta alternativa",
+		"temporalmente inoperativa", "cuenta ha quedado bloqueada", "a la siguiente cuenta", "temporarily unavailable for incoming",
+		"vorübergehend gesperrt", "auf folgendes konto", "temporairement indisponible", "sur le compte suivant",
+		// an employee's salary to a new bank, in other words
+		"to a new bank", "switched my salary", "switched banks", "changed my bank", "change to my bank details", "changes to my bank details",
+		"my bank details have changed",
 	},
 	pkUrgency: {
 		"urgent", "urgently", "immediately", "asap", "as soon as possible", "right away", "right now", "act now",

@@ -204,3 +204,18 @@ func TestSellerServiceBrands(t *testing.T) {
 		}
 	}
 }
+
+// More of the diversion's wordings: the usual account said to be out of
+// order with payment asked to "the following account", and an
+// employee's salary moved to a new bank.
+func TestMoreDiversionWordings(t *testing.T) {
+	for _, text := range []string{
+		"La cuenta que tienen registrada ha quedado temporalmente inoperativa; les rogamos que emitan el pago a la siguiente cuenta: IBAN BE38 9670 1289 4410.",
+		"Unser Konto ist vorübergehend gesperrt, bitte überweisen Sie die Rechnung auf folgendes Konto: DE12 5001 0517 0648 4898 90.",
+		"I've switched my salary account to a new bank, could you update my details before the payroll is run? Sort code 04-00-04.",
+	} {
+		if !signalOf(model.Address{Email: "admin@carrier-example.com"}, "Payment", text, SigPaymentDiversion) {
+			t.Errorf("%q: no payment diversion", text)
+		}
+	}
+}
