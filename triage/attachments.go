@@ -144,6 +144,11 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("a link downloads a file that runs when opened (%q)", an.fileLink), Message: an.latest, Value: an.fileLink, Weight: 3.5})
 		return
 	}
+	if name := lockedArchive(an, m); name != "" {
+		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("an archive locked with the password given beside it (%q): the lock keeps mail scanners out", name),
+			Message: an.latest, Value: name, Weight: 3.5})
+		return
+	}
 	if program != "" {
 		// "Open CV_candidate.exe in the archive": the reader is told to
 		// run a program (a vendor's release notes name installers too,
@@ -179,6 +184,50 @@ func runsFromLink(u string) string {
 	name := path.Base(p[slash:])
 	if runsWhenOpened[strings.ToLower(path.Ext(name))] && !strings.EqualFold(path.Ext(name), ".com") {
 		return name
+	}
+	return ""
+}
+
+// archiveTypes are the archive formats that take a password.
+var archiveTypes = []string{".zip", ".rar", ".7z"}
+
+// separatelyWords say a password travels in another message (lower
+// case): the practice of businesses that lock archives, unlike the
+// password printed beside the archive, which only locks out scanners.
+var separatelyWords = []string{"separately", "separate email", "separate e-mail", "separate message", "getrennt", "gesondert",
+	"séparément", "par un autre", "por separado", "en otro correo", "別途", "別メール"}
+
+// lockedArchive returns the name of an archive the latest message
+// attaches, links or names when its author's own text also gives the
+// archive's password, from a stranger ("" otherwise).
+func lockedArchive(an *analysis, m *model.Message) string {
+	if an.internal || an.familiar || an.conversation {
+		return ""
+	}
+	low := strings.ToLower(an.latestOwn)
+	if _, locked := containsAnyOf(low, lockedWords); !locked {
+		return ""
+	}
+	if _, apart := containsAnyOf(low, separatelyWords); apart {
+		return ""
+	}
+	for _, at := range m.Attachments {
+		if slices.Contains(archiveTypes, path.Ext(strings.ToLower(at.Filename))) {
+			return at.Filename
+		}
+	}
+	for _, t := range archiveTypes {
+		for off := 0; ; {
+			i := strings.Index(low[off:], t)
+			if i < 0 {
+				break
+			}
+			end := off + i + len(t)
+			if i+off > 0 && isAlnumByte(low[off+i-1]) && (end == len(low) || !isAlnumByte(low[end])) {
+				return an.latestOwn[nameStart(an.latestOwn, off+i):end]
+			}
+			off = end
+		}
 	}
 	return ""
 }

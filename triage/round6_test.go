@@ -492,10 +492,5 @@ func TestFeedbackRequestedSubject(t *testing.T) {
 // and text carries a signal of kind.
 func signalOf(from model.Address, subject, text string, kind SignalKind) bool {
 	m := &model.Message{MessageID: "s@x", From: from, To: []model.Address{demoPrincipal}, Subject: subject, Text: text, HasBody: true}
-	for _, s := range Signals([]*model.Message{m}, demoPrincipal) {
-		if s.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return hasSignal(Signals([]*model.Message{m}, demoPrincipal), kind)
 }

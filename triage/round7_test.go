@@ -219,3 +219,28 @@ func TestMoreDiversionWordings(t *testing.T) {
 		}
 	}
 }
+
+// An archive sent with its password beside it, by a stranger, is locked
+// only against mail scanners: phishing, linked, attached or named. A
+// password said to come separately (how businesses lock archives) is not.
+func TestArchiveWithItsPassword(t *testing.T) {
+	from := model.Address{Name: "Facturación Logística Norte", Email: "facturas@logistica-norte-ejemplo.es"}
+	for _, tt := range []struct {
+		text   string
+		attach string
+		want   bool
+	}{
+		{"Adjuntamos la factura pendiente. Descárguela aquí: https://logistica-norte-ejemplo.es/d/Factura_1187.zip\nContraseña del archivo: 1187", "", true},
+		{"Please find the invoice attached.\nThe password is 4412.", "Invoice_4412.zip", true},
+		{"Please find the invoice attached. The password follows in a separate email.", "Invoice_4412.zip", false},
+		{"Please find the invoice attached (Invoice_4412.zip).", "", false},
+	} {
+		m := &model.Message{MessageID: "z@x", From: from, To: []model.Address{demoPrincipal}, Subject: "Factura 1187", Text: tt.text, HasBody: true}
+		if tt.attach != "" {
+			m.Attachments = []model.Attachment{{Filename: tt.attach, ContentType: "application/zip"}}
+		}
+		if got := hasSignal(Signals([]*model.Message{m}, demoPrincipal), SigRiskyAttachment); got != tt.want {
+			t.Errorf("%.50q (attached %q): risky %v, want %v", tt.text, tt.attach, got, tt.want)
+		}
+	}
+}
