@@ -244,3 +244,16 @@ func TestArchiveWithItsPassword(t *testing.T) {
 		}
 	}
 }
+
+// Social-security and health-insurance bodies are imitated like tax
+// offices.
+func TestSocialSecurityBrands(t *testing.T) {
+	for host, want := range map[string]bool{
+		"urssaf-entreprises-contact.fr": true, "ameli-remboursement.com": true, "seg-social-tramites.com": true,
+		"urssaf.fr": false, "ameli.fr": false, "seg-social.es": false,
+	} {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
+		}
+	}
+}

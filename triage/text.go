@@ -397,6 +397,12 @@ var brands = []struct {
 	// tax offices, whose "refund pending" is a classic lure
 	{"agenciatributaria", []string{"agenciatributaria.es", "agenciatributaria.gob.es"}},
 	{"impots", []string{"impots.gouv.fr"}},
+	// social-security and health-insurance bodies, whose contributions
+	// and refunds are phished the same way
+	{"urssaf", []string{"urssaf.fr", "urssaf.org"}},
+	{"ameli", []string{"ameli.fr", "assurance-maladie.fr"}},
+	{"seg-social", []string{"seg-social.es", "seg-social.gob.es"}},
+	{"deutsche-rentenversicherung", []string{"deutsche-rentenversicherung.de"}},
 	{"hmrc", []string{"hmrc.gov.uk", "gov.uk"}},
 	{"elster", []string{"elster.de"}},
 	{"coinbase", []string{"coinbase.com"}},
