@@ -548,3 +548,34 @@ func identityLure(an *analysis, add func(Signal)) {
 	add(Signal{Kind: SigCredentialRequest, Reason: fmt.Sprintf("a stranger asks for a copy of your identity document (%q) with an identity number, bank details or a fee", doc),
 		Message: an.latest, Value: doc, Weight: 3.5})
 }
+
+// bankDetailWords introduce the bank details a payment is asked to (lower
+// case).
+var bankDetailWords = []string{"iban", "sort code", "account number", "account no", "bic:", "swift", "routing number",
+	"kontonummer", "numéro de compte", "número de cuenta", "口座番号"}
+
+// secretPaymentLure flags a stranger asking for discretion about a
+// payment to the bank details it gives ("the deposit is to be placed in
+// our escrow account … it must not be discussed with other members of
+// staff"): the move of CEO and lawyer fraud, which keeps the people who
+// would check the payment out of it.
+func secretPaymentLure(an *analysis, add func(Signal)) {
+	if an.internal || an.familiar || an.conversation || an.list {
+		return
+	}
+	secret := false
+	for _, s := range an.signals {
+		if s.Kind == SigSecrecy && s.Message == an.latest {
+			secret = true
+			break
+		}
+	}
+	if !secret {
+		return
+	}
+	w, ok := containsAnyOf(strings.ToLower(an.latestOwn), bankDetailWords)
+	if !ok {
+		return
+	}
+	add(Signal{Kind: SigPaymentDiversion, Reason: fmt.Sprintf("asks for discretion about a payment to the bank details it gives (%q)", w), Message: an.latest, Value: w, Weight: 3.5})
+}

@@ -257,3 +257,21 @@ func TestSocialSecurityBrands(t *testing.T) {
 		}
 	}
 }
+
+// A stranger asking for discretion about a payment to the bank details
+// it gives is CEO or lawyer fraud: phishing. The same payment asked
+// openly, and discretion asked without bank details, are not.
+func TestSecretPaymentToGivenAccount(t *testing.T) {
+	from := model.Address{Name: "Edward Lang", Email: "e.lang@lang-legal-example.com"}
+	pay := "The completion deposit of EUR 486,000.00 is to be placed in our escrow account before 15:00 today.\nIBAN: LU28 0019 4006 4475 0000\n"
+	secret := "This transaction is strictly confidential and must not be discussed with other members of staff until the announcement.\n"
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{{pay + secret, true}, {pay, false}, {"We are preparing the announcement of Project Heron.\n" + secret, false}} {
+		m := &model.Message{MessageID: "e@x", From: from, To: []model.Address{demoPrincipal}, Subject: "Project Heron", Text: "Dear Mr Morgan,\n\n" + tt.text + "\nYours sincerely,\nEdward Lang", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing != tt.want {
+			t.Errorf("%.60q: phishing %v, want %v; signals %v", tt.text, o.Result.IsPhishing, tt.want, o.Signals)
+		}
+	}
+}

@@ -546,6 +546,7 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		codeRunLure(an, msgs[an.latest], add)
 		fakeShareLure(an, msgs[an.latest], add)
 		identityLure(an, add)
+		secretPaymentLure(an, add)
 	}
 	if an.latest > 0 && !an.taskNamed && (an.automated || an.notifier) {
 		// A tracker's later notice (a comment) on an issue an earlier
