@@ -275,3 +275,19 @@ func TestSecretPaymentToGivenAccount(t *testing.T) {
 		}
 	}
 }
+
+// A link imitating a file-sharing service, in mail that is not the
+// service's, leads to the lure: phishing. The service's real link is not.
+func TestFileShareImitationLink(t *testing.T) {
+	from := model.Address{Name: "Marta Ibáñez", Email: "pedidos@tienda-ejemplo.es"}
+	for link, want := range map[string]bool{
+		"https://wetransfer-download.tienda-ejemplo-files.com/downloads/8a7c2e1f": true,
+		"https://we.tl/t-8a7c2e1f": false,
+	} {
+		m := &model.Message{MessageID: "w@x", From: from, To: []model.Address{demoPrincipal}, Subject: "Pedido mayorista",
+			Text: "Hola,\n\nle hemos enviado nuestro pedido por WeTransfer:\n" + link + "\n\nUn saludo,\nMarta", HasBody: true}
+		if got := hasSignal(Signals([]*model.Message{m}, demoPrincipal), SigNoticeLure); got != want {
+			t.Errorf("%s: lure %v, want %v", link, got, want)
+		}
+	}
+}

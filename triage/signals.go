@@ -344,8 +344,11 @@ type analysis struct {
 	lookalikeLink  bool
 	// lookalikeOf is the domain the first lookalike link on a host
 	// anyone can publish on imitates (see userContentHost).
-	lookalikeOf  string
-	linkToSender bool
+	lookalikeOf string
+	// shareImitated is the file-sharing service (see shareBrands) a
+	// lookalike link imitates ("" for none).
+	shareImitated string
+	linkToSender  bool
 	// corrLookalike: the latest sender's domain imitates a
 	// correspondent's (see correspondentLookalike).
 	corrLookalike bool
@@ -668,6 +671,13 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 		senderReg = a.regDomain(domainOf(msgs[an.latest].From.Email))
 	}
 	brandOwn := an.authAligned && realBrandDomain(senderReg) && !freeMail(senderReg)
+	if an.shareImitated != "" && !brandOwn && !an.internal && !an.list {
+		// A link imitating a file-sharing service's ("a quote sent
+		// through WeTransfer": wetransfer-download.shop-files.com) in mail
+		// that is not the service's: the download page is the lure.
+		an.signals = append(an.signals, Signal{Kind: SigNoticeLure, Reason: fmt.Sprintf("a link imitates the file-sharing service %s", an.shareImitated),
+			Message: an.latest, Value: an.shareImitated, Weight: 3.5})
+	}
 	if brandOwn && an.lookalikeOf != "" && sameBrand(an.lookalikeOf, senderReg) {
 		// A service's own notice relaying what a user wrote (an issue
 		// opened, a comment, a shared note) that links to an imitation of

@@ -313,6 +313,9 @@ func (a *Analyzer) domainSignals(an *analysis, host, what string, i int, pDomain
 		switch {
 		case what != senderWhat:
 			an.lookalikeLink = true
+			if b := firstLabel(imitated); an.shareImitated == "" && shareBrands[b] && i == an.latest {
+				an.shareImitated = b
+			}
 			if an.lookalikeOf == "" && userContentHost(host) {
 				an.lookalikeOf = imitated
 			}
