@@ -79,7 +79,8 @@ var phraseLists = [numPhraseKinds][]string{
 		"identität bestätigen", "bestätigen sie ihre identität", "verifizieren sie ihr konto", "aktualisieren sie ihre daten",
 		"sperrung ihres kontos",
 		// an account or a mailbox about to be switched off
-		"will be deactivated", "will be disabled", "wird deaktiviert", "werden deaktiviert", "sera désactivé", "sera désactivée",
+		"will be deactivated", "will be disabled", "will be suspended", "wird gesperrt", "werden gesperrt", "sera suspendu", "seront suspendus",
+		"será suspendida", "será suspendido", "serán suspendidos", "wird deaktiviert", "werden deaktiviert", "sera désactivé", "sera désactivée",
 		"será desactivada", "sera desactivada", "será desactivado", "sera desactivado",
 		// a mailbox said to be full or about to be closed, in the other
 		// languages ("mailbox is full", "mailbox quota" above)

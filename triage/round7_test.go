@@ -291,3 +291,18 @@ func TestFileShareImitationLink(t *testing.T) {
 		}
 	}
 }
+
+// "Will be suspended" threatens the account like "will be deactivated",
+// in each language.
+func TestSuspensionThreat(t *testing.T) {
+	for _, text := range []string{
+		"If payment is not received within 48 hours, your services will be suspended.",
+		"Ihr Konto wird gesperrt, falls keine Zahlung eingeht.",
+		"Sans paiement, votre compte sera suspendu.",
+		"Si no recibimos el pago, su cuenta será suspendida.",
+	} {
+		if !signalOf(model.Address{Email: "billing@cloud-example.com"}, "Payment declined", text, SigCredentialRequest) {
+			t.Errorf("%q: no credential request", text)
+		}
+	}
+}
