@@ -54,6 +54,8 @@ func TestAskByThen(t *testing.T) {
 		{"jonas@northwind.example", "Zahlen für das Meeting", "Hallo Alex,\n\ndas Meeting ist heute um 18 Uhr. Kannst du mir bis dahin die drei Zahlen schicken?", nil, false, "urgent"},
 		{"lea@northwind.example", "Chiffres pour le point", "Bonjour Alex,\n\nLe point est avancé à 18h aujourd'hui. Peux-tu m'envoyer les trois chiffres d'ici là ?", nil, false, "urgent"},
 		{"diego@northwind.example", "Cifras para la reunión", "Hola Alex:\n\nLa reunión es hoy a las 18:00. ¿Puedes enviarme las tres cifras antes de eso?", nil, false, "urgent"},
+		{"priya@northwind.example", "numbers for the check-in", "Hi Alex,\n\nRobert moved our check-in to 16:00 today. Could you send me beforehand the registrations to date?\n\nThanks", nil, false, "urgent"},
+		{"jonas@northwind.example", "Zahlen für das Meeting", "Hallo Alex,\n\ndas Meeting ist heute um 18 Uhr. Kannst du mir vorher die drei Zahlen schicken?", nil, false, "urgent"},
 		{"mark@northwind.example", "PO-88213 in your approval queue", "Hi Alex,\n\nPO-88213 has been waiting in your approval queue since Thursday. If you don't want it, reject it. Either is fine, I just need it decided before 17:00.", nil, false, "urgent"},
 		// another day
 		{"priya@northwind.example", "numbers for the check-in", "Hi Alex,\n\nMaggie moved our integration check-in to next Tuesday. Could you send me three numbers before then?\n\nThanks", nil, false, "actionable"},

@@ -1409,7 +1409,8 @@ func solicitationMark(counts [numPhraseKinds]int, first [numPhraseKinds]string) 
 // thenWords point back to a time named before ("before then", "bis
 // dahin"), lower case.
 var thenWords = []string{"before then", "by then", "until then", "bis dahin", "d'ici là", "d’ici là", "avant cela", "avant ça",
-	"para entonces", "antes de eso", "antes de esa hora", "それまでに"}
+	"para entonces", "antes de eso", "antes de esa hora", "それまでに",
+	"beforehand", "before that", "vorher", "zuvor", "au préalable", "auparavant", "de antemano", "con antelación", "事前に"}
 
 // namesOtherDay reports whether s names a day other than the one a
 // message was sent on (see otherDayRe): "avant mardi 19h" written on a
