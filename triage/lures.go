@@ -525,6 +525,9 @@ var idCompanionWords = []string{"national insurance number", "social security nu
 	"card details", "cuenta bancaria", "compte bancaire", "bankverbindung", "kontonummer", "selfie", "verification fee",
 	"マイナンバー", "口座番号", "キャッシュカード"}
 
+// loanWords offer a loan (lower case).
+var loanWords = []string{"loan", "kredit", "darlehen", "prêt ", "crédit", "préstamo", "crédito", "融資", "ローン"}
+
 // identityLure flags a stranger asking for a copy of an identity
 // document together with an identity number, a bank account, a selfie
 // with the document or a fee: the identity theft of fake job offers,
@@ -539,6 +542,11 @@ func identityLure(an *analysis, add func(Signal)) {
 	low := strings.ToLower(an.latestOwn)
 	doc, ok := containsAnyOf(low, idDocWords)
 	if !ok {
+		return
+	}
+	if _, loan := containsAnyOf(low, loanWords); loan {
+		// (a loan offer's ask for the same is the advance-fee scam, spam
+		// like a lottery's)
 		return
 	}
 	if _, ok := containsAnyOf(low, idCompanionWords); !ok {

@@ -306,3 +306,13 @@ func TestSuspensionThreat(t *testing.T) {
 		}
 	}
 }
+
+// A loan offer asking for an identity document and a bank account is the
+// advance-fee scam: spam, not phishing (as a lottery's is).
+func TestLoanScamIdentityAskIsSpam(t *testing.T) {
+	m := &model.Message{MessageID: "k@x", From: model.Address{Name: "Sofortkredit Service", Email: "info@sofortkredit-ejemplo.de"}, To: []model.Address{demoPrincipal},
+		Subject: "Ihr Kredit über 25.000 EUR ist genehmigt", Text: "Sehr geehrter Kunde,\n\nIhr Kredit ohne Schufa ist genehmigt. Senden Sie uns eine Kopie Ihres Personalausweises und Ihre Kontonummer für die Auszahlung.\n\nMit freundlichen Grüßen", HasBody: true}
+	if o := Deterministic([]*model.Message{m}, demoPrincipal); o.Result.IsPhishing {
+		t.Errorf("loan scam: phishing, want spam only; signals %v", o.Signals)
+	}
+}
