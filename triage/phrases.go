@@ -151,7 +151,7 @@ var phraseLists = [numPhraseKinds][]string{
 		"temporalmente inoperativa", "cuenta ha quedado bloqueada", "a la siguiente cuenta", "temporarily unavailable for incoming",
 		"vorübergehend gesperrt", "auf folgendes konto", "temporairement indisponible", "sur le compte suivant",
 		// an employee's salary to a new bank, in other words
-		"to a new bank", "switched my salary", "switched banks", "changed my bank", "change to my bank details", "changes to my bank details",
+		"my salary account", "switched my salary", "switched banks", "changed my bank", "change to my bank details", "changes to my bank details",
 		"my bank details have changed",
 	},
 	pkUrgency: {
