@@ -83,12 +83,14 @@ func TestAskAboutALiveIncident(t *testing.T) {
 		}
 	}
 	// A service's own notice of a suspension is its instructions, not a
-	// person's ask (the alert rule decides the services' alerts).
+	// person's ask: the alert rule decides the services' alerts, and a
+	// suspension of the reader's account is a live problem (every labeled
+	// set files such notices urgent).
 	m := autoMail("billing@acmecloud.example", "Your account has been suspended",
 		"Your account was suspended because an invoice is overdue. Please update your payment method to restore service.", nil)
 	m[0].To = []model.Address{p}
-	if o := Deterministic(m, p); o.Result.Category == "urgent" {
-		t.Errorf("a service's suspension notice: urgent; signals %v", o.Signals)
+	if o := Deterministic(m, p); o.Result.Category != "urgent" {
+		t.Errorf("a service's suspension notice: %s, want urgent; signals %v", o.Result.Category, o.Signals)
 	}
 }
 

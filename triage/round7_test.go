@@ -316,3 +316,22 @@ func TestLoanScamIdentityAskIsSpam(t *testing.T) {
 		t.Errorf("loan scam: phishing, want spam only; signals %v", o.Signals)
 	}
 }
+
+// A service's own notice that it stopped the reader's account, card or
+// sending is a live problem of theirs: urgent. Planned maintenance that
+// suspends a service is not.
+func TestServiceStoppedYourAccount(t *testing.T) {
+	auth := map[string][]string{"Auto-Submitted": {"auto-generated"},
+		"Authentication-Results": {"mx.northwind.example; spf=pass smtp.mailfrom=mailer-example.com; dkim=pass header.d=mailer-example.com; dmarc=pass header.from=mailer-example.com"}}
+	for subject, want := range map[string]bool{
+		"Sending temporarily suspended on your account (Northwind Marketing)": true,
+		"We've temporarily blocked your card":                                 true,
+		"Planned maintenance: sending suspended Saturday 02:00-04:00 UTC":     false,
+	} {
+		m := &model.Message{MessageID: "s@x", From: model.Address{Name: "Mailer Compliance", Email: "compliance@mailer-example.com"}, To: []model.Address{demoPrincipal},
+			Subject: subject, Text: "Hello Alex,\n\nsee the subject. Details are in your dashboard.\n\nThe Mailer Team", HasBody: true, Headers: auth}
+		if got := Deterministic([]*model.Message{m}, demoPrincipal).Result.Category == "urgent"; got != want {
+			t.Errorf("%q: urgent %v, want %v", subject, got, want)
+		}
+	}
+}

@@ -579,7 +579,10 @@ var alertWords = []string{"triggered", "escalated", "firing", "is down", "went d
 	"エスカレーション", "ダウン", "漏洩", "流出",
 	// an incident tool handing the reader a live incident
 	"assigned as incident lead", "assigned as incident commander", "you are the incident lead", "you've been paged",
-	"you have been paged", "paged you"}
+	"you have been paged", "paged you",
+	// the reader's account, card or sending stopped by its service
+	"suspended", "blocked your", "has been blocked", "has been locked", "gesperrt", "suspendu", "suspendue", "bloqué", "bloquée",
+	"suspendida", "suspendido", "bloqueada", "bloqueado", "利用停止", "凍結"}
 
 // alertNotice reports whether subject raises a live problem (see
 // alertWords) that is not said to be over.
