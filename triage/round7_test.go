@@ -335,3 +335,19 @@ func TestServiceStoppedYourAccount(t *testing.T) {
 		}
 	}
 }
+
+// "Black Friday" and "Cyber Monday" name shopping events, not another
+// day: an ask due at an hour beside them is due today.
+func TestShoppingEventIsNotAnotherDay(t *testing.T) {
+	sent := time.Date(2026, 11, 24, 11, 52, 0, 0, time.UTC) // a Tuesday
+	for text, want := range map[string]string{
+		"Alex, the review got moved up. Could you send me the headroom numbers (and what the Black Friday peak looks like) by 15:00?": "urgent",
+		"Alex, could you send me the headroom numbers by 15:00 on Friday?":                                                            "actionable",
+	} {
+		m := &model.Message{MessageID: "b@x", From: model.Address{Name: "Dana Whitfield", Email: "dana.whitfield@northwind.example"}, To: []model.Address{demoPrincipal},
+			Subject: "headroom numbers", Date: sent, Text: text + "\n\nD.", HasBody: true}
+		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
+			t.Errorf("%.60q: %s, want %s; signals %v", text, o.Result.Category, want, o.Signals)
+		}
+	}
+}

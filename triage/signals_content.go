@@ -1416,11 +1416,29 @@ var thenWords = []string{"before then", "by then", "until then", "bis dahin", "d
 // message was sent on (see otherDayRe): "avant mardi 19h" written on a
 // Tuesday is today.
 func namesOtherDay(s string, sent time.Time) bool {
-	for _, d := range otherDayRe.FindAllString(s, -1) {
+	for _, loc := range otherDayRe.FindAllStringIndex(s, -1) {
+		d := s[loc[0]:loc[1]]
 		if wd, ok := weekdayNames[strings.ToLower(d)]; ok && !sent.IsZero() && wd == sent.Weekday() {
 			continue
 		}
+		if eventDay(s[:loc[0]], d) {
+			continue
+		}
 		return true
+	}
+	return false
+}
+
+// eventDay reports whether the weekday d, written after before, names a
+// shopping event rather than a day ("Black Friday peak", "Cyber Monday
+// traffic").
+func eventDay(before, d string) bool {
+	before = strings.ToLower(strings.TrimRight(before, " "))
+	switch strings.ToLower(d) {
+	case "friday":
+		return strings.HasSuffix(before, "black")
+	case "monday":
+		return strings.HasSuffix(before, "cyber")
 	}
 	return false
 }
