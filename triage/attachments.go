@@ -154,7 +154,7 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		// run a program (a vendor's release notes name installers too,
 		// so alone it is not enough).
 		why, w := "tells you to open a program (%q)", 2.0
-		if _, locked := containsAnyOf(strings.ToLower(an.latestOwn), lockedWords); locked && !an.internal && !an.familiar {
+		if _, locked := containsAnyOf(an.ownLower(), lockedWords); locked && !an.internal && !an.familiar {
 			// … from an archive a stranger locked with a password, which
 			// keeps the mail scanners out: the malware's delivery.
 			why, w = "tells you to open a program from a password-locked archive (%q)", 3.5
@@ -204,7 +204,7 @@ func lockedArchive(an *analysis, m *model.Message) string {
 	if an.internal || an.familiar || an.conversation {
 		return ""
 	}
-	low := strings.ToLower(an.latestOwn)
+	low := an.ownLower()
 	if _, locked := containsAnyOf(low, lockedWords); !locked {
 		return ""
 	}

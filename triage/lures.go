@@ -472,7 +472,7 @@ func codeRunLure(an *analysis, m *model.Message, add func(Signal)) {
 	if w == "" {
 		return
 	}
-	low := strings.ToLower(an.latestOwn)
+	low := an.ownLower()
 	_, hire := containsAnyOf(low, hireWords)
 	if !hire {
 		_, hire = containsAnyOf(strings.ToLower(m.Subject), hireWords)
@@ -539,7 +539,7 @@ func identityLure(an *analysis, add func(Signal)) {
 	if an.internal || an.list || an.familiar || an.conversation || an.windfall {
 		return
 	}
-	low := strings.ToLower(an.latestOwn)
+	low := an.ownLower()
 	doc, ok := containsAnyOf(low, idDocWords)
 	if !ok {
 		return
@@ -581,7 +581,7 @@ func secretPaymentLure(an *analysis, add func(Signal)) {
 	if !secret {
 		return
 	}
-	w, ok := containsAnyOf(strings.ToLower(an.latestOwn), bankDetailWords)
+	w, ok := containsAnyOf(an.ownLower(), bankDetailWords)
 	if !ok {
 		return
 	}

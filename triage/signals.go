@@ -215,13 +215,25 @@ func (a *Analyzer) Learner() *Learner { return a.learner }
 // from the user's marks.
 func (a *Analyzer) Classifier() *bayes.Classifier { return a.spam }
 
+// ownLower returns latestOwn lower-cased, lowering it once per thread.
+func (an *analysis) ownLower() string {
+	if !an.latestLowSet {
+		an.latestLow, an.latestLowSet = strings.ToLower(an.latestOwn), true
+	}
+	return an.latestLow
+}
+
 // analysis is everything the deterministic triage derives from a thread.
 type analysis struct {
 	signals []Signal
 	// latestOwn is ownText of the latest message from others' body (set
 	// by bodySignals; the summary reads it again).
-	latestOwn  string
-	phishScore float64
+	latestOwn string
+	// latestLow is latestOwn lower-cased, computed once by ownLower for
+	// the checks that read it (latestLowSet says whether it is).
+	latestLow    string
+	latestLowSet bool
+	phishScore   float64
 	// runCode: the latest message's words telling to run fetched code
 	// (pkRunCode), "" for none.
 	runCode string
