@@ -245,12 +245,12 @@ func TestArchiveWithItsPassword(t *testing.T) {
 	}
 }
 
-// Social-security and health-insurance bodies are imitated like tax
-// offices.
+// Social-security and health-insurance bodies, and the public
+// e-invoicing portal, are imitated like tax offices.
 func TestSocialSecurityBrands(t *testing.T) {
 	for host, want := range map[string]bool{
-		"urssaf-entreprises-contact.fr": true, "ameli-remboursement.com": true, "seg-social-tramites.com": true,
-		"urssaf.fr": false, "ameli.fr": false, "seg-social.es": false,
+		"urssaf-entreprises-contact.fr": true, "ameli-remboursement.com": true, "seg-social-tramites.com": true, "chorus-pro-factures.fr": true,
+		"urssaf.fr": false, "ameli.fr": false, "seg-social.es": false, "chorus-pro.gouv.fr": false,
 	} {
 		if _, got := lookalike(host, "northwind.example"); got != want {
 			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)

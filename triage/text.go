@@ -397,6 +397,7 @@ var brands = []struct {
 	// tax offices, whose "refund pending" is a classic lure
 	{"agenciatributaria", []string{"agenciatributaria.es", "agenciatributaria.gob.es"}},
 	{"impots", []string{"impots.gouv.fr"}},
+	{"chorus-pro", []string{"chorus-pro.gouv.fr"}},
 	// social-security and health-insurance bodies, whose contributions
 	// and refunds are phished the same way
 	{"urssaf", []string{"urssaf.fr", "urssaf.org"}},
