@@ -36,6 +36,8 @@ func TestEvalSetsIndependent(t *testing.T) {
 		{"heldout26", 150}, {"heldout27", 150}, {"phish11", 120}, {"phish12", 120},
 		{"phish15", 120}, {"phish16", 120}, {"heldout28", 150}, {"heldout29", 150}, {"phish13", 120}, {"phish14", 120},
 		{"heldout30", 150}, {"heldout31", 150},
+		{"heldout32", 150}, {"heldout33", 150}, {"phish17", 120}, {"phish18", 120},
+		{"phish19", 120}, {"phish20", 120}, {"heldout34", 150}, {"heldout35", 150},
 	} {
 		t.Run(set.dir, func(t *testing.T) {
 			checkEvalSet(t, filepath.Join("..", "..", "testdata", "eval", set.dir), set.threads)
