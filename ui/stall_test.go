@@ -125,11 +125,13 @@ func stallCycles(t testing.TB, s *store.Store, ids []string, st *stallStats) {
 	}
 }
 
-// TestHostileUpdateViewBounded: no Update+View cycle on hostile threads
-// takes a second (the target is 100 ms; BenchmarkHostileUpdateView
-// reports the real numbers). The bound is generous so that a loaded
-// machine cannot fail it; a thread view that renders a giant thread
-// whole takes several seconds.
+// TestHostileUpdateViewBounded: the thread viewport of hostile threads
+// never holds more than one unfolded body and a few screens (the work,
+// whatever the machine), and no Update+View cycle stalls for 10 s (the
+// target is 100 ms; BenchmarkHostileUpdateView reports the real
+// numbers). The time bound only catches a hang: a CI run under -race on
+// a loaded 2-core machine measured an unfold at 1.04 s, and a view that
+// renders a giant thread whole shows in the line count first.
 func TestHostileUpdateViewBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 10,000-message thread")
@@ -137,8 +139,9 @@ func TestHostileUpdateViewBounded(t *testing.T) {
 	s, ids := hostileThreads(t)
 	var st stallStats
 	stallCycles(t, s, ids, &st)
-	if st.worst > time.Second {
-		t.Errorf("slowest Update+View cycle (%s) took %v, want < 1s (target 100 ms)", st.slow, st.worst)
+	t.Logf("slowest Update+View cycle: %s, %v; most lines in the viewport: %d", st.slow, st.worst, st.lines)
+	if st.worst > 10*time.Second {
+		t.Errorf("slowest Update+View cycle (%s) took %v, want < 10 s (target 100 ms)", st.slow, st.worst)
 	}
 	// The work, not the clock: the viewport never holds more than the
 	// unfolded cap of one body plus a few screens.
