@@ -204,6 +204,10 @@ func lockedArchive(an *analysis, m *model.Message) string {
 	if an.internal || an.familiar || an.conversation {
 		return ""
 	}
+	name := archiveName(an.latestOwn, m)
+	if name == "" {
+		return ""
+	}
 	low := an.ownLower()
 	if _, locked := containsAnyOf(low, lockedWords); !locked {
 		return ""
@@ -211,22 +215,29 @@ func lockedArchive(an *analysis, m *model.Message) string {
 	if _, apart := containsAnyOf(low, separatelyWords); apart {
 		return ""
 	}
+	return name
+}
+
+// archiveName returns the first archive m attaches or own names
+// ("Factura_1187.zip", also in a link), "" for none.
+func archiveName(own string, m *model.Message) string {
 	for _, at := range m.Attachments {
 		if slices.Contains(archiveTypes, path.Ext(strings.ToLower(at.Filename))) {
 			return at.Filename
 		}
 	}
-	for _, t := range archiveTypes {
-		for off := 0; ; {
-			i := strings.Index(low[off:], t)
-			if i < 0 {
-				break
-			}
-			end := off + i + len(t)
-			if i+off > 0 && isAlnumByte(low[off+i-1]) && (end == len(low) || !isAlnumByte(low[end])) {
-				return an.latestOwn[nameStart(an.latestOwn, off+i):end]
-			}
-			off = end
+	for off := 0; off < len(own); {
+		k := strings.IndexByte(own[off:], '.')
+		if k < 0 {
+			break
+		}
+		dot := off + k
+		off = dot + 1
+		if dot == 0 || !isAlnumByte(own[dot-1]) {
+			continue
+		}
+		if ext, end := extAt(own, dot); slices.Contains(archiveTypes, "."+ext) && (end == len(own) || !isAlnumByte(own[end])) {
+			return own[nameStart(own, dot):end]
 		}
 	}
 	return ""

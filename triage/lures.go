@@ -517,13 +517,9 @@ var idDocWords = []string{"passport", "pasaporte", "passeport", "reisepass", "pe
 	"carte d'identité", "pièce d'identité", "documento de identidad", " dni ", "tu dni", "su dni", "del dni",
 	"パスポート", "運転免許証", "マイナンバーカード", "身分証"}
 
-// idCompanionWords are what identity theft asks beside the document: an
-// identity number, a bank account or card, a selfie holding the
-// document, a fee for the check (lower case).
-var idCompanionWords = []string{"national insurance number", "social security number", "sécurité sociale", "seguridad social",
-	"sozialversicherungsnummer", "steuer-id", "steueridentifikationsnummer", "iban", " rib ", "\nrib ", "bank account", "bank card",
-	"card details", "cuenta bancaria", "compte bancaire", "bankverbindung", "kontonummer", "selfie", "verification fee",
-	"マイナンバー", "口座番号", "キャッシュカード"}
+// jaIdCompanionWords are pkIdentity's asks in Japanese (the word
+// stream does not split Japanese text).
+var jaIdCompanionWords = []string{"マイナンバー", "口座番号", "キャッシュカード"}
 
 // loanWords offer a loan (lower case).
 var loanWords = []string{"loan", "kredit", "darlehen", "prêt ", "crédit", "préstamo", "crédito", "融資", "ローン"}
@@ -539,6 +535,14 @@ func identityLure(an *analysis, add func(Signal)) {
 	if an.internal || an.list || an.familiar || an.conversation || an.windfall {
 		return
 	}
+	if an.idCompanion == "" {
+		if strings.IndexByte(an.latestOwn, 0xE3) < 0 {
+			return
+		}
+		if _, ok := containsAnyOf(an.latestOwn, jaIdCompanionWords); !ok {
+			return
+		}
+	}
 	low := an.ownLower()
 	doc, ok := containsAnyOf(low, idDocWords)
 	if !ok {
@@ -547,9 +551,6 @@ func identityLure(an *analysis, add func(Signal)) {
 	if _, loan := containsAnyOf(low, loanWords); loan {
 		// (a loan offer's ask for the same is the advance-fee scam, spam
 		// like a lottery's)
-		return
-	}
-	if _, ok := containsAnyOf(low, idCompanionWords); !ok {
 		return
 	}
 	doc = strings.TrimSpace(doc)

@@ -27,6 +27,7 @@ const (
 	pkNotBill
 	pkCalm
 	pkRunCode
+	pkIdentity
 	numPhraseKinds
 )
 
@@ -40,6 +41,14 @@ var phraseLists = [numPhraseKinds][]string{
 		"npm install", "npm run", "npm ci", "yarn install", "pnpm install", "pip install", "setup sh", "setup env",
 		"install sh", "docker run", "python setup py", "run the script", "execute the script", "skript",
 		"exécutez le script", "lancez le script", "ejecuta el script", "ejecute el script",
+	},
+	// what identity theft asks beside a copy of an identity document:
+	// an identity number, a bank account or card, a selfie holding the
+	// document, a fee for the check (see identityLure)
+	pkIdentity: {
+		"national insurance number", "social security number", "sécurité sociale", "seguridad social",
+		"sozialversicherungsnummer", "steuer id", "steueridentifikationsnummer", "iban", "rib", "bank account", "bank card",
+		"card details", "cuenta bancaria", "compte bancaire", "bankverbindung", "kontonummer", "selfie", "verification fee",
 	},
 	pkInjection: {
 		"ignore previous instructions", "ignore all previous instructions", "ignore the previous instructions",

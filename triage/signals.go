@@ -237,6 +237,9 @@ type analysis struct {
 	// runCode: the latest message's words telling to run fetched code
 	// (pkRunCode), "" for none.
 	runCode string
+	// idCompanion: the latest message's first words of what identity
+	// theft asks beside a document (pkIdentity), "" for none.
+	idCompanion string
 	// fileLink: a link of the latest message downloading a file that
 	// runs when opened (see runsFromLink).
 	fileLink string

@@ -151,6 +151,7 @@ func (a *Analyzer) bodySignals(an *analysis, i int, m *model.Message, pDomain st
 	counts, first := ps.counts, ps.first
 	if latest {
 		an.runCode = first[pkRunCode]
+		an.idCompanion = first[pkIdentity]
 	}
 	if (counts[pkCredential] > 0 || counts[pkPayment] > 0) && len(own) < len(body) {
 		// A request for credentials or for a payment is the author's
