@@ -53,9 +53,10 @@ func riskyFile(name string) (string, float64) {
 // fileNames finds, in one pass over the dots of text, the first file name
 // showing a document's type in front of one that runs or opens as a page
 // ("statement.pdf.html", the name a message points its reader to when
-// the file itself travels elsewhere) and the first name of one of
-// programTypes ("CV_candidat.exe"); "" for none.
-func fileNames(text string) (disguised, program string) {
+// the file itself travels elsewhere), the first name of one of
+// programTypes ("CV_candidat.exe") and the first of archiveTypes
+// ("Factura_1187.zip", also at the end of a link); "" for none.
+func fileNames(text string) (disguised, program, archive string) {
 	for off := 0; off < len(text); {
 		k := strings.IndexByte(text[off:], '.')
 		if k < 0 {
@@ -75,14 +76,18 @@ func fileNames(text string) (disguised, program string) {
 				disguised = text[nameStart(text, dot):e2]
 			}
 		}
-		if program == "" && slices.Contains(programTypes, "."+ext) && (end == len(text) || !isAlnumByte(text[end])) {
+		wordEnd := end == len(text) || !isAlnumByte(text[end])
+		if program == "" && slices.Contains(programTypes, "."+ext) && wordEnd {
 			program = text[nameStart(text, dot):end]
 		}
-		if disguised != "" && program != "" {
+		if archive == "" && slices.Contains(archiveTypes, "."+ext) && wordEnd {
+			archive = text[nameStart(text, dot):end]
+		}
+		if disguised != "" && program != "" && archive != "" {
 			break
 		}
 	}
-	return disguised, program
+	return disguised, program, archive
 }
 
 // extAt returns the lower-cased letters and digits after the dot at
@@ -131,7 +136,7 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 			return
 		}
 	}
-	disguised, program := fileNames(an.latestOwn)
+	disguised, program, archive := fileNames(an.latestOwn)
 	if disguised != "" {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("names a file hiding its type (%q)", disguised), Message: an.latest, Value: disguised, Weight: 3.5})
 		return
@@ -144,7 +149,7 @@ func riskyAttachment(an *analysis, m *model.Message, add func(Signal)) {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("a link downloads a file that runs when opened (%q)", an.fileLink), Message: an.latest, Value: an.fileLink, Weight: 3.5})
 		return
 	}
-	if name := lockedArchive(an, m); name != "" {
+	if name := lockedArchive(an, m, archive); name != "" {
 		add(Signal{Kind: SigRiskyAttachment, Reason: fmt.Sprintf("an archive locked with the password given beside it (%q): the lock keeps mail scanners out", name),
 			Message: an.latest, Value: name, Weight: 3.5})
 		return
@@ -198,13 +203,20 @@ var separatelyWords = []string{"separately", "separate email", "separate e-mail"
 	"séparément", "par un autre", "por separado", "en otro correo", "別途", "別メール"}
 
 // lockedArchive returns the name of an archive the latest message
-// attaches, links or names when its author's own text also gives the
-// archive's password, from a stranger ("" otherwise).
-func lockedArchive(an *analysis, m *model.Message) string {
+// attaches, or named names in its author's own text (see fileNames), when
+// that text also gives the archive's password, from a stranger ("" for
+// none).
+func lockedArchive(an *analysis, m *model.Message, named string) string {
 	if an.internal || an.familiar || an.conversation {
 		return ""
 	}
-	name := archiveName(an.latestOwn, m)
+	name := named
+	for _, at := range m.Attachments {
+		if slices.Contains(archiveTypes, path.Ext(strings.ToLower(at.Filename))) {
+			name = at.Filename
+			break
+		}
+	}
 	if name == "" {
 		return ""
 	}
@@ -216,29 +228,4 @@ func lockedArchive(an *analysis, m *model.Message) string {
 		return ""
 	}
 	return name
-}
-
-// archiveName returns the first archive m attaches or own names
-// ("Factura_1187.zip", also in a link), "" for none.
-func archiveName(own string, m *model.Message) string {
-	for _, at := range m.Attachments {
-		if slices.Contains(archiveTypes, path.Ext(strings.ToLower(at.Filename))) {
-			return at.Filename
-		}
-	}
-	for off := 0; off < len(own); {
-		k := strings.IndexByte(own[off:], '.')
-		if k < 0 {
-			break
-		}
-		dot := off + k
-		off = dot + 1
-		if dot == 0 || !isAlnumByte(own[dot-1]) {
-			continue
-		}
-		if ext, end := extAt(own, dot); slices.Contains(archiveTypes, "."+ext) && (end == len(own) || !isAlnumByte(own[end])) {
-			return own[nameStart(own, dot):end]
-		}
-	}
-	return ""
 }

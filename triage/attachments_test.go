@@ -26,7 +26,7 @@ func TestRiskyFile(t *testing.T) {
 		"The report is at https://reports.example/q3.pdf and the page at index.html.":    "",
 		"See report.pdf. Then call me.":                                                  "",
 	} {
-		if got, _ := fileNames(text); got != want {
+		if got, _, _ := fileNames(text); got != want {
 			t.Errorf("fileNames(%q) disguised %q, want %q", text, got, want)
 		}
 	}

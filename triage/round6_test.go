@@ -264,7 +264,7 @@ func TestRiskyLinksAndProgramNames(t *testing.T) {
 		"We moved to node.js and example.com last year.":            "",
 		"Run .exe files only from IT.":                              "",
 	} {
-		if _, got := fileNames(text); got != want {
+		if _, got, _ := fileNames(text); got != want {
 			t.Errorf("fileNames(%q) program %q, want %q", text, got, want)
 		}
 	}
