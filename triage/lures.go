@@ -511,7 +511,7 @@ func fakeShareLure(an *analysis, m *model.Message, add func(Signal)) {
 }
 
 // idDocWords name a copy of an identity document (lower case); the
-// short "dni" and "rib" are matched with the words around them.
+// short "dni" is matched with the words around it.
 var idDocWords = []string{"passport", "pasaporte", "passeport", "reisepass", "personalausweis", "ausweiskopie",
 	"driving licence", "driving license", "driver's license", "drivers license", "identity card", "id card",
 	"carte d'identité", "pièce d'identité", "documento de identidad", " dni ", "tu dni", "su dni", "del dni",
