@@ -71,27 +71,9 @@ func TestOrgMonitorToTeam(t *testing.T) {
 // A brand named by a common word is also imitated by its own longer
 // domain's name as a word of a hyphenated domain.
 func TestWordBrandLongDomainLookalike(t *testing.T) {
-	for host, want := range map[string]bool{
+	checkLookalikes(t, map[string]bool{
 		"concursolutions-mail.com": true, "concursolutions.com": false, "concursolutionsgroup.com": false,
-	} {
-		if _, got := lookalike(host, "northwind.example"); got != want {
-			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
-		}
-	}
-}
-
-// An employee telling of their own new bank account or bank, in Spanish,
-// French and German, asks for the payroll diversion.
-func TestFirstPersonBankChange(t *testing.T) {
-	for _, text := range []string{
-		"He cambiado de banco y necesito que la nómina se ingrese en mi nueva cuenta.",
-		"J'ai changé de banque, merci de verser mon salaire sur mon nouveau compte.",
-		"Ich habe die Bank gewechselt, bitte überweist das Gehalt auf mein neues Konto.",
-	} {
-		if !signalOf(model.Address{Email: "d.navarro.home@gmail.com"}, "Nómina", text, SigPaymentDiversion) {
-			t.Errorf("%q: no payment diversion", text)
-		}
-	}
+	})
 }
 
 // A stranger telling you to open a program from an archive locked with a
@@ -115,15 +97,11 @@ func TestProgramInLockedArchive(t *testing.T) {
 // Payroll, HR and recruiting services employees sign in to are brands: a
 // hyphenated domain with their name imitates them; their own do not.
 func TestHRServiceBrands(t *testing.T) {
-	for host, want := range map[string]bool{
+	checkLookalikes(t, map[string]bool{
 		"moneyforward-nenmatsu.net": true, "bizreach-premium-scout.com": true, "factorialhr-nominas.com": true,
 		"smarthr-login.jp": true, "rippling-payroll.com": true, "sterlingcheck-verify.com": true,
 		"moneyforward.com": false, "smarthr.jp": false, "factorialhr.es": false, "bizreach.jp": false,
-	} {
-		if _, got := lookalike(host, "northwind.example"); got != want {
-			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
-		}
-	}
+	})
 }
 
 // A tracker's notice naming the reader as the assignee ("Assignee: Alex
@@ -195,21 +173,21 @@ func TestVoteMissingAndSpanishNeed(t *testing.T) {
 // Marketplaces, shop builders, business banks and postage services of
 // online sellers are brands.
 func TestSellerServiceBrands(t *testing.T) {
-	for host, want := range map[string]bool{
+	checkLookalikes(t, map[string]bool{
 		"etsy-sellercentre-review.com": true, "pirateship-labels.com": true, "qonto-espace-pro.com": true, "creema-seller-support.com": true,
 		"squarespace-billing.net": true, "etsy.com": false, "qonto.com": false, "pirateship.com": false,
-	} {
-		if _, got := lookalike(host, "northwind.example"); got != want {
-			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
-		}
-	}
+	})
 }
 
 // More of the diversion's wordings: the usual account said to be out of
-// order with payment asked to "the following account", and an
-// employee's salary moved to a new bank.
+// order with payment asked to "the following account", an employee's
+// salary moved to a new bank, and an employee telling of their own new
+// bank or account in Spanish, French and German.
 func TestMoreDiversionWordings(t *testing.T) {
 	for _, text := range []string{
+		"He cambiado de banco y necesito que la nómina se ingrese en mi nueva cuenta.",
+		"J'ai changé de banque, merci de verser mon salaire sur mon nouveau compte.",
+		"Ich habe die Bank gewechselt, bitte überweist das Gehalt auf mein neues Konto.",
 		"La cuenta que tienen registrada ha quedado temporalmente inoperativa; les rogamos que emitan el pago a la siguiente cuenta: IBAN BE38 9670 1289 4410.",
 		"Unser Konto ist vorübergehend gesperrt, bitte überweisen Sie die Rechnung auf folgendes Konto: DE12 5001 0517 0648 4898 90.",
 		"I've switched my salary account to a new bank, could you update my details before the payroll is run? Sort code 04-00-04.",
@@ -248,14 +226,10 @@ func TestArchiveWithItsPassword(t *testing.T) {
 // Social-security and health-insurance bodies, and the public
 // e-invoicing portal, are imitated like tax offices.
 func TestSocialSecurityBrands(t *testing.T) {
-	for host, want := range map[string]bool{
+	checkLookalikes(t, map[string]bool{
 		"urssaf-entreprises-contact.fr": true, "ameli-remboursement.com": true, "seg-social-tramites.com": true, "chorus-pro-factures.fr": true,
 		"urssaf.fr": false, "ameli.fr": false, "seg-social.es": false, "chorus-pro.gouv.fr": false,
-	} {
-		if _, got := lookalike(host, "northwind.example"); got != want {
-			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
-		}
-	}
+	})
 }
 
 // A stranger asking for discretion about a payment to the bank details
@@ -348,6 +322,17 @@ func TestShoppingEventIsNotAnotherDay(t *testing.T) {
 			Subject: "headroom numbers", Date: sent, Text: text + "\n\nD.", HasBody: true}
 		if o := Deterministic([]*model.Message{m}, demoPrincipal); string(o.Result.Category) != want {
 			t.Errorf("%.60q: %s, want %s; signals %v", text, o.Result.Category, want, o.Signals)
+		}
+	}
+}
+
+// checkLookalikes checks lookalike on each host against whether it should
+// imitate a protected name.
+func checkLookalikes(t *testing.T, hosts map[string]bool) {
+	t.Helper()
+	for host, want := range hosts {
+		if _, got := lookalike(host, "northwind.example"); got != want {
+			t.Errorf("lookalike(%s) = %v, want %v", host, got, want)
 		}
 	}
 }
