@@ -575,7 +575,11 @@ func (a *Analyzer) analyze(msgs []*model.Message, principal model.Address, sende
 			if m.From.Email != from {
 				continue
 			}
-			if body := m.Body(); assignedToYou(strings.ToLower(body)) || namedInField(body, an.firstName, assigneeFields) {
+			body := m.Body()
+			if len(body) > maxAnalyzed {
+				body = body[:maxAnalyzed] // (as bodySignals reads a body)
+			}
+			if assignedToYou(strings.ToLower(body)) || namedInField(body, an.firstName, assigneeFields) {
 				an.taskNamed = true
 				add(Signal{Kind: SigRequest, Reason: "an earlier notice of this thread assigned it to you", Message: an.latest})
 				break

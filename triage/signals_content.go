@@ -1434,14 +1434,18 @@ func namesOtherDay(s string, sent time.Time) bool {
 // shopping event rather than a day ("Black Friday peak", "Cyber Monday
 // traffic").
 func eventDay(before, d string) bool {
-	before = strings.ToLower(strings.TrimRight(before, " "))
+	word := ""
 	switch strings.ToLower(d) {
 	case "friday":
-		return strings.HasSuffix(before, "black")
+		word = "black"
 	case "monday":
-		return strings.HasSuffix(before, "cyber")
+		word = "cyber"
+	default:
+		return false
 	}
-	return false
+	// (only the word before is read, not the whole text before it)
+	before = strings.TrimRight(before, " ")
+	return len(before) >= len(word) && strings.EqualFold(before[len(before)-len(word):], word)
 }
 
 // monthAbbrevs are the months' abbreviations (the first three letters,
